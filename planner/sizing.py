@@ -1,0 +1,540 @@
+"""The sizing rule: how many partitions a topic needs for its planned throughput.
+
+A topic needs enough partitions for *both* sides of the log:
+
+    partitions >= max(Tt / Tp, Tt / Tc) = Tt / min(Tp, Tc)        (rounded up)
+
+with `Tt` the planned (target) throughput of the topic, `Tp` what one producer can write
+into one partition and `Tc` what one consumer, including the application's processing,
+can read from one partition. The rule is applied to every measured dimension (MiB/s in,
+records/s in, MiB/s out per consuming group) and the largest requirement wins.
+
+The planning target is not the mean: it is an observed peak (a percentile of the
+per-sample rates), grown to the end of a planning horizon, plus headroom, because
+partitions are hard to add later (and breaking for keyed topics).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "DIMENSIONS",
+    "DimensionRequirement",
+    "GrowthFit",
+    "PlanningTarget",
+    "SideCapacity",
+    "SizingResult",
+    "fit_growth",
+    "observed_peak",
+    "partitions_for_throughput",
+    "planning_target",
+    "size_topic",
+    "targets_from_history",
+]
+
+Side = Literal["producer", "consumer", "both"]
+GrowthModel = Literal["exponential", "linear", "none"]
+
+#: The dimensions the rule is applied to. `mib_out` is the read rate of one consuming
+#: group (broker bytes out divided by the number of groups), so catch-up reads count.
+DIMENSIONS: tuple[str, ...] = ("mib_in", "records_in", "mib_out")
+
+_SECONDS_PER_DAY = 86_400.0
+_SECONDS_PER_HOUR = 3_600.0
+_HOURS_PER_WEEK = 168
+# Fewer week-matched pairs than this (less than about two weeks of hourly figures) and
+# the fit falls back to daily levels.
+_MIN_WEEK_PAIRS = 24
+
+
+def _exact(value: float) -> Decimal:
+    # Floats are read as the shortest decimal that round-trips, i.e. what a person typed:
+    # 1.1 / 0.1 is 11.000000000000002 in binary floating point, and ceil() would then say
+    # 12 partitions where the arithmetic a person checks by hand says 11.
+    return Decimal(repr(float(value)))
+
+
+def _check_capacity(name: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number above zero, got {value!r}")
+
+
+def _check_target(name: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number, zero or above, got {value!r}")
+
+
+def _ceil_ratio(numerator: float, denominator: float) -> int:
+    quotient = _exact(numerator) / _exact(denominator)
+    return int(quotient.to_integral_value(rounding="ROUND_CEILING"))
+
+
+def partitions_for_throughput(
+    target: float, producer_per_partition: float, consumer_per_partition: float
+) -> int:
+    """Partitions a topic needs so that neither producers nor consumers fall behind.
+
+    `ceil(max(target / producer_per_partition, target / consumer_per_partition))`, at
+    least 1. All three figures in one consistent unit (MiB/s, or records/s).
+
+    The seed article translated from Jun Rao's guidance writes `Tt / max(Tp, Tc)`. That
+    expression is the *smaller* of the two requirements: it sizes for the faster side and
+    leaves the slower one (usually the consumers) short. The original guidance is
+    `max(Tt / Tp, Tt / Tc)`.
+
+    Example:
+        >>> partitions_for_throughput(20, 5, 3)  # max(4, 6.67) -> 7; Tt/max(Tp,Tc) says 4
+        7
+
+    Args:
+        target: Planned throughput of the topic (`Tt`), zero or above.
+        producer_per_partition: What one producer writes into one partition (`Tp`).
+        consumer_per_partition: What one consumer, processing included, reads from one
+            partition (`Tc`).
+
+    Returns:
+        The number of partitions, at least 1.
+
+    Raises:
+        ValueError: a capacity that is zero, negative, NaN or infinite, or a target that
+            is negative, NaN or infinite.
+    """
+    _check_target("target", target)
+    _check_capacity("producer_per_partition", producer_per_partition)
+    _check_capacity("consumer_per_partition", consumer_per_partition)
+    return max(
+        1,
+        _ceil_ratio(target, producer_per_partition),
+        _ceil_ratio(target, consumer_per_partition),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# The planning target: peak, growth, headroom
+
+
+def observed_peak(rates: npt.ArrayLike, percentile: float = 99.0) -> float:
+    """The observed peak of a window: a percentile of its per-sample rates.
+
+    A percentile rather than the maximum, so one scrape glitch or a single replayed
+    minute does not size the topic; the 99th by default.
+
+    Args:
+        rates: Per-sample (per-minute, per-hour) rates, in one unit; NaNs are ignored.
+        percentile: Which percentile, in (0, 100].
+
+    Raises:
+        ValueError: no finite samples, a negative sample, or a percentile outside (0, 100].
+    """
+    if not 0 < percentile <= 100:
+        raise ValueError(f"percentile must be in (0, 100], got {percentile!r}")
+    values = np.asarray(rates, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        raise ValueError("no samples to take a peak of")
+    if np.isinf(values).any() or (values < 0).any():
+        raise ValueError("rates must be finite and zero or above")
+    # Nearest rank (the smallest sample with at least `percentile` % of samples at or
+    # below it): an observed sample, never an interpolation, and what Spark's
+    # percentile_approx converges to, so the core and the Spark jobs agree.
+    return float(np.percentile(values, percentile, method="inverted_cdf"))
+
+
+@dataclass(frozen=True)
+class GrowthFit:
+    """Growth fitted on history.
+
+    Attributes:
+        model: `exponential` (a rate per day, compounding), `linear` (units per day) or
+            `none` (no fit: too little history, or growth disabled).
+        per_day: Fractional growth per day (exponential) or units per day (linear).
+        days_of_history: Distinct days the fit used.
+        reason: Why the model is what it is, in plain words.
+    """
+
+    model: GrowthModel
+    per_day: float
+    days_of_history: int
+    reason: str
+
+    @property
+    def per_year(self) -> float:
+        """Exponential growth as a yearly fraction (0.5 = +50 %/year); linear: units/year."""
+        if self.model == "exponential":
+            return float(math.expm1(365.0 * math.log1p(self.per_day)))
+        return self.per_day * 365.0
+
+
+def _median_slope(dx: npt.NDArray[np.float64], dy: npt.NDArray[np.float64]) -> float:
+    keep = np.isfinite(dy) & (dx != 0)
+    return float(np.median(dy[keep] / dx[keep]))
+
+
+def _hourly_levels(
+    t: npt.NDArray[np.float64], r: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    # Per-minute Prometheus samples and hourly landing files alike become one mean level
+    # per hour, so the fit costs the same whatever the scrape interval.
+    hours = np.floor(t / _SECONDS_PER_HOUR).astype(np.int64)
+    unique_hours, index = np.unique(hours, return_inverse=True)
+    sums = np.bincount(index, weights=r)
+    counts = np.bincount(index)
+    return unique_hours, sums / counts
+
+
+def _week_matched_slope(
+    hours: npt.NDArray[np.int64], y: npt.NDArray[np.float64]
+) -> tuple[float, int]:
+    # Theil-Sen restricted to pairs of the same hour of the week, whole weeks apart: the
+    # daily and weekly cycles cancel out of every pair, and the median ignores bursts.
+    first = int(hours.min())
+    week = (hours - first) // _HOURS_PER_WEEK
+    slot = (hours - first) % _HOURS_PER_WEEK
+    weeks = int(week.max()) + 1
+    grid = np.full((weeks, _HOURS_PER_WEEK), np.nan)
+    grid[week, slot] = y
+    dys, dxs = [], []
+    for lag in range(1, weeks):
+        dys.append((grid[lag:] - grid[:-lag]).ravel())
+        dxs.append(np.full(dys[-1].size, 7.0 * lag))
+    if not dys:
+        return 0.0, 0
+    dy, dx = np.concatenate(dys), np.concatenate(dxs)
+    pairs = int(np.isfinite(dy).sum())
+    return (_median_slope(dx, dy) if pairs else 0.0), pairs
+
+
+def _daily_slope(t: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> tuple[float, int]:
+    # Fallback for less than two weeks: Theil-Sen over the daily mean levels.
+    days = np.floor(t / _SECONDS_PER_DAY)
+    unique_days, index = np.unique(days, return_inverse=True)
+    levels = np.bincount(index, weights=y) / np.bincount(index)
+    i, j = np.triu_indices(unique_days.size, k=1)
+    return _median_slope(unique_days[j] - unique_days[i], levels[j] - levels[i]), int(i.size)
+
+
+def fit_growth(
+    ts_s: npt.ArrayLike,
+    rates: npt.ArrayLike,
+    *,
+    model: GrowthModel = "exponential",
+    min_days: int = 7,
+) -> GrowthFit:
+    """Fit a growth trend on a topic's history, robustly.
+
+    The samples are reduced to one mean level per hour. With two weeks or more, the
+    slope is the median of the slopes between the same hour of the week, whole weeks
+    apart (Theil-Sen on week-matched pairs): the daily and weekly cycles cancel out,
+    and a burst or an outage moves only the few pairs it is part of. With less, the
+    median of pairwise slopes between daily mean levels is used. The fit is on the
+    logarithm of the levels for `exponential` (hours with no traffic are left out), on
+    the levels for `linear`. The peak is assumed to grow with the level.
+
+    Args:
+        ts_s: Sample times, seconds since the epoch (UTC).
+        rates: Per-sample rates, one unit.
+        model: `exponential`, `linear` or `none`.
+        min_days: Fewer distinct days than this and no trend is fitted (`none`).
+    """
+    if model == "none":
+        return GrowthFit("none", 0.0, 0, "growth fitting disabled in the configuration")
+    if model not in ("exponential", "linear"):
+        raise ValueError(f"unknown growth model {model!r}: use exponential, linear or none")
+    t = np.asarray(ts_s, dtype=np.float64)
+    r = np.asarray(rates, dtype=np.float64)
+    if t.shape != r.shape:
+        raise ValueError("timestamps and rates must have the same length")
+    ok = np.isfinite(t) & np.isfinite(r)
+    if model == "exponential":
+        ok &= r > 0
+    t, r = t[ok], r[ok]
+    n_days = int(np.unique(np.floor(t / _SECONDS_PER_DAY)).size)
+    if n_days < max(2, min_days):
+        return GrowthFit(
+            "none",
+            0.0,
+            n_days,
+            f"{n_days} day(s) of history with traffic, fewer than the {min_days} needed to fit",
+        )
+    y = np.log(r) if model == "exponential" else r
+    hours, levels = _hourly_levels(t, y)
+    slope, pairs = _week_matched_slope(hours, levels)
+    method = f"median slope of {pairs:,} same-hour-of-week pairs over {n_days} days"
+    if pairs < _MIN_WEEK_PAIRS:
+        slope, pairs = _daily_slope(t, y)
+        method = f"median slope of {pairs:,} pairs of daily levels over {n_days} days"
+    if model == "exponential":
+        return GrowthFit("exponential", float(math.expm1(slope)), n_days, f"{method} (log)")
+    return GrowthFit("linear", slope, n_days, method)
+
+
+@dataclass(frozen=True)
+class PlanningTarget:
+    """A planned throughput and how it was reached (one dimension, one unit).
+
+    Attributes:
+        peak: The observed peak.
+        growth_factor: Multiplier from the peak to the end of the horizon (>= 1 with the
+            default floor of 0 %/year).
+        growth_per_year: The growth applied, as a yearly fraction.
+        growth_source: `fitted` or `floor` (the fit was below the floor, or missing).
+        horizon_days: Length of the planning horizon.
+        grown: The peak grown to the end of the horizon.
+        headroom_pct: Headroom added on top, in percent.
+        target: `grown x (1 + headroom_pct / 100)`.
+    """
+
+    peak: float
+    growth_factor: float
+    growth_per_year: float
+    growth_source: Literal["fitted", "floor"]
+    horizon_days: float
+    grown: float
+    headroom_pct: float
+    target: float
+
+
+def planning_target(
+    peak: float,
+    growth: GrowthFit,
+    *,
+    horizon_days: float = 180.0,
+    floor_growth_per_year: float = 0.0,
+    headroom_pct: float = 30.0,
+) -> PlanningTarget:
+    """Grow an observed peak to the end of the horizon and add headroom.
+
+    The fitted growth is used unless it is below `floor_growth_per_year`, in which case
+    the floor is (a shrinking topic is, by default, planned at its current peak, never
+    below). Linear fits are converted to the equivalent yearly fraction of the peak.
+
+    Args:
+        peak: Observed peak, one unit (>= 0).
+        growth: The fitted growth (see `fit_growth`).
+        horizon_days: Days from now to the end of the planning horizon (>= 0).
+        floor_growth_per_year: Minimum yearly growth as a fraction (0.1 = 10 %/year);
+            may be negative to allow planning below the peak.
+        headroom_pct: Percent added on top of the grown peak (>= 0).
+    """
+    _check_target("peak", peak)
+    if not math.isfinite(horizon_days) or horizon_days < 0:
+        raise ValueError(f"horizon_days must be zero or above, got {horizon_days!r}")
+    if not math.isfinite(headroom_pct) or headroom_pct < 0:
+        raise ValueError(f"headroom_pct must be zero or above, got {headroom_pct!r}")
+    if not math.isfinite(floor_growth_per_year) or floor_growth_per_year <= -1:
+        raise ValueError(f"floor_growth_per_year must be above -1, got {floor_growth_per_year!r}")
+
+    years = horizon_days / 365.0
+    if growth.model == "exponential":
+        fitted_per_year = growth.per_year
+    elif growth.model == "linear" and peak > 0:
+        fitted_per_year = growth.per_day * 365.0 / peak
+    else:
+        fitted_per_year = None
+
+    if fitted_per_year is None or fitted_per_year < floor_growth_per_year:
+        per_year, source = floor_growth_per_year, "floor"
+    else:
+        per_year, source = fitted_per_year, "fitted"
+
+    if growth.model == "linear" and source == "fitted":
+        factor = 1.0 + per_year * years
+    else:
+        factor = (1.0 + per_year) ** years
+    grown = peak * factor
+    target = grown * (1.0 + headroom_pct / 100.0)
+    return PlanningTarget(
+        peak=float(peak),
+        growth_factor=float(factor),
+        growth_per_year=float(per_year),
+        growth_source=source,  # type: ignore[arg-type]
+        horizon_days=float(horizon_days),
+        grown=float(grown),
+        headroom_pct=float(headroom_pct),
+        target=float(target),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# The rule over every dimension
+
+
+@dataclass(frozen=True)
+class SideCapacity:
+    """Single-partition throughput of one side (Tp or Tc) in each dimension it was measured.
+
+    Attributes:
+        mib_per_s: MiB/s through one partition, or None if not measured.
+        records_per_s: Records/s through one partition, or None if not measured.
+    """
+
+    mib_per_s: float | None = None
+    records_per_s: float | None = None
+
+    def for_dimension(self, dimension: str) -> float | None:
+        """The capacity that bounds a dimension (`mib_*` -> MiB/s, `records_*` -> records/s)."""
+        return self.mib_per_s if dimension.startswith("mib") else self.records_per_s
+
+
+@dataclass(frozen=True)
+class DimensionRequirement:
+    """What one dimension asks for.
+
+    Attributes:
+        dimension: `mib_in`, `records_in` or `mib_out`.
+        target: Planned throughput in the dimension's unit.
+        producer_capacity: Tp in that unit, or None (not measured, or `mib_out`).
+        consumer_capacity: Tc in that unit, or None.
+        producer_partitions: `ceil(target / Tp)` (at least 1), or None.
+        consumer_partitions: `ceil(target / Tc)` (at least 1), or None.
+        required: The larger of the two.
+        side: Which side needs `required`: `producer`, `consumer`, or `both` on a tie.
+    """
+
+    dimension: str
+    target: float
+    producer_capacity: float | None
+    consumer_capacity: float | None
+    producer_partitions: int | None
+    consumer_partitions: int | None
+    required: int
+    side: Side
+
+
+@dataclass(frozen=True)
+class SizingResult:
+    """The rule applied to every dimension, and which one decided.
+
+    Attributes:
+        requirements: One entry per dimension that had both a target and a capacity.
+        required_partitions: The largest requirement (at least 1).
+        deciding_dimension: The dimension with the largest requirement (the first in
+            `DIMENSIONS` order on a tie).
+        deciding_side: The side that decided in that dimension.
+        skipped: Dimensions with a target but no capacity on either side, with why.
+    """
+
+    requirements: tuple[DimensionRequirement, ...]
+    required_partitions: int
+    deciding_dimension: str
+    deciding_side: Side
+    skipped: tuple[str, ...]
+
+
+def size_topic(
+    targets: Mapping[str, float],
+    producer: SideCapacity,
+    consumer: SideCapacity,
+) -> SizingResult:
+    """Apply the rule to every dimension with a target and keep the largest requirement.
+
+    Args:
+        targets: Planned throughput per dimension (`mib_in`, `records_in`, `mib_out`),
+            in MiB/s or records/s. `mib_out` is one consuming group's read rate; only
+            the consumer side applies to it.
+        producer: Tp, the single-partition producer throughput.
+        consumer: Tc, the single-partition consumer throughput, processing included.
+
+    Raises:
+        ValueError: an unknown dimension, a bad number, or no dimension that has both a
+            target and a capacity (nothing to size on).
+    """
+    requirements: list[DimensionRequirement] = []
+    skipped: list[str] = []
+    for dimension in sorted(targets, key=_dimension_order):
+        target = targets[dimension]
+        _check_target(f"target {dimension}", target)
+        tp = None if dimension == "mib_out" else producer.for_dimension(dimension)
+        tc = consumer.for_dimension(dimension)
+        if tp is None and tc is None:
+            skipped.append(f"{dimension}: no producer or consumer capacity measured")
+            continue
+        need_p = None
+        need_c = None
+        if tp is not None:
+            _check_capacity(f"producer capacity ({dimension})", tp)
+            need_p = max(1, _ceil_ratio(target, tp))
+        if tc is not None:
+            _check_capacity(f"consumer capacity ({dimension})", tc)
+            need_c = max(1, _ceil_ratio(target, tc))
+        required = max(n for n in (need_p, need_c) if n is not None)
+        side: Side
+        if need_p is not None and need_c is not None and need_p == need_c:
+            side = "both"
+        elif need_c is not None and need_c == required:
+            side = "consumer"
+        else:
+            side = "producer"
+        requirements.append(
+            DimensionRequirement(dimension, float(target), tp, tc, need_p, need_c, required, side)
+        )
+    if not requirements:
+        reason = "; ".join(skipped) if skipped else "no targets given"
+        raise ValueError(f"nothing to size on: {reason}")
+    deciding = max(requirements, key=lambda r: r.required)  # first wins on a tie
+    return SizingResult(
+        requirements=tuple(requirements),
+        required_partitions=deciding.required,
+        deciding_dimension=deciding.dimension,
+        deciding_side=deciding.side,
+        skipped=tuple(skipped),
+    )
+
+
+def _dimension_order(dimension: str) -> int:
+    if dimension not in DIMENSIONS:
+        raise ValueError(f"unknown dimension {dimension!r}: use one of {', '.join(DIMENSIONS)}")
+    return DIMENSIONS.index(dimension)
+
+
+def targets_from_history(
+    samples: Mapping[str, Sequence[float] | npt.NDArray[np.float64]],
+    ts_s: npt.ArrayLike,
+    *,
+    percentile: float = 99.0,
+    growth_model: GrowthModel = "exponential",
+    min_growth_days: int = 7,
+    horizon_days: float = 180.0,
+    floor_growth_per_year: float = 0.0,
+    headroom_pct: float = 30.0,
+) -> dict[str, PlanningTarget]:
+    """Planning targets for every dimension of one topic from its history.
+
+    Args:
+        samples: Per-sample rates per dimension (`mib_in`, `records_in`, `mib_out`),
+            aligned with `ts_s`; a dimension that is all NaN is left out.
+        ts_s: Sample times, seconds since the epoch (UTC).
+        percentile, growth_model, min_growth_days, horizon_days, floor_growth_per_year,
+        headroom_pct: As in `observed_peak`, `fit_growth` and `planning_target`.
+    """
+    out: dict[str, PlanningTarget] = {}
+    for dimension in sorted(samples, key=_dimension_order):
+        values = np.asarray(samples[dimension], dtype=np.float64)
+        if values.size == 0 or np.isnan(values).all():
+            continue
+        peak = observed_peak(values, percentile)
+        fit = fit_growth(ts_s, values, model=growth_model, min_days=min_growth_days)
+        out[dimension] = planning_target(
+            peak,
+            fit,
+            horizon_days=horizon_days,
+            floor_growth_per_year=floor_growth_per_year,
+            headroom_pct=headroom_pct,
+        )
+    return out
+
+
+# Follows: Jun Rao, "How to choose the number of topics/partitions in a Kafka cluster?"
+# (Confluent, 2015): partitions >= max(t/p, t/c).

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what the planner, its demo and its tests need, on a bare Debian 12 machine or
+# one that already has it all. Idempotent: a second run checks and returns in about a second.
+#
+#   scripts/setup.sh          Python environment (.venv) and the Debian packages below
+#
+# Debian packages are installed only when a command they provide is missing (root or sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# --- Debian packages -------------------------------------------------------------------
+# command-that-must-exist:package
+DEBIAN_NEEDS=(
+  "java:openjdk-17-jre-headless"   # Spark's JVM
+  "javac:openjdk-17-jdk-headless"  # the Java MurmurHash2 reference in benchmarks/
+)
+missing=()
+for entry in "${DEBIAN_NEEDS[@]}"; do
+  command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  log "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- Python environment ------------------------------------------------------------------
+UV_VERSION=0.9.9
+if ! command -v uv >/dev/null 2>&1 || [ "$(uv --version | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+  log "installing uv $UV_VERSION"
+  python3 -m pip install -q --disable-pip-version-check "uv==$UV_VERSION"
+fi
+
+stamp=.venv/.installed
+want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  log "creating .venv from requirements.lock (about 40 s the first time)"
+  [ -x .venv/bin/python ] || uv venv -q --python 3.11 .venv
+  uv pip sync -q --python .venv/bin/python --compile-bytecode requirements.lock
+  uv pip install -q --python .venv/bin/python --no-deps -e .
+  echo "$want" > "$stamp"
+fi
