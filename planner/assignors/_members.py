@@ -1,0 +1,221 @@
+"""Kafka's vocabulary and the input checks shared by every assignor.
+
+Kafka names used here: a *member id* identifies a group member; its *Subscription*
+is the set of topics it asked for; an *Assignment* maps each member id to the
+`TopicPartition`s it reads. Members are ordered as Java's ``String.compareTo`` orders
+them, which compares UTF-16 code units, so ``consumer10`` sorts before ``consumer2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from typing import NamedTuple, TypeAlias
+
+
+class TopicPartition(NamedTuple):
+    """One partition of one topic; compares equal to the plain tuple ``(topic, partition)``."""
+
+    topic: str
+    partition: int
+
+
+Subscription: TypeAlias = Collection[str]
+"""The topics one member subscribes to."""
+
+Assignment: TypeAlias = dict[str, list[TopicPartition]]
+"""Member id -> the partitions it is assigned, sorted by (topic, partition)."""
+
+PartitionsPerTopic: TypeAlias = Mapping[str, int]
+"""Topic -> partition count."""
+
+Subscriptions: TypeAlias = Mapping[str, Subscription]
+"""Member id -> Subscription."""
+
+PreviousAssignment: TypeAlias = Mapping[str, Iterable[tuple[str, int]]]
+"""Member id -> partitions it owned in the last generation."""
+
+
+def java_order_key(text: str) -> bytes:
+    """Sort key that orders strings as Java's ``String.compareTo`` does.
+
+    Java compares UTF-16 code units; big-endian UTF-16 bytes compare the same way
+    (a proper prefix sorts first). It differs from Python's code-point order only
+    between characters above U+FFFF (surrogate pairs, D800-DFFF) and U+E000-U+FFFF.
+
+    Args:
+        text: A member id or topic name.
+
+    Returns:
+        Bytes whose natural order is Java's string order.
+    """
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def sorted_java(items: Iterable[str]) -> list[str]:
+    """Return ``items`` sorted in Java string order.
+
+    Without characters above U+FFFF, UTF-16 code units are the code points and Python's
+    own order is Java's: the encoding is only paid for when it matters.
+    """
+    listed = list(items)
+    joined = "".join(listed)
+    if joined.isascii() or max(joined, default="") < "\U00010000":
+        return sorted(listed)
+    return sorted(listed, key=java_order_key)
+
+
+def check_partitions_per_topic(partitions_per_topic: PartitionsPerTopic) -> None:
+    """Reject partition counts that are not non-negative integers.
+
+    Raises:
+        TypeError: A topic is not a string or a count is not an int.
+        ValueError: A count is negative.
+    """
+    for topic, count in partitions_per_topic.items():
+        if not isinstance(topic, str):
+            raise TypeError(f"topic names must be str, got {topic!r}")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise TypeError(f"partition count of topic {topic!r} must be an int, got {count!r}")
+        if count < 0:
+            raise ValueError(f"partition count of topic {topic!r} is negative: {count}")
+
+
+def normalise_subscriptions(subscriptions: Subscriptions) -> dict[str, frozenset[str]]:
+    """Check member ids and Subscriptions and turn each Subscription into a frozenset.
+
+    Equal Subscriptions come back as the same frozenset object, so assignors can work
+    per distinct Subscription rather than per member. A bare string is refused as a
+    Subscription: ``"orders"`` would otherwise be read as the topics ``o``, ``r``, ``d``...
+
+    Args:
+        subscriptions: Member id -> subscribed topics.
+
+    Returns:
+        Member id -> frozenset of topics.
+
+    Raises:
+        TypeError: On a malformed member id or Subscription.
+    """
+    interned: dict[frozenset[str], frozenset[str]] = {}
+    member_ids = list(subscriptions)
+    topic_lists = list(subscriptions.values())
+    if set(map(type, member_ids)) <= {str} and set(map(type, topic_lists)) <= _PLAIN_COLLECTIONS:
+        # Fast path (no per-member Python code): plain containers of plain ids.
+        topic_sets = list(map(frozenset, topic_lists))
+        result = dict(
+            zip(member_ids, map(interned.setdefault, topic_sets, topic_sets), strict=True)
+        )
+    else:
+        result = {}
+        for member_id, topics in subscriptions.items():
+            if not isinstance(member_id, str):
+                raise TypeError(f"member ids must be str, got {member_id!r}")
+            if isinstance(topics, str | bytes):
+                raise TypeError(
+                    f"subscription of member {member_id!r} must be a collection of topic "
+                    f"names, got {topics!r}"
+                )
+            try:
+                topic_set = frozenset(topics)
+            except TypeError as exc:
+                raise TypeError(
+                    f"subscription of member {member_id!r} must be a collection of topic "
+                    f"names, got {topics!r}"
+                ) from exc
+            result[member_id] = interned.setdefault(topic_set, topic_set)
+    for topic_set in interned:
+        for topic in topic_set:
+            if not isinstance(topic, str):
+                raise TypeError(f"a member subscribes to a non-str topic {topic!r}")
+    return result
+
+
+_PLAIN_COLLECTIONS: set[type] = {list, tuple, set, frozenset}
+
+
+def check_previous(previous: PreviousAssignment) -> None:
+    """Reject previous ownership that is not made of ``(topic, partition)`` pairs.
+
+    Raises:
+        TypeError: On a malformed entry.
+    """
+    for member_id, owned in previous.items():
+        if not isinstance(member_id, str):
+            raise TypeError(f"member ids must be str, got {member_id!r}")
+        if isinstance(owned, str | bytes) or not isinstance(owned, Iterable):
+            raise TypeError(f"previous assignment of {member_id!r} must be a list of partitions")
+        for tp in owned:
+            if (
+                not isinstance(tp, tuple)
+                or len(tp) != 2
+                or not isinstance(tp[0], str)
+                or isinstance(tp[1], bool)
+                or not isinstance(tp[1], int)
+            ):
+                raise TypeError(
+                    f"previous assignment of {member_id!r} holds {tp!r}, "
+                    "expected a (topic, partition) pair"
+                )
+
+
+def eligible_topics(
+    partitions_per_topic: PartitionsPerTopic, topics: Iterable[str]
+) -> frozenset[str]:
+    """The topics of a Subscription that exist and have at least one partition."""
+    return frozenset(t for t in topics if partitions_per_topic.get(t, 0) > 0)
+
+
+def empty_assignment(member_ids: Iterable[str]) -> Assignment:
+    """Every member with an empty list, so idle members are present in the result."""
+    return {member_id: [] for member_id in member_ids}
+
+
+_partition_cache: dict[tuple[str, int], tuple[TopicPartition, ...]] = {}
+
+
+def topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
+    """The partitions ``0..count-1`` of ``topic`` (memoised: assignors slice them a lot).
+
+    Args:
+        topic: Topic name.
+        count: Partition count.
+
+    Returns:
+        The TopicPartitions in partition order.
+    """
+    key = (topic, count)
+    cached = _partition_cache.get(key)
+    if cached is None:
+        if len(_partition_cache) > 4096:  # bound memory for long-running callers
+            _partition_cache.clear()
+        cached = tuple(TopicPartition(topic, i) for i in range(count))
+        _partition_cache[key] = cached
+    return cached
+
+
+def prepare(
+    partitions_per_topic: PartitionsPerTopic,
+    subscriptions: Subscriptions,
+    previous: PreviousAssignment | None,
+) -> tuple[dict[str, int], dict[str, frozenset[str]], dict[str, list[tuple[str, int]]] | None]:
+    """Check the inputs and copy them into plain dicts, sets and lists.
+
+    Args:
+        partitions_per_topic: Topic -> partition count.
+        subscriptions: Member id -> subscribed topics.
+        previous: Member id -> partitions owned in the last generation, or None.
+
+    Returns:
+        The same three inputs, normalised.
+
+    Raises:
+        TypeError: On malformed input.
+        ValueError: On a negative partition count.
+    """
+    check_partitions_per_topic(partitions_per_topic)
+    subs = normalise_subscriptions(subscriptions)
+    prev: dict[str, list[tuple[str, int]]] | None = None
+    if previous is not None:
+        prev = {member_id: list(owned) for member_id, owned in previous.items()}
+        check_previous(prev)
+    return dict(partitions_per_topic), subs, prev

@@ -1,0 +1,195 @@
+"""The ``sticky`` assignor: balanced first, then as close to the previous assignment as possible."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from planner.assignors._members import (
+    Assignment,
+    PartitionsPerTopic,
+    PreviousAssignment,
+    Subscriptions,
+    TopicPartition,
+    empty_assignment,
+    java_order_key,
+    prepare,
+    sorted_java,
+    topic_partitions,
+)
+from planner.assignors._ownership import clean_ownership
+from planner.assignors._sticky_general import general_assign
+
+
+class StickyAssignor:
+    """Kafka's ``sticky`` strategy (KIP-54), with Kafka's tie-breaking.
+
+    Goals, in order: (1) balance: counts differ by at most one, or no member with two
+    or more partitions more than another holds a partition of a topic the less-loaded
+    member subscribes to; (2) stickiness: every valid previous owner keeps as many of
+    its partitions as (1) allows. Invalid claims are dropped first (see
+    :func:`planner.assignors._ownership.clean_ownership`): members that left, partitions
+    that no longer exist, topics the owner no longer subscribes to, and partitions
+    claimed by two members (dropped from both, as Kafka does within one generation).
+
+    Identical subscriptions take Kafka's constrained path, with closed forms:
+
+    * quotas: ``N`` partitions over ``C`` members give ``N div C`` to each and one more
+      to ``N mod C`` of them;
+    * each member keeps its previously owned partitions up to its quota, lowest
+      partition number first (then topic); members owning at least ``N div C + 1`` keep
+      that many while extra slots remain, taken in member-id order (Java walks a
+      HashMap here, an unspecified order);
+    * the partitions left over, sorted by (topic, partition), are dealt in member-id
+      order to the members below ``N div C``, round after round, then one each to the
+      members that may still take one more;
+    * hence a fresh group gets partition ``j`` of the sorted list on member ``j mod C``,
+      exactly as ``roundrobin``.
+
+    Other subscriptions take Kafka's general path (:mod:`planner.assignors._sticky_general`).
+
+    Example:
+        The uneven round-robin input, balanced:
+
+        >>> from planner.assignors.sticky import StickyAssignor
+        >>> result = StickyAssignor().assign(
+        ...     {"t0": 1, "t1": 2, "t2": 3},
+        ...     {"c0": ["t0"], "c1": ["t0", "t1"], "c2": ["t0", "t1", "t2"]},
+        ... )
+        >>> {m: [f"{t}p{p}" for t, p in tps] for m, tps in result.items()}
+        {'c0': ['t0p0'], 'c1': ['t1p0', 't1p1'], 'c2': ['t2p0', 't2p1', 't2p2']}
+
+        Growing an identical-subscription group: ``c2`` joins ``c0`` and ``c1``, which
+        each keep their two lowest partitions; the new member takes the rest.
+
+        >>> grown = StickyAssignor().assign(
+        ...     {"t": 6},
+        ...     {"c0": ["t"], "c1": ["t"], "c2": ["t"]},
+        ...     previous={
+        ...         "c0": [("t", 0), ("t", 2), ("t", 4)],
+        ...         "c1": [("t", 1), ("t", 3), ("t", 5)],
+        ...     },
+        ... )
+        >>> {m: [p for _, p in tps] for m, tps in grown.items()}
+        {'c0': [0, 2], 'c1': [1, 3], 'c2': [4, 5]}
+    """
+
+    name = "sticky"
+
+    def assign(
+        self,
+        partitions_per_topic: PartitionsPerTopic,
+        subscriptions: Subscriptions,
+        previous: PreviousAssignment | None = None,
+    ) -> Assignment:
+        """Assign partitions; see the class docstring.
+
+        Args:
+            partitions_per_topic: Topic -> partition count.
+            subscriptions: Member id -> subscribed topics.
+            previous: Member id -> partitions owned in the last generation, or None for
+                a fresh group.
+
+        Returns:
+            Member id -> partitions, every member present, lists sorted by (topic, partition).
+        """
+        ppt, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
+        return sticky_target(ppt, subs, prev)
+
+
+def sticky_target(
+    partitions_per_topic: dict[str, int],
+    subscriptions: dict[str, frozenset[str]],
+    previous: dict[str, list[tuple[str, int]]] | None,
+) -> Assignment:
+    """The sticky assignment of normalised inputs (shared with ``cooperative-sticky``)."""
+    if not subscriptions:
+        return {}
+    topic_sets = set(subscriptions.values())
+    subscribed = frozenset(
+        t for topics in topic_sets for t in topics if partitions_per_topic.get(t, 0) > 0
+    )
+    if len(topic_sets) == 1:
+        return _constrained(partitions_per_topic, subscriptions, previous, subscribed)
+    ownership = clean_ownership(partitions_per_topic, subscriptions, previous, subscribed)
+    result = general_assign(partitions_per_topic, subscriptions, ownership, subscribed)
+    for partitions in result.values():
+        partitions.sort(key=lambda tp: (java_order_key(tp.topic), tp.partition))
+    return result
+
+
+def _constrained(
+    partitions_per_topic: dict[str, int],
+    subscriptions: dict[str, frozenset[str]],
+    previous: dict[str, list[tuple[str, int]]] | None,
+    subscribed: frozenset[str],
+) -> Assignment:
+    """Kafka's path for identical subscriptions (its ConstrainedAssignmentBuilder)."""
+    members = sorted_java(subscriptions)
+    topics = sorted_java(subscribed)
+    all_partitions: list[TopicPartition] = []
+    for topic in topics:
+        all_partitions.extend(topic_partitions(topic, partitions_per_topic[topic]))
+    n_members = len(members)
+    assignment = empty_assignment(subscriptions)
+    ownership = clean_ownership(partitions_per_topic, subscriptions, previous, subscribed)
+    if not any(ownership.owned.values()):
+        for i, member_id in enumerate(members):  # fresh: partition j -> member j mod C
+            assignment[member_id] = all_partitions[i::n_members]
+        return assignment
+
+    min_quota, expected_over = divmod(len(all_partitions), n_members)
+    max_quota = min_quota + (1 if expected_over else 0)
+    over = 0
+    under_min: list[str] = []
+    exactly_min: list[str] = []  # members at min_quota that may still take one more
+    assigned: set[TopicPartition] = set()
+    for member_id in members:
+        owned = sorted(
+            ownership.owned[member_id], key=lambda tp: (tp.partition, java_order_key(tp.topic))
+        )
+        if len(owned) < min_quota:
+            kept = owned
+            under_min.append(member_id)
+        elif len(owned) >= max_quota and over < expected_over:
+            kept = owned[:max_quota]
+            over += 1
+            if over == expected_over:
+                exactly_min.clear()
+        else:
+            kept = owned[:min_quota]
+            if over < expected_over:
+                exactly_min.append(member_id)
+        assignment[member_id] = kept
+        assigned.update(kept)
+
+    waiting = deque(exactly_min)
+    position = 0
+    for tp in all_partitions:
+        if tp in assigned:
+            continue
+        if position < len(under_min):
+            member_id = under_min[position]
+        elif under_min:
+            position = 0
+            member_id = under_min[0]
+        elif waiting:
+            member_id = waiting.popleft()
+        else:  # unreachable when the quotas add up
+            raise AssertionError(f"no member left to take {tp}")
+        bucket = assignment[member_id]
+        bucket.append(tp)
+        if position < len(under_min) and under_min[position] == member_id:
+            if len(bucket) == min_quota:
+                del under_min[position]
+                waiting.append(member_id)
+            else:
+                position += 1
+    for partitions in assignment.values():
+        partitions.sort(key=lambda tp: (java_order_key(tp.topic), tp.partition))
+    return assignment
+
+
+# Follows Apache Kafka's org.apache.kafka.clients.consumer.StickyAssignor through
+# org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor (constrained path for
+# identical subscriptions, general path otherwise), without rack awareness (KIP-881):
+# KIP-54 "Sticky Partition Assignment Strategy"; KIP-341 for the generation rules.
