@@ -1,0 +1,48 @@
+"""How load spreads over partitions and consumer-group members, for every candidate.
+
+Loads are rates in one unit the caller chooses (MiB/s, records/s, or a utilisation
+normalised to one consumer); every load and capacity passed in or returned is in that
+unit. The package is pure: standard library and NumPy, with PyArrow imported only by
+`GridResult.to_arrow` and for Arrow key arrays.
+
+- `loads`: per-partition load of a keyless or keyed topic; hot keys.
+- `closed_forms`: vectorised assignments and churn for identical subscriptions.
+- `grid`: `simulate_grid`, one row per (partitions, members, strategy).
+- `group`: `simulate_group` (several topics, any subscriptions) and `member_detail`.
+
+See docs/simulation.md for the definitions and conventions.
+"""
+
+from planner.simulate.closed_forms import MemberChange
+from planner.simulate.grid import (
+    EAGER_STRATEGIES,
+    PLANNING_GRID,
+    STRATEGIES,
+    GridResult,
+    grid_from_loads,
+    imbalance,
+    load_limit,
+    simulate_grid,
+)
+from planner.simulate.group import GroupResult, member_detail, simulate_group
+from planner.simulate.loads import HotKey, TopicLoad, find_hot_keys, loads_by_count, partition_loads
+
+__all__ = [
+    "EAGER_STRATEGIES",
+    "PLANNING_GRID",
+    "STRATEGIES",
+    "GridResult",
+    "GroupResult",
+    "HotKey",
+    "MemberChange",
+    "TopicLoad",
+    "find_hot_keys",
+    "grid_from_loads",
+    "imbalance",
+    "load_limit",
+    "loads_by_count",
+    "member_detail",
+    "partition_loads",
+    "simulate_grid",
+    "simulate_group",
+]

@@ -1,0 +1,379 @@
+"""The planning grid: every candidate partition count x group size x strategy.
+
+One row per (partitions, members, strategy) for a topic consumed by a classic consumer
+group whose members all subscribe to it. Everything is computed from closed forms (see
+`planner.simulate.closed_forms`), vectorised over the group sizes of one partition
+count, so the whole grid costs a few dozen NumPy calls per partition count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.assignors import STRATEGIES
+from planner.simulate import closed_forms as cf
+from planner.simulate.closed_forms import MemberChange
+from planner.simulate.loads import HotKey, TopicLoad, _check_rate, find_hot_keys, loads_by_count
+
+__all__ = [
+    "EAGER_STRATEGIES",
+    "PLANNING_GRID",
+    "STRATEGIES",
+    "GridResult",
+    "grid_from_loads",
+    "imbalance",
+    "load_limit",
+    "simulate_grid",
+]
+
+#: The default candidate partition counts.
+PLANNING_GRID: tuple[int, ...] = (12, 24, 48, 96, 192)
+#: Strategies run under the eager protocol: every member revokes everything it owns at
+#: the start of every rebalance, whatever moves.
+EAGER_STRATEGIES: frozenset[str] = frozenset({"range", "roundrobin", "sticky"})
+
+# Float sums of partition loads can land a hair above an exact fit (10 x 0.1 > 1.0);
+# a relative tolerance keeps such a fit "within capacity".
+_FIT_TOLERANCE = 1e-9
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+def load_limit(consumer_capacity: float, headroom_pct: float) -> float:
+    """The most load one member may carry: `consumer_capacity x (1 - headroom_pct / 100)`.
+
+    Args:
+        consumer_capacity: What one consumer processes, in the load unit (> 0).
+        headroom_pct: Share of that capacity kept free, in percent (0 <= x < 100).
+    """
+    capacity = _check_rate("consumer_capacity", consumer_capacity, positive=True)
+    headroom = _check_rate("headroom_pct", headroom_pct)
+    if headroom >= 100:
+        raise ValueError(f"headroom_pct must be below 100, got {headroom_pct!r}")
+    return capacity * (1.0 - headroom / 100.0)
+
+
+def imbalance(max_load: npt.ArrayLike, mean_load: npt.ArrayLike) -> FloatArray:
+    """`max / mean` of the members' loads; 1.0 where the load is zero (all members equal).
+
+    The maximum of a set is never below its mean, so a ratio a rounding error puts a hair
+    under 1 (uniform loads summed in floating point) is reported as exactly 1.
+    """
+    top = np.asarray(max_load, dtype=np.float64)
+    mean = np.asarray(mean_load, dtype=np.float64)
+    out = np.ones(np.broadcast(top, mean).shape)
+    np.divide(top, mean, out=out, where=mean > 0)
+    return np.maximum(out, 1.0, out=out)
+
+
+@dataclass(frozen=True, eq=False)
+class GridResult:
+    """The simulated grid, one row per (partitions, members, strategy), in that order.
+
+    Loads are in the caller's load unit (that of `TopicLoad.load`). Column arrays all
+    have one entry per row.
+
+    Attributes:
+        partitions: Candidate partition count `P`.
+        members: Group size `C` (members in the consumer group).
+        strategy: Assignment strategy (Kafka's name).
+        max_member_partitions: Most partitions any member owns (`ceil(P / C)`).
+        min_member_partitions: Fewest partitions any member owns (`P div C`, 0 if idle).
+        max_load: Load of the busiest member.
+        min_load: Load of the least busy member (0 when a member is idle).
+        mean_load: `topic load / C`, idle members included.
+        imbalance: `max_load / mean_load`; 1.0 when the topic's load is zero. With idle
+            members it is at least `C / P`: they count in the mean.
+        idle_members: Members that own no partition (`max(0, C - P)`).
+        within_capacity: `max_load <= load_limit` (relative tolerance 1e-9).
+        max_partition_load: Load of the busiest partition (same for every C).
+        hot_partition: `max_partition_load > consumer_capacity`: one consumer cannot keep
+            up with that partition whatever the group size.
+        grow_moved: Partitions whose owner changes when one member joins.
+        grow_revoked: Partitions revoked during that rebalance (all `P` under the eager
+            protocol, `grow_moved` under cooperative-sticky).
+        shrink_moved: Partitions whose owner changes when one member leaves (its own
+            partitions included; `P` when the only member leaves).
+        shrink_revoked: As `grow_revoked`, for the leave.
+        consumer_capacity: What one consumer processes, in the load unit.
+        headroom_pct: Share of the capacity kept free, in percent.
+        load_limit: `consumer_capacity x (1 - headroom_pct / 100)`.
+        member_change: Where the joining/leaving member sorts (`last` or `first`).
+        topic_load: The topic's total load (from `grid_from_loads`: the mean of the
+            per-count totals given).
+        hot_keys: Keys whose own rate exceeds `consumer_capacity` (hottest first).
+    """
+
+    partitions: IntArray
+    members: IntArray
+    strategy: npt.NDArray[np.str_]
+    max_member_partitions: IntArray
+    min_member_partitions: IntArray
+    max_load: FloatArray
+    min_load: FloatArray
+    mean_load: FloatArray
+    imbalance: FloatArray
+    idle_members: IntArray
+    within_capacity: npt.NDArray[np.bool_]
+    max_partition_load: FloatArray
+    hot_partition: npt.NDArray[np.bool_]
+    grow_moved: IntArray
+    grow_revoked: IntArray
+    shrink_moved: IntArray
+    shrink_revoked: IntArray
+    consumer_capacity: float
+    headroom_pct: float
+    load_limit: float
+    member_change: MemberChange
+    topic_load: float
+    hot_keys: tuple[HotKey, ...]
+
+    @classmethod
+    def column_names(cls) -> tuple[str, ...]:
+        """Names of the per-row columns, in order."""
+        return tuple(f.name for f in fields(cls) if f.name not in _SCALARS)
+
+    def __len__(self) -> int:
+        return int(self.partitions.size)
+
+    def columns(self) -> dict[str, np.ndarray[Any, Any]]:
+        """The per-row columns by name (the arrays themselves, not copies)."""
+        return {name: getattr(self, name) for name in self.column_names()}
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict of plain Python values per row."""
+        lists = {name: column.tolist() for name, column in self.columns().items()}
+        return [
+            dict(zip(lists, values, strict=True)) for values in zip(*lists.values(), strict=True)
+        ]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.rows())
+
+    def to_arrow(self) -> Any:
+        """The columns as a `pyarrow.Table` (pyarrow imported only here).
+
+        The scalar settings (capacity, headroom, limit, member change, topic load) go
+        into the schema metadata; hot keys are not included.
+        """
+        import pyarrow as pa
+
+        table = pa.table(self.columns())
+        meta = {
+            "consumer_capacity": repr(self.consumer_capacity),
+            "headroom_pct": repr(self.headroom_pct),
+            "load_limit": repr(self.load_limit),
+            "member_change": self.member_change,
+            "topic_load": repr(self.topic_load),
+        }
+        return table.replace_schema_metadata(meta)
+
+    def where(self, mask: npt.ArrayLike) -> GridResult:
+        """The rows selected by a boolean mask (e.g. `r.where(r.strategy == "range")`)."""
+        chosen = np.asarray(mask, dtype=bool)
+        columns = {name: column[chosen] for name, column in self.columns().items()}
+        scalars = {name: getattr(self, name) for name in _SCALARS}
+        return GridResult(**columns, **scalars)
+
+
+_SCALARS = frozenset(
+    {"consumer_capacity", "headroom_pct", "load_limit", "member_change", "topic_load", "hot_keys"}
+)
+
+
+def simulate_grid(
+    topic: TopicLoad,
+    *,
+    consumer_capacity: float,
+    headroom_pct: float = 30.0,
+    partition_counts: Sequence[int] = PLANNING_GRID,
+    strategies: Sequence[str] = STRATEGIES,
+    extra_members: int = 0,
+    member_change: MemberChange = "last",
+) -> GridResult:
+    """Simulate every candidate partition count, group size and strategy for one topic.
+
+    Group sizes run from 1 to `P + extra_members` for each partition count `P`. Every
+    member subscribes to the topic; assignments are the strategies' fresh ones, and
+    churn starts from them. Keyed topics hash their key sample once per partition count.
+
+    Args:
+        topic: The topic's load (in the caller's load unit) and key sample, if keyed.
+        consumer_capacity: What one consumer processes, processing included, in the
+            same load unit (> 0).
+        headroom_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
+        partition_counts: Candidate partition counts (each >= 1); duplicates are dropped.
+        strategies: Strategies to simulate, from `STRATEGIES`.
+        extra_members: Group sizes past `P` to include, to show idle members (>= 0).
+        member_change: Whether the joining or leaving member's id sorts `last` (the
+            default: a new member id, e.g. a later `consumer-N`, sorts after the others)
+            or `first` (every other member's position shifts by one).
+
+    Returns:
+        The grid, with the topic's hot keys.
+    """
+    counts = _check_counts(partition_counts)
+    grid = grid_from_loads(
+        loads_by_count(topic, counts),
+        consumer_capacity=consumer_capacity,
+        headroom_pct=headroom_pct,
+        strategies=strategies,
+        extra_members=extra_members,
+        member_change=member_change,
+    )
+    return replace(grid, hot_keys=find_hot_keys(topic, consumer_capacity))
+
+
+def grid_from_loads(
+    loads: Mapping[int, npt.ArrayLike],
+    *,
+    consumer_capacity: float,
+    headroom_pct: float = 30.0,
+    strategies: Sequence[str] = STRATEGIES,
+    extra_members: int = 0,
+    member_change: MemberChange = "last",
+) -> GridResult:
+    """`simulate_grid` from per-partition loads already known for each partition count.
+
+    Args:
+        loads: Partition count -> the load of each of its partitions (as many entries
+            as the count), in the caller's load unit; e.g. from `loads_by_count`.
+        consumer_capacity: As in `simulate_grid`.
+        headroom_pct: As in `simulate_grid`.
+        strategies: As in `simulate_grid`.
+        extra_members: As in `simulate_grid`.
+        member_change: As in `simulate_grid`.
+
+    Returns:
+        The grid, partition counts in the mapping's order; `hot_keys` is empty.
+    """
+    limit = load_limit(consumer_capacity, headroom_pct)
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown or not strategies:
+        raise ValueError(f"unknown strategies {unknown!r}: use {', '.join(STRATEGIES)}")
+    if extra_members < 0:
+        raise ValueError(f"extra_members must be zero or above, got {extra_members}")
+    if member_change not in ("last", "first"):
+        raise ValueError(f"member_change must be 'last' or 'first', got {member_change!r}")
+    arrays: dict[int, FloatArray] = {}
+    for p in _check_counts(list(loads)):
+        w = np.asarray(loads[p], dtype=np.float64).reshape(-1)
+        if w.size != p:
+            raise ValueError(f"{p} partitions need {p} loads, got {w.size}")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError(f"loads for {p} partitions must be finite and zero or above")
+        arrays[p] = w
+    blocks = [
+        _one_count(p, w, tuple(strategies), extra_members, member_change, limit)
+        for p, w in arrays.items()
+    ]
+    columns = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    return GridResult(
+        **columns,
+        hot_partition=columns["max_partition_load"] > float(consumer_capacity),
+        consumer_capacity=float(consumer_capacity),
+        headroom_pct=float(headroom_pct),
+        load_limit=limit,
+        member_change=member_change,
+        topic_load=float(sum(float(w.sum()) for w in arrays.values()) / len(arrays)),
+        hot_keys=(),
+    )
+
+
+def _check_counts(partition_counts: Sequence[int]) -> list[int]:
+    counts = list(dict.fromkeys(int(p) for p in partition_counts))
+    if not counts or min(counts) < 1:
+        raise ValueError(f"partition counts must be at least 1 each, got {partition_counts!r}")
+    return counts
+
+
+def _one_count(
+    p: int,
+    partition_loads: FloatArray,
+    strategies: tuple[str, ...],
+    extra_members: int,
+    change: MemberChange,
+    limit: float,
+) -> dict[str, np.ndarray[Any, Any]]:
+    """Columns for one partition count, rows ordered (members, strategy)."""
+    c = np.arange(1, p + extra_members + 1, dtype=np.int64)
+    total = float(partition_loads.sum())
+    mean = total / c
+    full = np.full(c.size, p, dtype=np.int64)
+
+    per_strategy: list[dict[str, np.ndarray[Any, Any]]] = []
+    cache: dict[str, tuple[FloatArray, FloatArray]] = {}
+    for strategy in strategies:
+        # A fresh sticky / cooperative-sticky group is dealt exactly as roundrobin (Kafka's
+        # constrained path), so those three share one computation of the member loads.
+        shape = "range" if strategy == "range" else "roundrobin"
+        if shape not in cache:
+            member_loads_fn = (
+                cf.range_member_loads if shape == "range" else cf.roundrobin_member_loads
+            )
+            member_loads, starts = member_loads_fn(p, c, partition_loads)
+            cache[shape] = cf.segment_max_min(member_loads, starts)
+        top, bottom = cache[shape]
+        grow, shrink = _churn(p, c, strategy, change)
+        eager = strategy in EAGER_STRATEGIES
+        per_strategy.append(
+            {
+                "max_load": top,
+                "min_load": bottom,
+                "grow_moved": grow,
+                "grow_revoked": full if eager else grow,
+                "shrink_moved": shrink,
+                "shrink_revoked": full if eager else shrink,
+            }
+        )
+    n_s = len(strategies)
+
+    def interleave(name: str) -> np.ndarray[Any, Any]:
+        # (strategies x sizes) -> rows ordered by size, then strategy.
+        return np.stack([s[name] for s in per_strategy], axis=1).ravel()
+
+    def repeat(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        return np.repeat(values, n_s)
+
+    max_load = interleave("max_load")
+    mean_load = repeat(mean)
+    return {
+        "partitions": np.full(c.size * n_s, p, dtype=np.int64),
+        "members": repeat(c),
+        "strategy": np.tile(np.array(strategies), c.size),
+        "max_member_partitions": repeat(-(-p // c)),
+        "min_member_partitions": repeat(p // c),
+        "max_load": max_load,
+        "min_load": interleave("min_load"),
+        "mean_load": mean_load,
+        "imbalance": imbalance(max_load, mean_load),
+        "idle_members": repeat(np.maximum(0, c - p)),
+        "within_capacity": max_load <= limit * (1.0 + _FIT_TOLERANCE),
+        "max_partition_load": np.full(c.size * n_s, float(partition_loads.max())),
+        "grow_moved": interleave("grow_moved"),
+        "grow_revoked": interleave("grow_revoked"),
+        "shrink_moved": interleave("shrink_moved"),
+        "shrink_revoked": interleave("shrink_revoked"),
+    }
+
+
+def _churn(p: int, c: IntArray, strategy: str, change: MemberChange) -> tuple[IntArray, IntArray]:
+    """Partitions moved when one member joins / leaves a fresh group of each size."""
+    if strategy == "range":
+        grow = cf.range_moved_on_grow(p, c, change)
+    elif strategy == "roundrobin":
+        grow = cf.roundrobin_moved_on_grow(p, c, change)
+    else:
+        grow = cf.sticky_moved_on_grow(p, c)
+        shrink = cf.sticky_moved_on_shrink(p, c, change)
+        shrink[0] = p  # the only member leaves: every partition loses its consumer
+        return grow, shrink
+    # A leave C -> C - 1 is the join C - 1 -> C backwards (positions only matter).
+    shrink = np.concatenate(([p], grow[:-1]))
+    return grow, shrink

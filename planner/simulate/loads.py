@@ -1,0 +1,231 @@
+"""How a topic's load spreads over its partitions, and the keys no partition count can fix.
+
+Loads are rates in one unit the caller chooses (MiB/s, records/s, or a utilisation
+normalised to one consumer) and must be used consistently: a topic's `load`, every
+partition load, every member load and `consumer_capacity` are all in that unit.
+
+- Keyless records: producers spread them evenly over time (Java client: sticky, then
+  uniform and load-aware since KIP-794; librdkafka's `*_random` partitioners: random),
+  so every partition carries `load / P`.
+- Keyed records: a key always lands on `hash(key) mod P`, with the hash of the topic's
+  producer client (`planner.partitioners`). A key-frequency sample (distinct keys and how
+  many records or bytes each had) is hashed once per candidate partition count and the
+  per-partition sums are scaled so that they add up to the topic's load. Sampled records
+  the client spreads at run time (null keys under a `*_random` partitioner, empty keys
+  under `consistent_random`; see `planner.partitioners.KEYLESS_BEHAVIOUR`) are spread
+  evenly; under the other partitioners null keys all land on one partition.
+- A hot key (one key whose own rate exceeds what one consumer can process) cannot be
+  fixed by adding partitions: one key never spreads over more than one partition.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.partitioners import PARTITIONERS, SPREAD, partitions_for_keys
+
+FloatArray = npt.NDArray[np.float64]
+
+__all__ = ["HotKey", "TopicLoad", "find_hot_keys", "loads_by_count", "partition_loads"]
+
+
+def _check_rate(name: str, value: float, *, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0 or (positive and number == 0):
+        bound = "above zero" if positive else "zero or above"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True, eq=False)
+class TopicLoad:
+    """A topic's total load and, for a keyed topic, a key-frequency sample.
+
+    Attributes:
+        load: The topic's total rate, in the caller's load unit (e.g. MiB/s), >= 0.
+        keys: Distinct sampled keys, as a sequence of `bytes` (None for a null key) or a
+            PyArrow binary/string array (chunked or not); None for a keyless topic.
+            A sequence is copied once into a PyArrow binary array.
+        key_counts: How much of the sample each key had (records or bytes: only the
+            shares matter), one finite number >= 0 per key, not all zero.
+        partitioner: The producer's partitioner, a librdkafka `partitioner` name from
+            `planner.partitioners.PARTITIONERS` (default `murmur2_random`, which places
+            keyed records as the Java client does).
+    """
+
+    load: float
+    keys: Sequence[bytes | None] | Any | None = None
+    key_counts: npt.ArrayLike | None = None
+    partitioner: str = "murmur2_random"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "load", _check_rate("load", self.load))
+        if self.partitioner not in PARTITIONERS:
+            raise ValueError(
+                f"unknown partitioner {self.partitioner!r}: use {', '.join(PARTITIONERS)}"
+            )
+        if self.keys is None:
+            if self.key_counts is not None:
+                raise ValueError("key_counts given without keys")
+            return
+        if self.key_counts is None:
+            raise ValueError("keys given without key_counts")
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        keys = self.keys
+        if not isinstance(keys, pa.Array | pa.ChunkedArray):
+            if isinstance(keys, str | bytes):
+                raise ValueError("keys must be a sequence of keys, not a single key")
+            # Hashed once per candidate partition count: copy into Arrow's layout once.
+            keys = pa.array(keys, type=pa.binary())
+        counts = np.asarray(self.key_counts, dtype=np.float64)
+        if counts.ndim != 1 or counts.size != len(keys):
+            raise ValueError(
+                f"key_counts needs one count per key: {counts.size} counts, {len(keys)} keys"
+            )
+        if not np.all(np.isfinite(counts)) or np.any(counts < 0) or counts.sum() <= 0:
+            raise ValueError("key_counts must be finite, zero or above, and not all zero")
+        # A repeated key would split one key's rate over two entries and hide a hot key.
+        distinct = int(pc.count_distinct(keys, mode="all").as_py())
+        if distinct != len(keys):
+            raise ValueError(f"keys must be distinct: {len(keys) - distinct} repeated")
+        object.__setattr__(self, "keys", keys)
+        object.__setattr__(self, "key_counts", counts)
+
+    @property
+    def keyed(self) -> bool:
+        """Whether the topic's load follows a key sample (False: keyless, uniform)."""
+        return self.keys is not None
+
+    @property
+    def shares(self) -> FloatArray:
+        """Each sampled key's share of the sample (0..1; empty for a keyless topic)."""
+        if self.key_counts is None:
+            return np.zeros(0)
+        counts = np.asarray(self.key_counts, dtype=np.float64)
+        shares: FloatArray = counts / counts.sum()
+        return shares
+
+
+def partition_loads(topic: TopicLoad, num_partitions: int) -> FloatArray:
+    """The load of every partition of the topic for one candidate partition count.
+
+    Args:
+        topic: The topic's load and, if keyed, its key sample.
+        num_partitions: Candidate partition count (>= 1).
+
+    Returns:
+        `num_partitions` loads in the topic's load unit; they sum to `topic.load` (up to
+        floating-point rounding).
+    """
+    if num_partitions < 1:
+        raise ValueError(f"num_partitions must be at least 1, got {num_partitions}")
+    if not topic.keyed:
+        return np.full(num_partitions, topic.load / num_partitions)
+    owners = partitions_for_keys(topic.keys, num_partitions, topic.partitioner, keyless="mark")
+    counts = np.asarray(topic.key_counts, dtype=np.float64)
+    scale = topic.load / counts.sum()
+    if owners.size and owners.min() >= 0:
+        # One pass: sum the sampled counts of each partition's keys, then scale.
+        keyed: FloatArray = np.bincount(owners, weights=counts, minlength=num_partitions) * scale
+        return keyed
+    spread = owners == SPREAD
+    per_partition = np.bincount(owners[~spread], weights=counts[~spread], minlength=num_partitions)
+    evenly = float(counts[spread].sum()) / num_partitions
+    loads: FloatArray = (per_partition + evenly) * scale
+    return loads
+
+
+def loads_by_count(topic: TopicLoad, partition_counts: Iterable[int]) -> dict[int, FloatArray]:
+    """`partition_loads` for every distinct candidate partition count.
+
+    Every partitioner places a key on `g(key) mod P` with `g` independent of `P` (the
+    positive murmur2, the unsigned CRC-32, the sign-folded FNV-1a), so when `P` divides
+    another candidate `Q`, `partition(key, P) = partition(key, Q) mod P`: partition `i`
+    of `Q` folds onto partition `i mod P`. The key sample is then hashed once for `Q`
+    only (once for the whole default grid 12, 24, 48, 96, 192), and `P`'s loads are a
+    sum over `Q / P` rows of `Q`'s. Other counts are hashed once each.
+
+    Args:
+        topic: The topic's load and, if keyed, its key sample.
+        partition_counts: Candidate partition counts (each >= 1).
+
+    Returns:
+        Partition count -> its partition loads, in the order the counts were given.
+    """
+    counts = list(dict.fromkeys(int(p) for p in partition_counts))
+    if not topic.keyed:
+        return {p: partition_loads(topic, p) for p in counts}
+    done: dict[int, FloatArray] = {}
+    for p in sorted(counts, reverse=True):
+        source = next((q for q in done if q % p == 0), None)
+        if source is None:
+            done[p] = partition_loads(topic, p)
+        else:
+            folded: FloatArray = done[source].reshape(-1, p).sum(axis=0)
+            done[p] = folded
+    return {p: done[p] for p in counts}
+
+
+@dataclass(frozen=True)
+class HotKey:
+    """One key whose rate alone exceeds one consumer's capacity.
+
+    Attributes:
+        key: The key's bytes (a string key as UTF-8); None for the null key under a
+            partitioner that puts every null-key record on one partition.
+        rate: Its rate, `share x topic load`, in the topic's load unit.
+        share: Its fraction of the sample (0..1).
+    """
+
+    key: bytes | None
+    rate: float
+    share: float
+
+
+def find_hot_keys(topic: TopicLoad, consumer_capacity: float) -> tuple[HotKey, ...]:
+    """Keys that no number of partitions or consumers can spread, hottest first.
+
+    A key's records all land on one partition, which one consumer reads; if the key's own
+    rate (`share x topic.load`) is above `consumer_capacity`, that consumer falls behind
+    whatever the partition count or group size. Records the client spreads at run time
+    (e.g. null keys under `murmur2_random`) are not a key and never hot.
+
+    Args:
+        topic: The topic; a keyless topic has no hot keys.
+        consumer_capacity: What one consumer processes, in the topic's load unit (> 0).
+
+    Returns:
+        The hot keys, highest rate first (empty if none).
+    """
+    capacity = _check_rate("consumer_capacity", consumer_capacity, positive=True)
+    if not topic.keyed:
+        return ()
+    shares = topic.shares
+    rates = shares * topic.load
+    candidates = np.flatnonzero(rates > capacity)
+    if not candidates.size:
+        return ()
+    candidates = candidates[np.argsort(-rates[candidates], kind="stable")]
+    sample: Any = topic.keys
+    keys = sample.take(candidates)
+    # One partition is enough to tell a key-placed record from one the client spreads.
+    placed = partitions_for_keys(keys, 1, topic.partitioner, keyless="mark") != SPREAD
+    return tuple(
+        HotKey(key=_key_bytes(keys[j].as_py()), rate=float(rates[i]), share=float(shares[i]))
+        for j, i in enumerate(candidates.tolist())
+        if placed[j]
+    )
+
+
+def _key_bytes(key: bytes | str | None) -> bytes | None:
+    return key.encode("utf-8") if isinstance(key, str) else key
