@@ -48,6 +48,7 @@ GrowthModel = Literal["exponential", "linear", "none"]
 DIMENSIONS: tuple[str, ...] = ("mib_in", "records_in", "mib_out")
 
 _SECONDS_PER_DAY = 86_400.0
+_RELATIVE_SLACK = Decimal("1e-9")
 _SECONDS_PER_HOUR = 3_600.0
 _HOURS_PER_WEEK = 168
 # Fewer week-matched pairs than this (less than about two weeks of hourly figures) and
@@ -78,7 +79,13 @@ def _check_target(name: str, value: float) -> None:
 
 def _ceil_ratio(numerator: float, denominator: float) -> int:
     quotient = _exact(numerator) / _exact(denominator)
-    return int(quotient.to_integral_value(rounding="ROUND_CEILING"))
+    ceiling = int(quotient.to_integral_value(rounding="ROUND_CEILING"))
+    # A computed target (peak x 1.3) carries float noise of its own: 26 x 1.3 is
+    # 33.800000000000004, and 33.800000000000004 / 3.38 must not become 11 partitions.
+    # One part in a billion of a partition's capacity is no reason for another partition.
+    if ceiling - quotient > 1 - _RELATIVE_SLACK * max(1, ceiling):
+        ceiling -= 1
+    return ceiling
 
 
 def partitions_for_throughput(

@@ -1,0 +1,1 @@
+"""Adapters: where figures come from and where results go (files here; more later)."""

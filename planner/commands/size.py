@@ -1,0 +1,185 @@
+"""`partition-planner size`: the sizing rule and the cost panel, from flags."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from typing import Any
+
+from planner import cli
+from planner.cost import ClusterShape, CostSettings, partition_cost
+from planner.sizing import GrowthFit, SideCapacity, planning_target, size_topic
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "size",
+        help="partitions needed for a throughput, and what they cost",
+        description=(
+            "Apply partitions >= max(Tt/Tp, Tt/Tc) to every dimension given, where Tt is "
+            "the peak grown over the horizon plus headroom, and print the cost panel."
+        ),
+    )
+    load = p.add_argument_group("observed peak (at least one)")
+    load.add_argument("--mib-per-s", type=cli.non_negative, help="peak MiB/s into the topic")
+    load.add_argument("--records-per-s", type=cli.non_negative, help="peak records/s in")
+    load.add_argument(
+        "--mib-out-per-s", type=cli.non_negative, help="peak MiB/s one consuming group reads"
+    )
+    cap = p.add_argument_group("single-partition capacity (Tp producer, Tc consumer)")
+    cap.add_argument("--tp-mib", type=cli.positive, help="Tp in MiB/s")
+    cap.add_argument("--tp-records", type=cli.positive, help="Tp in records/s")
+    cap.add_argument("--tc-mib", type=cli.positive, help="Tc in MiB/s, processing included")
+    cap.add_argument("--tc-records", type=cli.positive, help="Tc in records/s")
+    plan = p.add_argument_group("planning")
+    plan.add_argument("--headroom-pct", type=cli.non_negative, default=30.0)
+    plan.add_argument(
+        "--growth-per-year", type=cli.growth_fraction, default=0.0, help="0.5 = +50 %%/year"
+    )
+    plan.add_argument("--horizon-days", type=cli.non_negative, default=180.0)
+    topic = p.add_argument_group("topic and cluster")
+    topic.add_argument("--current-partitions", type=cli.whole(1))
+    topic.add_argument("--keyed", action="store_true", help="records carry keys")
+    topic.add_argument("--brokers", type=cli.whole(1), default=3)
+    topic.add_argument("--replication-factor", type=cli.whole(1), default=3)
+    topic.add_argument("--existing-replicas-per-broker", type=cli.whole(0), default=0)
+    topic.add_argument("--retention-ms", type=cli.whole(1))
+    costs = p.add_argument_group("cost model settings")
+    costs.add_argument("--batch-size", type=cli.whole(1), default=16_384, help="bytes")
+    costs.add_argument("--buffer-memory", type=cli.whole(1), default=33_554_432, help="bytes")
+    costs.add_argument("--max-replicas-per-broker", type=cli.whole(1), default=4_000)
+    costs.add_argument("--election-ms-per-partition", type=cli.non_negative, default=5.0)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    peaks = {
+        "mib_in": args.mib_per_s,
+        "records_in": args.records_per_s,
+        "mib_out": args.mib_out_per_s,
+    }
+    peaks = {k: v for k, v in peaks.items() if v is not None}
+    if not peaks:
+        raise cli.UsageError("give at least one of --mib-per-s, --records-per-s, --mib-out-per-s")
+    flags = {"mib_in": "--mib-per-s", "records_in": "--records-per-s", "mib_out": "--mib-out-per-s"}
+    for dim in peaks:
+        unit_ok = (
+            (args.tp_mib or args.tc_mib)
+            if dim.startswith("mib")
+            else (args.tp_records or args.tc_records)
+        )
+        if not unit_ok:
+            need = "--tp-mib/--tc-mib" if dim.startswith("mib") else "--tp-records/--tc-records"
+            raise cli.UsageError(f"{flags[dim]} needs a capacity in the same unit: {need}")
+    if args.replication_factor > args.brokers:
+        raise cli.UsageError(
+            f"--replication-factor {args.replication_factor} is larger than --brokers "
+            f"{args.brokers} (Kafka refuses to create such a topic)"
+        )
+
+    growth = GrowthFit("none", 0.0, 0, "growth given on the command line")
+    targets = {
+        dim: planning_target(
+            peak,
+            growth,
+            horizon_days=args.horizon_days,
+            floor_growth_per_year=args.growth_per_year,
+            headroom_pct=args.headroom_pct,
+        )
+        for dim, peak in peaks.items()
+    }
+    sizing = size_topic(
+        {dim: t.target for dim, t in targets.items()},
+        SideCapacity(args.tp_mib, args.tp_records),
+        SideCapacity(args.tc_mib, args.tc_records),
+    )
+    recommended = max(sizing.required_partitions, args.current_partitions or 0)
+    cost = partition_cost(
+        recommended,
+        ClusterShape(args.brokers, args.replication_factor, args.existing_replicas_per_broker),
+        CostSettings(
+            batch_size_bytes=args.batch_size,
+            buffer_memory_bytes=args.buffer_memory,
+            max_replicas_per_broker=args.max_replicas_per_broker,
+            election_ms_per_partition=args.election_ms_per_partition,
+        ),
+        retention_ms=args.retention_ms,
+        bytes_in_per_s=(targets["mib_in"].target * 2**20) if "mib_in" in targets else None,
+    )
+    notes = _notes(args, sizing.required_partitions, recommended)
+    if args.json:
+        cli.print_json(
+            {
+                "targets": {d: asdict(t) for d, t in targets.items()},
+                "sizing": asdict(sizing),
+                "current_partitions": args.current_partitions,
+                "recommended_partitions": recommended,
+                "cost": asdict(cost),
+                "notes": notes,
+            }
+        )
+        return 0
+    print(_render(targets, sizing, recommended, cost, notes))
+    return 0
+
+
+def _notes(args: argparse.Namespace, required: int, recommended: int) -> list[str]:
+    notes: list[str] = []
+    current = args.current_partitions
+    if current is not None and current > required:
+        notes.append(
+            f"the topic already has {current} partitions, more than the {required} needed; "
+            f"Kafka cannot reduce a partition count, so it stays at {current}"
+        )
+    if args.keyed and current is not None and recommended > current:
+        notes.append(
+            f"keyed topic: going from {current} to {recommended} partitions changes "
+            f"hash(key) % partitions, so most keys move to another partition and per-key "
+            f"ordering breaks across the change; drain or pause producers first, and size "
+            f"for the end of the horizon now so it happens once"
+        )
+    return notes
+
+
+def _render(targets: Any, sizing: Any, recommended: int, cost: Any, notes: list[str]) -> str:
+    unit = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out/group"}
+    lines = ["Planned throughput (peak x growth over the horizon x headroom):"]
+    for dim, t in targets.items():
+        lines.append(
+            f"  {unit[dim]:<16} {t.peak:>12,.2f} x {t.growth_factor:.3f} x "
+            f"{1 + t.headroom_pct / 100:.2f} = {t.target:,.2f}"
+        )
+    lines.append("Partitions per dimension, ceil(target / capacity):")
+    for r in sizing.requirements:
+        tp = f"{r.producer_partitions} (Tp {r.producer_capacity:g})" if r.producer_capacity else "-"
+        tc = f"{r.consumer_partitions} (Tc {r.consumer_capacity:g})" if r.consumer_capacity else "-"
+        lines.append(f"  {unit[r.dimension]:<16} producer {tp:<22} consumer {tc}")
+    lines.append(
+        f"Required: {sizing.required_partitions} partitions "
+        f"(decided by {unit[sizing.deciding_dimension]}, {sizing.deciding_side} side)"
+    )
+    lines.append(f"Recommended: {recommended} partitions")
+    lines.append("Cost at that count:")
+    lines.append(
+        f"  producer batch memory  {cost.producer_batch_memory_bytes / 2**20:,.2f} MiB "
+        f"({cost.producer_buffer_share:.0%} of buffer.memory)"
+    )
+    lines.append(
+        f"  replicas per broker    {cost.replicas_per_broker:,} "
+        f"(limit {cost.replicas_per_broker_limit:,}; latency rule {cost.latency_rule_limit:,})"
+    )
+    lines.append(
+        f"  broker failure         {cost.leaders_per_broker} leaders to elect, "
+        f"about {cost.election_unavailability_ms:,.0f} ms unavailable"
+    )
+    lines.append(
+        f"  file handles / broker  {cost.file_handles_per_broker:,} "
+        f"({cost.segments_per_replica} segment(s) x 3 files per replica)"
+    )
+    lines.append(f"  consumer threads       {cost.consumer_threads} for full parallelism")
+    for warning in cost.warnings:
+        lines.append(f"  ! {warning}")
+    for note in notes:
+        lines.append(f"Note: {note}")
+    return "\n".join(lines)

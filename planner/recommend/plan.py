@@ -1,0 +1,690 @@
+"""One topic's plan: partitions, consumers per group, strategy, costs, and the why.
+
+`plan_topic` ties the model together for one topic: the planning targets from its
+history, the rule in every dimension (today and at the end of the horizon), the
+partition choice, the cost panel, the consumer-group simulation at the recommended
+count, hot keys, and a rationale in plain words with the numbers.
+
+Consumers are sized on a load normalised to one consumer: a partition's utilisation is
+its share of the topic times `max(rate_d / Tc_d)` over the dimensions measured, so one
+simulation covers MiB/s and records/s at once. Partitions are sized for the end of the
+horizon (they are hard to add); consumers for today's peak (they scale in minutes), with
+the size needed at the horizon reported beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.cost import ClusterShape, CostSettings, PartitionCost, partition_cost
+from planner.recommend.partitions import PartitionChoice, Status, choose_partitions
+from planner.simulate import (
+    STRATEGIES,
+    GridResult,
+    HotKey,
+    TopicLoad,
+    find_hot_keys,
+    partition_loads,
+    simulate_grid,
+)
+from planner.sizing import (
+    GrowthModel,
+    PlanningTarget,
+    SideCapacity,
+    SizingResult,
+    size_topic,
+    targets_from_history,
+)
+
+__all__ = [
+    "GroupInfo",
+    "GroupPlan",
+    "PlanSettings",
+    "SkewRequirement",
+    "TopicHistory",
+    "TopicPlan",
+    "member_headroom_pct",
+    "plan_topic",
+    "skew_requirement",
+]
+
+_UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
+GroupStatus = Literal["ok", "under-provisioned", "over-provisioned"]
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """Planning settings (the planner config's `[planning]` section).
+
+    Attributes:
+        percentile: Percentile of the per-sample rates that makes the peak.
+        headroom_pct: Headroom on the target, and capacity kept free per consumer (%).
+        horizon_days: Planning horizon, days.
+        growth_model: `exponential`, `linear` or `none`.
+        floor_growth_per_year: Minimum growth as a yearly fraction.
+        min_growth_days: Days of history needed to fit growth.
+        evenness_slack_pct: How far above the requirement to look for an even count (%).
+        max_partitions: Cap for that search (and a warning above it).
+        partition_grid: Candidate counts simulated besides the recommended one.
+        cost: Client/broker settings and limits for the cost panel.
+    """
+
+    percentile: float = 99.0
+    headroom_pct: float = 30.0
+    horizon_days: float = 180.0
+    growth_model: GrowthModel = "exponential"
+    floor_growth_per_year: float = 0.0
+    min_growth_days: int = 7
+    evenness_slack_pct: float = 20.0
+    max_partitions: int = 1_000
+    partition_grid: tuple[int, ...] = (12, 24, 48, 96, 192)
+    cost: CostSettings = field(default_factory=CostSettings)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.headroom_pct < 100:
+            raise ValueError(f"headroom_pct must be in [0, 100), got {self.headroom_pct}")
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """A consumer group reading the topic.
+
+    Attributes:
+        group_id: The group's id.
+        strategy: Its `partition.assignment.strategy` (Kafka's name).
+        members: Members today (0 for a planned group).
+    """
+
+    group_id: str
+    strategy: str
+    members: int
+
+
+@dataclass(frozen=True)
+class TopicHistory:
+    """A topic's figures over the data window, and what the planner knows about it.
+
+    Attributes:
+        topic: The topic name.
+        ts_s: Sample times, seconds since the epoch (UTC).
+        mib_in: MiB/s in per sample (or None).
+        records_in: Records/s in per sample (or None).
+        mib_out: MiB/s out per sample, all groups together (or None).
+        current_partitions: Partitions today (None for a new topic).
+        replication_factor: Replicas per partition.
+        keyed: Whether records carry keys.
+        partitioner: The producers' partitioner (librdkafka's names).
+        retention_ms: `retention.ms`, if known.
+        keys: A key sample (bytes, or an Arrow binary/string array), keyed topics only.
+        key_counts: Counts for the key sample.
+    """
+
+    topic: str
+    ts_s: npt.ArrayLike
+    mib_in: npt.ArrayLike | None = None
+    records_in: npt.ArrayLike | None = None
+    mib_out: npt.ArrayLike | None = None
+    current_partitions: int | None = None
+    replication_factor: int = 3
+    keyed: bool = False
+    partitioner: str = "murmur2_random"
+    retention_ms: int | None = None
+    keys: Any = None
+    key_counts: npt.ArrayLike | None = None
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """The recommendation for one consumer group on the recommended partition count.
+
+    Attributes:
+        group_id: The group.
+        current_members: Members today.
+        current_strategy: Its strategy today.
+        recommended_members: What to run: the current size when it covers today and
+            does not exceed the horizon's need, else `members_now` (under-provisioned)
+            or `members_at_horizon` (over-provisioned).
+        members_now: Smallest group whose busiest member stays within capacity less
+            headroom at today's peak (at most the partition count).
+        members_at_horizon: The same at the end of the horizon.
+        strategy: The strategy recommended for that group.
+        busiest_utilisation: Busiest member's load at `members_now`, as a fraction of
+            one consumer's capacity.
+        fits: Whether any group size up to the partition count fits.
+        status: `ok`, `under-provisioned` (fewer members than needed today) or
+            `over-provisioned` (more than the horizon needs, or idle members).
+        idle_members_now: Members today that own no partition at the recommended count.
+        notes: Plain-language notes.
+    """
+
+    group_id: str
+    current_members: int
+    current_strategy: str
+    recommended_members: int
+    members_now: int
+    members_at_horizon: int
+    strategy: str
+    busiest_utilisation: float
+    fits: bool
+    status: GroupStatus
+    idle_members_now: int
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TopicPlan:
+    """Everything the planner says about one topic.
+
+    Attributes:
+        topic: The topic.
+        status: `ok`, `plan-increase`, `increase`.
+        targets: Planning target per dimension.
+        sizing_now: The rule on today's peak plus headroom (no growth).
+        sizing: The rule on the targets (end of the horizon).
+        skew: For a keyed topic with a key sample, the partitions needed so that the
+            busiest partition, not the average one, fits (None otherwise).
+        choice: The partition choice and its reason.
+        cost: The cost panel at the recommended count.
+        grid: The simulation at the recommended count and the planning grid, in load
+            normalised to one consumer (1.0 = one consumer's capacity) at the horizon.
+        utilisation_now: Topic load today in consumers (`max(rate_d / Tc_d)`).
+        utilisation_at_horizon: The same at the end of the horizon.
+        groups: One plan per consumer group.
+        hot_keys: Keys above one partition's capacity at the planned target by themselves
+            (`rate` in partitions' worth; see `SkewRequirement`).
+        warnings: Plain-language warnings.
+        rationale: The arithmetic, in plain sentences.
+    """
+
+    topic: str
+    status: Status
+    targets: Mapping[str, PlanningTarget]
+    sizing_now: SizingResult
+    sizing: SizingResult
+    skew: SkewRequirement | None
+    choice: PartitionChoice
+    cost: PartitionCost
+    grid: GridResult
+    utilisation_now: float
+    utilisation_at_horizon: float
+    groups: tuple[GroupPlan, ...]
+    hot_keys: tuple[HotKey, ...]
+    warnings: tuple[str, ...]
+    rationale: tuple[str, ...]
+
+    @property
+    def recommended_partitions(self) -> int:
+        """The partition count to have."""
+        return self.choice.recommended
+
+
+def member_headroom_pct(headroom_pct: float) -> float:
+    """The share of Tc a member keeps free so that it has `headroom_pct` headroom.
+
+    The target adds headroom on top of the load (`load x 1.3`); a member has the same
+    headroom when `load x 1.3 <= Tc`, i.e. `load <= Tc x (1 - 0.3 / 1.3)`: 23.1 % of Tc
+    kept free. With this, a topic sized exactly by the rule and read by one member per
+    partition is exactly within capacity, instead of failing a stricter member check.
+    """
+    return 100.0 * headroom_pct / (100.0 + headroom_pct)
+
+
+@dataclass(frozen=True)
+class SkewRequirement:
+    """Partitions a keyed topic needs so that its busiest partition fits.
+
+    The rule assumes an even spread: `target / P <= min(Tp, Tc)`. Keys do not spread
+    evenly; this asks that the busiest partition's planned load fits instead,
+    `max_p share_p(P) x target <= min(Tp, Tc)` in every dimension. Hot keys (one key
+    above capacity by itself) are left out of that condition: no count fixes them, and
+    they are reported on their own.
+
+    Attributes:
+        partitions: The smallest count from `start` up that fits (or the last tried).
+        fits: False when no count up to the bound fits.
+        busiest_share: The busiest partition's share of the topic at `partitions`
+            (hot keys excluded).
+        hot_share: The share of the traffic carried by hot keys.
+        tried_up_to: The largest count tried.
+        hot_keys: Keys above one partition's capacity by themselves, hottest first;
+            their `rate` is in partitions' worth (1.0 = one partition's capacity at the
+            planned target, the tighter of Tp and Tc).
+    """
+
+    partitions: int
+    fits: bool
+    busiest_share: float
+    hot_share: float
+    tried_up_to: int
+    hot_keys: tuple[HotKey, ...] = ()
+    rest: TopicLoad | None = field(default=None, repr=False, compare=False)
+    limit_share: float = math.inf
+
+    def fits_at(self, partitions: int) -> bool:
+        """Whether the busiest of `partitions` partitions fits (hot keys aside)."""
+        if self.rest is None or self.rest.load <= 0:
+            return True
+        busiest = float(partition_loads(self.rest, partitions).max())
+        return busiest <= self.limit_share * (1 + 1e-9)
+
+
+def _per_partition_limit(
+    targets: Mapping[str, float], producer: SideCapacity, consumer: SideCapacity
+) -> float:
+    # The largest share of the topic one partition may carry: min over dimensions and
+    # sides of capacity / target.
+    limits: list[float] = []
+    for dim, target in targets.items():
+        if target <= 0:
+            continue
+        caps = [consumer.for_dimension(dim)]
+        if dim != "mib_out":
+            caps.append(producer.for_dimension(dim))
+        limits.extend(c / target for c in caps if c is not None)
+    return min(limits, default=math.inf)
+
+
+def skew_requirement(
+    sample: TopicLoad,
+    targets: Mapping[str, float],
+    producer: SideCapacity,
+    consumer: SideCapacity,
+    *,
+    start: int,
+    bound: int,
+) -> SkewRequirement:
+    """The smallest partition count from `start` whose busiest partition fits.
+
+    Args:
+        sample: The key sample (`load` is ignored; shares are used).
+        targets: Planned throughput per dimension (MiB/s, records/s).
+        producer: Tp per partition.
+        consumer: Tc per partition.
+        start: The rule's requirement (the search starts there).
+        bound: The largest count to try.
+    """
+    limit = _per_partition_limit(targets, producer, consumer)
+    hot_keys = find_hot_keys(replace(sample, load=1.0 / limit), 1.0) if limit > 0 else ()
+    shares = sample.shares
+    hot = shares > limit
+    hot_share = float(shares[hot].sum())
+    rest = sample
+    if hot.any():
+        keep = np.flatnonzero(~hot)
+        # TopicLoad holds its keys as an Arrow array once constructed.
+        keys: Any = sample.keys
+        kept = keys.take(keep)
+        counts = np.asarray(sample.key_counts, dtype=np.float64)[keep]
+        rest = TopicLoad(
+            1.0 - hot_share,
+            kept if len(keep) else None,
+            counts if len(keep) else None,
+            sample.partitioner,
+        )
+    busiest = 0.0
+    p = start
+    for p in range(start, max(start, bound) + 1):
+        busiest = float(partition_loads(rest, p).max()) if rest.load > 0 else 0.0
+        if busiest <= limit * (1 + 1e-9):
+            return SkewRequirement(p, True, busiest, hot_share, p, hot_keys, rest, limit)
+    return SkewRequirement(p, False, busiest, hot_share, p, hot_keys, rest, limit)
+
+
+def _history_samples(h: TopicHistory) -> dict[str, npt.NDArray[np.float64]]:
+    samples = {}
+    for dim, values in (("mib_in", h.mib_in), ("records_in", h.records_in)):
+        if values is not None:
+            samples[dim] = np.asarray(values, dtype=np.float64)
+    return samples
+
+
+def plan_topic(
+    history: TopicHistory,
+    producer: SideCapacity,
+    consumer: SideCapacity,
+    *,
+    brokers: int,
+    groups: Sequence[GroupInfo] = (),
+    settings: PlanSettings | None = None,
+) -> TopicPlan:
+    """Plan one topic from its history, capacities, cluster and consumer groups.
+
+    Args:
+        history: The topic's figures and facts.
+        producer: Tp, the single-partition producer throughput (MiB/s, records/s).
+        consumer: Tc, the single-partition consumer throughput, processing included.
+        brokers: Live brokers in the cluster.
+        groups: Consumer groups reading the topic (one-topic groups; multi-topic groups
+            are simulated by `planner.simulate.simulate_group`).
+        settings: Planning settings (defaults when None).
+
+    Raises:
+        ValueError: bad figures, a replication factor above the broker count, or no
+            dimension with both a target and a capacity.
+    """
+    s = settings or PlanSettings()
+    cluster = ClusterShape(brokers, history.replication_factor)
+    samples = _history_samples(history)
+    if history.mib_out is not None:
+        fan_out = max(1, len(groups))
+        samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / fan_out
+    targets = targets_from_history(
+        samples,
+        history.ts_s,
+        percentile=s.percentile,
+        growth_model=s.growth_model,
+        min_growth_days=s.min_growth_days,
+        horizon_days=s.horizon_days,
+        floor_growth_per_year=s.floor_growth_per_year,
+        headroom_pct=s.headroom_pct,
+    )
+    if not targets:
+        raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
+    sizing = size_topic({d: t.target for d, t in targets.items()}, producer, consumer)
+    today = {d: t.peak * (1 + t.headroom_pct / 100) for d, t in targets.items()}
+    sizing_now = size_topic(today, producer, consumer)
+    keyed_sample = history.keyed and history.keys is not None and history.key_counts is not None
+    sample = (
+        TopicLoad(1.0, history.keys, history.key_counts, history.partitioner)
+        if keyed_sample
+        else None
+    )
+    skew = skew_now = None
+    if sample is not None:
+        bound = max(s.max_partitions, sizing.required_partitions)
+        skew = skew_requirement(
+            sample,
+            {d: t.target for d, t in targets.items()},
+            producer,
+            consumer,
+            start=sizing.required_partitions,
+            bound=bound,
+        )
+        skew_now = skew_requirement(
+            sample, today, producer, consumer, start=sizing_now.required_partitions, bound=bound
+        )
+    choice = choose_partitions(
+        max(sizing.required_partitions, skew.partitions if skew and skew.fits else 0),
+        history.current_partitions,
+        required_now=max(
+            sizing_now.required_partitions, skew_now.partitions if skew_now and skew_now.fits else 0
+        ),
+        evenness_slack_pct=s.evenness_slack_pct,
+        max_partitions=s.max_partitions,
+        acceptable=skew.fits_at if skew and skew.fits else None,
+    )
+    p = choice.recommended
+    mib_target = targets.get("mib_in")
+    cost = partition_cost(
+        p,
+        cluster,
+        s.cost,
+        retention_ms=history.retention_ms,
+        bytes_in_per_s=mib_target.target * 2**20 if mib_target else None,
+    )
+
+    util_now = _utilisation({d: t.peak for d, t in targets.items()}, consumer)
+    util_horizon = _utilisation({d: t.grown for d, t in targets.items()}, consumer)
+    topic_load = TopicLoad(
+        util_horizon,
+        keys=history.keys if keyed_sample else None,
+        key_counts=history.key_counts if keyed_sample else None,
+        partitioner=history.partitioner,
+    )
+    counts = sorted({p, *s.partition_grid})
+    grid = simulate_grid(
+        topic_load,
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(s.headroom_pct),
+        partition_counts=counts,
+        extra_members=max(4, max((g.members for g in groups), default=0)),
+    )
+    group_plans = tuple(
+        _plan_group(g, grid.where(grid.partitions == p), p, util_now, util_horizon, s)
+        for g in groups
+    )
+    warnings = _warnings(history, choice, cost, grid, p, group_plans, skew)
+    rationale = _rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s)
+    return TopicPlan(
+        topic=history.topic,
+        status=choice.status,
+        targets=targets,
+        sizing_now=sizing_now,
+        sizing=sizing,
+        skew=skew,
+        choice=choice,
+        cost=cost,
+        grid=grid,
+        utilisation_now=util_now,
+        utilisation_at_horizon=util_horizon,
+        groups=group_plans,
+        hot_keys=skew.hot_keys if skew else (),
+        warnings=warnings,
+        rationale=rationale,
+    )
+
+
+def _utilisation(rates: Mapping[str, float], consumer: SideCapacity) -> float:
+    # How many consumers' worth of work the topic is: the tightest dimension decides.
+    ratios = [
+        rate / cap
+        for dim, rate in rates.items()
+        if (cap := consumer.for_dimension(dim)) is not None and cap > 0
+    ]
+    return max(ratios, default=0.0)
+
+
+def _smallest_fit(
+    grid: GridResult, strategy: str, scale: float, limit: float, p: int
+) -> tuple[int, float] | None:
+    rows = grid.where((grid.strategy == strategy) & (grid.members <= p))
+    order = np.argsort(rows.members)
+    members, loads = rows.members[order], rows.max_load[order] * scale
+    fits = np.flatnonzero(loads <= limit * (1 + 1e-9))
+    if not fits.size:
+        return None
+    i = int(fits[0])
+    return int(members[i]), float(loads[i])
+
+
+def _plan_group(
+    group: GroupInfo,
+    grid: GridResult,
+    p: int,
+    util_now: float,
+    util_horizon: float,
+    s: PlanSettings,
+) -> GroupPlan:
+    # The grid is simulated at the horizon's load; loads scale linearly with the topic.
+    limit = 1.0 - member_headroom_pct(s.headroom_pct) / 100.0
+    scale_now = util_now / util_horizon if util_horizon > 0 else 0.0
+    best: tuple[int, float, int, str] | None = None
+    for strategy in STRATEGIES:
+        fit = _smallest_fit(grid, strategy, scale_now, limit, p)
+        if fit is None:
+            continue
+        members, load = fit
+        row = grid.where((grid.strategy == strategy) & (grid.members == members))
+        revoked = int(row.grow_revoked[0]) if len(row) else p
+        key = (members, round(load, 9), revoked, strategy)
+        if best is None or key < best:
+            best = key
+    notes: list[str] = []
+    fits = best is not None
+    if best is None:
+        # Even one member per partition is too slow: the busiest partition is too hot.
+        strategy = "cooperative-sticky"
+        members_now = p
+        rows = grid.where((grid.strategy == strategy) & (grid.members == p))
+        busiest = float(rows.max_load[0]) * scale_now if len(rows) else math.inf
+        notes.append(
+            f"even {p} members (one per partition) cannot keep up: the busiest partition "
+            f"needs {busiest:.0%} of one consumer's capacity against a limit of {limit:.0%}"
+        )
+    else:
+        members_now, busiest, _, strategy = best
+    horizon = _smallest_fit(grid, strategy, 1.0, limit, p)
+    members_horizon = horizon[0] if horizon else p
+
+    idle_now = max(0, group.members - p)
+    status: GroupStatus = "ok"
+    if group.members < members_now:
+        status = "under-provisioned"
+        notes.append(
+            f"{group.members} members today, {members_now} needed for today's peak "
+            f"with {s.headroom_pct:g} % headroom (busiest member at most {limit:.0%} of Tc)"
+        )
+    elif idle_now or group.members > members_horizon:
+        status = "over-provisioned"
+        if idle_now:
+            notes.append(
+                f"{idle_now} of {group.members} members would own no partition: a classic "
+                f"group cannot use more members than the topic's {p} partitions"
+            )
+        else:
+            notes.append(
+                f"{group.members} members is more than the {members_horizon} needed even at "
+                f"the end of the horizon"
+            )
+    if strategy != group.strategy:
+        notes.append(
+            f"{strategy} instead of {group.strategy}: "
+            + (
+                "it revokes only the partitions that move when a member joins or leaves, "
+                "so the rest of the group keeps consuming through a rebalance"
+                if strategy == "cooperative-sticky"
+                else "a lower busiest-member load at this group size"
+            )
+        )
+    return GroupPlan(
+        group_id=group.group_id,
+        current_members=group.members,
+        current_strategy=group.strategy,
+        recommended_members={
+            "ok": group.members,
+            "under-provisioned": members_now,
+            "over-provisioned": members_horizon,
+        }[status],
+        members_now=members_now,
+        members_at_horizon=members_horizon,
+        strategy=strategy,
+        busiest_utilisation=busiest,
+        fits=fits,
+        status=status,
+        idle_members_now=idle_now,
+        notes=tuple(notes),
+    )
+
+
+def _warnings(
+    history: TopicHistory,
+    choice: PartitionChoice,
+    cost: PartitionCost,
+    grid: GridResult,
+    p: int,
+    groups: tuple[GroupPlan, ...],
+    skew: SkewRequirement | None,
+) -> tuple[str, ...]:
+    warnings: list[str] = []
+    if skew is not None and not skew.fits:
+        warnings.append(
+            f"key skew: up to {skew.tried_up_to} partitions the busiest partition still "
+            f"carries {skew.busiest_share:.1%} of the topic, more than one partition's "
+            f"capacity: spread the keys (a better key, or a salt) rather than add partitions"
+        )
+    current = history.current_partitions
+    if history.keyed and current is not None and choice.recommended > current:
+        warnings.append(
+            f"keyed topic: going from {current} to {choice.recommended} partitions changes "
+            f"hash(key) % partitions, so most keys move to another partition and per-key "
+            f"ordering breaks across the change. Sized for the end of the horizon "
+            f"({choice.over_provision} more than today's {choice.required_now}) so it "
+            f"happens once; drain or pause producers for the switch"
+        )
+    for hot in skew.hot_keys[:5] if skew else ():
+        name = hot.key.decode("utf-8", "backslashreplace") if hot.key is not None else "null"
+        warnings.append(
+            f"hot key {name!r} carries {hot.share:.1%} of the records: {hot.rate:.0%} of "
+            f"what one partition and its consumer can take at the planned target. No "
+            f"partition count fixes a single key: make its consumer faster or split the key"
+        )
+    hot_rows = grid.where((grid.partitions == p) & grid.hot_partition)
+    if len(hot_rows) and not (skew and skew.hot_keys):
+        warnings.append(
+            f"the busiest of the {p} partitions carries "
+            f"{float(hot_rows.max_partition_load[0]):.0%} of one consumer's capacity at "
+            f"the end of the horizon"
+        )
+    warnings.extend(cost.warnings)
+    for g in groups:
+        if g.idle_members_now:
+            warnings.append(
+                f"group {g.group_id!r} has {g.current_members} members for {p} partitions: "
+                f"{g.idle_members_now} sit idle"
+            )
+    return tuple(warnings)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def _rationale(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    sizing: SizingResult,
+    skew: SkewRequirement | None,
+    choice: PartitionChoice,
+    util_now: float,
+    util_horizon: float,
+    s: PlanSettings,
+) -> tuple[str, ...]:
+    out: list[str] = []
+    for dim, t in targets.items():
+        growth = (
+            f"growth {t.growth_per_year:+.0%}/year ({t.growth_source})"
+            if t.growth_per_year
+            else "no growth"
+        )
+        out.append(
+            f"{_UNITS[dim]}: p{s.percentile:g} peak {_fmt(t.peak)}, {growth} over "
+            f"{t.horizon_days:g} days (x{t.growth_factor:.3f}) = {_fmt(t.grown)}, "
+            f"+{t.headroom_pct:g} % headroom = target {_fmt(t.target)}"
+        )
+    for r in sizing.requirements:
+        parts = []
+        if r.producer_capacity is not None:
+            parts.append(
+                f"producers ceil({_fmt(r.target)} / Tp {_fmt(r.producer_capacity)}) "
+                f"= {r.producer_partitions}"
+            )
+        if r.consumer_capacity is not None:
+            parts.append(
+                f"consumers ceil({_fmt(r.target)} / Tc {_fmt(r.consumer_capacity)}) "
+                f"= {r.consumer_partitions}"
+            )
+        out.append(f"{_UNITS[r.dimension]}: " + ", ".join(parts))
+    out.append(
+        f"the rule asks for {sizing.required_partitions} partitions, decided by "
+        f"{_UNITS[sizing.deciding_dimension]} on the {sizing.deciding_side} side"
+    )
+    if skew is not None and skew.fits and skew.partitions > sizing.required_partitions:
+        out.append(
+            f"the keys do not spread evenly: with {sizing.required_partitions} partitions the "
+            f"busiest would be over capacity; {skew.partitions} is the smallest count whose "
+            f"busiest partition ({skew.busiest_share:.1%} of the topic"
+            + (", hot keys aside" if skew.hot_share else "")
+            + ") fits"
+        )
+    out.append(f"recommended {choice.recommended}: {choice.reason}")
+    out.append(
+        f"consumer load: {util_now:.2f} consumers' worth today, {util_horizon:.2f} at the "
+        f"end of the horizon (the tightest of MiB/s and records/s against Tc)"
+    )
+    return tuple(out)

@@ -1,0 +1,93 @@
+"""A topic plan as terminal text: the recommendation first, then the why."""
+
+from __future__ import annotations
+
+from planner.recommend import TopicPlan
+
+__all__ = ["render_plan"]
+
+_STATUS = {
+    "ok": "enough partitions to the end of the horizon",
+    "plan-increase": "enough partitions today, not by the end of the horizon",
+    "increase": "not enough partitions for today's peak",
+}
+
+
+def _mib(value: float) -> str:
+    return f"{value / 2**20:,.2f} MiB"
+
+
+def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
+    """Render one topic's plan for a terminal (plain text, 90 columns)."""
+    c = plan.choice
+    current = "new topic" if c.current is None else f"{c.current}"
+    lines = [
+        f"Topic {plan.topic}",
+        f"  Partitions     {current} -> {c.recommended}   ({plan.status}: {_STATUS[plan.status]})",
+        f"  Deciding       {plan.sizing.deciding_dimension.replace('_', ' ')}, "
+        f"{plan.sizing.deciding_side} side",
+    ]
+    for g in plan.groups:
+        change = (
+            f"keep {g.current_members}"
+            if g.recommended_members == g.current_members
+            else f"{g.current_members} -> {g.recommended_members}"
+        )
+        lines.append(
+            f"  Group {g.group_id:<18} {change} members, {g.strategy}   [{g.status}: "
+            f"{g.members_now} needed now, {g.members_at_horizon} at the horizon]"
+        )
+    lines.append("")
+    lines.append("Why")
+    lines.extend(f"  - {sentence}" for sentence in plan.rationale)
+    if capacity_source:
+        lines.append(f"  - capacities (Tp, Tc): {capacity_source}")
+    for g in plan.groups:
+        for note in g.notes:
+            lines.append(f"  - group {g.group_id}: {note}")
+
+    k = plan.cost
+    lines += [
+        "",
+        f"Cost of {k.partitions} partitions",
+        f"  producer batch memory  {_mib(k.producer_batch_memory_bytes)} "
+        f"({k.producer_buffer_share:.1%} of buffer.memory)",
+        f"  replicas per broker    {k.replicas_per_broker:,} (limit "
+        f"{k.replicas_per_broker_limit:,}; latency rule {k.latency_rule_limit:,})",
+        f"  broker failure         {k.leaders_per_broker} leaders to elect, about "
+        f"{k.election_unavailability_ms:,.0f} ms of unavailability",
+        f"  file handles / broker  {k.file_handles_per_broker:,} "
+        f"({k.segments_per_replica:,} segments x 3 files per replica)",
+        f"  consumer threads       {k.consumer_threads} for full parallelism",
+    ]
+
+    rows = plan.grid.where(plan.grid.partitions == c.recommended)
+    lines += [
+        "",
+        f"Busiest member vs group size at {c.recommended} partitions "
+        "(share of one consumer at the horizon)",
+    ]
+    header = f"  {'members':>7}  " + "  ".join(f"{s:>18}" for s in sorted(set(rows.strategy)))
+    lines.append(header)
+    sizes = [m for m in sorted(set(rows.members.tolist())) if m <= c.recommended + 2]
+    for size in _sample_sizes(sizes):
+        cells = []
+        for strategy in sorted(set(rows.strategy)):
+            r = rows.where((rows.members == size) & (rows.strategy == strategy))
+            mark = "" if bool(r.within_capacity[0]) else " !"
+            cells.append(f"{float(r.max_load[0]):>9.0%} mv {int(r.grow_moved[0]):>3}{mark:<2}")
+        lines.append(f"  {size:>7}  " + "  ".join(f"{cell:>18}" for cell in cells))
+    lines.append("  (mv: partitions that move when one more member joins; ! over the limit)")
+
+    if plan.warnings:
+        lines += ["", "Warnings"]
+        lines.extend(f"  ! {w}" for w in plan.warnings)
+    return "\n".join(lines)
+
+
+def _sample_sizes(sizes: list[int], most: int = 14) -> list[int]:
+    if len(sizes) <= most:
+        return sizes
+    step = max(1, len(sizes) // most)
+    picked = sizes[::step]
+    return picked if picked[-1] == sizes[-1] else [*picked, sizes[-1]]

@@ -1,0 +1,139 @@
+"""One topic end to end: targets, rule, skew, choice, costs, groups, warnings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planner.examples import load_example
+from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
+from planner.recommend.plan import member_headroom_pct, skew_requirement
+from planner.simulate import TopicLoad
+from planner.sizing import SideCapacity
+
+HOUR = 3600.0
+
+
+def _flat_history(mib: float, days: int = 14, **kwargs: object) -> TopicHistory:
+    ts = np.arange(days * 24) * HOUR
+    return TopicHistory("orders", ts, mib_in=np.full(ts.size, mib), **kwargs)  # type: ignore[arg-type]
+
+
+def test_the_domain_example_through_the_whole_plan() -> None:
+    # 20 MiB/s flat, Tp 5, Tc 3, no growth or headroom: 7 partitions (not the seed's 4).
+    plan = plan_topic(
+        _flat_history(20.0),
+        SideCapacity(mib_per_s=5.0),
+        SideCapacity(mib_per_s=3.0),
+        brokers=3,
+        settings=PlanSettings(headroom_pct=0.0, evenness_slack_pct=0.0),
+    )
+    assert plan.sizing.required_partitions == 7
+    assert plan.recommended_partitions == 7
+    assert (plan.sizing.deciding_dimension, plan.sizing.deciding_side) == ("mib_in", "consumer")
+    assert plan.status == "increase"
+
+
+def test_a_keyless_topic_read_one_member_per_partition_fits_exactly() -> None:
+    # Sized exactly by the rule, P members each carry target/(P x 1.3): within headroom.
+    plan = plan_topic(
+        _flat_history(26.0, current_partitions=10),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=3.38),
+        brokers=3,
+        groups=[GroupInfo("g", "range", 4)],
+        settings=PlanSettings(evenness_slack_pct=0.0),
+    )
+    assert plan.recommended_partitions == 10  # ceil(26 x 1.3 / 3.38) = ceil(10.0)
+    group = plan.groups[0]
+    assert group.members_now == 10
+    assert group.status == "under-provisioned"
+    assert group.recommended_members == 10
+
+
+def test_over_provisioned_groups_and_idle_members() -> None:
+    plan = plan_topic(
+        _flat_history(2.0, current_partitions=6),
+        SideCapacity(mib_per_s=10.0),
+        SideCapacity(mib_per_s=1.0),
+        brokers=3,
+        groups=[GroupInfo("wide", "roundrobin", 9)],
+    )
+    group = plan.groups[0]
+    assert group.idle_members_now == 3
+    assert group.status == "over-provisioned"
+    assert any("sit idle" in w for w in plan.warnings)
+
+
+def test_member_headroom_matches_the_target_headroom() -> None:
+    assert member_headroom_pct(30.0) == pytest.approx(100 * 0.3 / 1.3)
+    assert member_headroom_pct(0.0) == 0.0
+
+
+def _sample(heavy_share: float, n: int = 5_000) -> TopicLoad:
+    keys = [b"heavy", *(f"k{i}".encode() for i in range(n))]
+    counts = np.array([heavy_share, *([(1 - heavy_share) / n] * n)])
+    return TopicLoad(1.0, keys, counts)
+
+
+def _skew(sample: TopicLoad) -> object:
+    # A target of 10 partitions' worth: Tc 1 MiB/s, target 10 MiB/s.
+    return skew_requirement(
+        sample,
+        {"mib_in": 10.0},
+        SideCapacity(mib_per_s=10.0),
+        SideCapacity(mib_per_s=1.0),
+        start=10,
+        bound=400,
+    )
+
+
+def test_skew_asks_for_more_partitions_than_the_rule() -> None:
+    # A key with 8 % of the records fits one partition (limit 10 %), but its partition
+    # also takes 1/P of the rest: 8 % + 92 % / 10 is far over, so the count must grow.
+    skew = _skew(_sample(0.08))
+    assert skew.fits and skew.hot_keys == ()
+    assert skew.partitions > 10
+    assert skew.busiest_share <= 0.1
+    assert skew.fits_at(skew.partitions)
+    assert not skew.fits_at(skew.partitions - 1)
+
+
+def test_hot_keys_are_reported_and_left_out_of_the_search() -> None:
+    skew = _skew(_sample(0.12))
+    assert [h.key for h in skew.hot_keys] == [b"heavy"]
+    assert skew.hot_keys[0].rate == pytest.approx(1.2)  # 120 % of one partition's capacity
+    assert skew.hot_share == pytest.approx(0.12)
+    assert skew.fits and skew.partitions == 10  # the rest spreads evenly enough
+
+
+def test_the_bundled_example_plan() -> None:
+    ex = load_example()
+    plan = plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers, groups=ex.groups)
+    assert plan.sizing.required_partitions == 10
+    assert plan.skew is not None and plan.skew.partitions == 14
+    assert plan.recommended_partitions == 16
+    assert plan.recommended_partitions >= plan.choice.current  # type: ignore[operator]
+    assert any(w.startswith("keyed topic: going from 12 to 16") for w in plan.warnings)
+    by_id = {g.group_id: g for g in plan.groups}
+    assert by_id["fraud-scoring"].status == "under-provisioned"
+    assert by_id["fraud-scoring"].strategy == "cooperative-sticky"
+    assert by_id["ledger-writer"].status == "ok"
+    # The group sizes it recommends really do fit in the simulation.
+    rows = plan.grid.where(
+        (plan.grid.partitions == 16) & (plan.grid.strategy == "cooperative-sticky")
+    )
+    at_horizon = rows.where(rows.members == by_id["fraud-scoring"].members_at_horizon)
+    assert bool(at_horizon.within_capacity[0])
+    below = rows.where(rows.members == by_id["fraud-scoring"].members_at_horizon - 1)
+    assert not bool(below.within_capacity[0])
+
+
+def test_replication_factor_above_brokers_fails_like_kafka() -> None:
+    with pytest.raises(ValueError, match="larger than available brokers"):
+        plan_topic(
+            _flat_history(1.0, replication_factor=3),
+            SideCapacity(mib_per_s=1.0),
+            SideCapacity(mib_per_s=1.0),
+            brokers=2,
+        )

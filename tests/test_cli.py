@@ -1,0 +1,179 @@
+"""The `partition-planner` command line: size, simulate, demo, and bad arguments."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+
+SCRIPT = Path(sys.executable).with_name("partition-planner")
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:  # type: ignore[type-arg]
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_size_the_domain_example(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(
+        capsys, "size", "--mib-per-s", "20", "--tp-mib", "5", "--tc-mib", "3", "--headroom-pct", "0"
+    )
+    assert out["sizing"]["required_partitions"] == 7
+    assert out["sizing"]["deciding_side"] == "consumer"
+    assert out["cost"]["partitions"] == 7
+
+
+def test_size_text_shows_the_arithmetic(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["size", "--mib-per-s", "20", "--tp-mib", "5", "--tc-mib", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "Required: 9 partitions" in text  # 20 x 1.3 = 26 -> ceil(26 / 3) = 9
+    assert "producer batch memory" in text
+
+
+def test_size_keyed_increase_warns_about_ordering(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(
+        capsys,
+        "size",
+        "--mib-per-s",
+        "40",
+        "--records-per-s",
+        "60000",
+        "--tp-mib",
+        "10",
+        "--tc-mib",
+        "4",
+        "--tp-records",
+        "20000",
+        "--tc-records",
+        "5000",
+        "--current-partitions",
+        "12",
+        "--keyed",
+    )
+    assert out["recommended_partitions"] == 16  # ceil(78000 / 5000)
+    assert out["sizing"]["deciding_dimension"] == "records_in"
+    assert any("per-key ordering" in n for n in out["notes"])
+
+
+def test_size_never_shrinks(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(
+        capsys,
+        "size",
+        "--mib-per-s",
+        "1",
+        "--tp-mib",
+        "5",
+        "--tc-mib",
+        "3",
+        "--current-partitions",
+        "48",
+    )
+    assert out["recommended_partitions"] == 48
+
+
+def test_simulate_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(
+        capsys,
+        "simulate",
+        "--partitions",
+        "7",
+        "--members",
+        "5",
+        "--strategies",
+        "range",
+        "--load-mib",
+        "7",
+        "--tc-mib",
+        "10",
+    )
+    (row,) = out["rows"]
+    assert row["max_member_partitions"] == 2 and row["min_member_partitions"] == 1
+    assert row["max_load"] == pytest.approx(0.2)  # 2 of 7 partitions of 0.7 consumers
+    assert main(["simulate", "--partitions", "12", "--load-mib", "6", "--tc-mib", "1"]) == 0
+    assert "cooperative-sticky" in capsys.readouterr().out
+
+
+def test_simulate_with_a_key_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sample = tmp_path / "keys.csv"
+    sample.write_text(
+        "key_hex,count\n" + "".join(f"{i:04x},{1 if i else 500}\n" for i in range(200))
+    )
+    out = run_json(
+        capsys,
+        "simulate",
+        "--partitions",
+        "12",
+        "--members",
+        "12",
+        "--key-sample",
+        str(sample),
+        "--load-records",
+        "9000",
+        "--tc-records",
+        "1000",
+        "--strategies",
+        "roundrobin",
+    )
+    assert out["hot_keys"][0]["key"] == "\x00\x00"
+    assert out["rows"][0]["hot_partition"] is True
+
+
+def test_demo_prints_a_recommendation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    text = capsys.readouterr().out
+    assert "Topic payments.authorizations" in text
+    assert "12 -> 16" in text
+    assert "Warnings" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["size", "--mib-per-s", "20", "--tp-mib", "-1", "--tc-mib", "3"], "--tp-mib"),
+        (["size", "--mib-per-s", "abc", "--tp-mib", "1"], "--mib-per-s"),
+        (["size", "--mib-per-s", "1", "--tp-mib", "1", "--brokers", "1"], "--replication-factor"),
+        (["size", "--records-per-s", "1", "--tp-mib", "1"], "--records-per-s"),
+        (["simulate", "--partitions", "0"], "--partitions"),
+        (["simulate", "--partitions", "4", "--load-mib", "1"], "--load-mib"),
+        (
+            [
+                "simulate",
+                "--partitions",
+                "4",
+                "--load-mib",
+                "1",
+                "--tc-mib",
+                "1",
+                "--strategies",
+                "uniform",
+            ],
+            "--strategies",
+        ),
+        (
+            [
+                "simulate",
+                "--partitions",
+                "4",
+                "--load-mib",
+                "1",
+                "--tc-mib",
+                "1",
+                "--key-sample",
+                "/nonexistent/keys.csv",
+            ],
+            "--key-sample",
+        ),
+    ],
+)
+def test_bad_arguments_give_one_line_and_exit_2(argv: list[str], flag: str) -> None:
+    done = subprocess.run([str(SCRIPT), *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert flag in lines[0]
+    assert done.stdout == ""
