@@ -30,7 +30,9 @@ fi
 
 # --- Python environment ------------------------------------------------------------------
 UV_VERSION=0.9.9
-if ! command -v uv >/dev/null 2>&1 || [ "$(uv --version | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+# uv as a module of the machine's python3, so no PATH set-up is needed.
+uv() { python3 -m uv "$@"; }
+if [ "$(python3 -m uv --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
   log "installing uv $UV_VERSION"
   python3 -m pip install -q --disable-pip-version-check "uv==$UV_VERSION"
 fi
