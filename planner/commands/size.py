@@ -8,6 +8,7 @@ from typing import Any
 
 from planner import cli
 from planner.cost import ClusterShape, CostSettings, partition_cost
+from planner.render.text import render_cost
 from planner.sizing import GrowthFit, SideCapacity, planning_target, size_topic
 
 
@@ -160,26 +161,7 @@ def _render(targets: Any, sizing: Any, recommended: int, cost: Any, notes: list[
         f"(decided by {unit[sizing.deciding_dimension]}, {sizing.deciding_side} side)"
     )
     lines.append(f"Recommended: {recommended} partitions")
-    lines.append("Cost at that count:")
-    lines.append(
-        f"  producer batch memory  {cost.producer_batch_memory_bytes / 2**20:,.2f} MiB "
-        f"({cost.producer_buffer_share:.0%} of buffer.memory)"
-    )
-    lines.append(
-        f"  replicas per broker    {cost.replicas_per_broker:,} "
-        f"(limit {cost.replicas_per_broker_limit:,}; latency rule {cost.latency_rule_limit:,})"
-    )
-    lines.append(
-        f"  broker failure         {cost.leaders_per_broker} leaders to elect, "
-        f"about {cost.election_unavailability_ms:,.0f} ms unavailable"
-    )
-    lines.append(
-        f"  file handles / broker  {cost.file_handles_per_broker:,} "
-        f"({cost.segments_per_replica} segment(s) x 3 files per replica)"
-    )
-    lines.append(f"  consumer threads       {cost.consumer_threads} for full parallelism")
-    for warning in cost.warnings:
-        lines.append(f"  ! {warning}")
+    lines.extend(render_cost(cost))
     for note in notes:
         lines.append(f"Note: {note}")
     return "\n".join(lines)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from planner.cost import PartitionCost
 from planner.recommend import TopicPlan
 
-__all__ = ["render_plan"]
+__all__ = ["render_cost", "render_plan"]
 
 _STATUS = {
     "ok": "enough partitions to the end of the horizon",
@@ -46,20 +47,8 @@ def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
         for note in g.notes:
             lines.append(f"  - group {g.group_id}: {note}")
 
-    k = plan.cost
-    lines += [
-        "",
-        f"Cost of {k.partitions} partitions",
-        f"  producer batch memory  {_mib(k.producer_batch_memory_bytes)} "
-        f"({k.producer_buffer_share:.1%} of buffer.memory)",
-        f"  replicas per broker    {k.replicas_per_broker:,} (limit "
-        f"{k.replicas_per_broker_limit:,}; latency rule {k.latency_rule_limit:,})",
-        f"  broker failure         {k.leaders_per_broker} leaders to elect, about "
-        f"{k.election_unavailability_ms:,.0f} ms of unavailability",
-        f"  file handles / broker  {k.file_handles_per_broker:,} "
-        f"({k.segments_per_replica:,} segments x 3 files per replica)",
-        f"  consumer threads       {k.consumer_threads} for full parallelism",
-    ]
+    # The plan's warnings already carry the cost warnings; list them once, at the end.
+    lines += ["", *render_cost(plan.cost, with_warnings=False)]
 
     rows = plan.grid.where(plan.grid.partitions == c.recommended)
     lines += [
@@ -83,6 +72,23 @@ def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
         lines += ["", "Warnings"]
         lines.extend(f"  ! {w}" for w in plan.warnings)
     return "\n".join(lines)
+
+
+def render_cost(cost: PartitionCost, *, with_warnings: bool = True) -> list[str]:
+    """The cost panel of one partition count, as lines of text."""
+    return [
+        f"Cost of {cost.partitions} partitions",
+        f"  producer batch memory  {_mib(cost.producer_batch_memory_bytes)} "
+        f"({cost.producer_buffer_share:.1%} of buffer.memory)",
+        f"  replicas per broker    {cost.replicas_per_broker:,} (limit "
+        f"{cost.replicas_per_broker_limit:,}; latency rule {cost.latency_rule_limit:,})",
+        f"  broker failure         {cost.leaders_per_broker} leaders to elect, about "
+        f"{cost.election_unavailability_ms:,.0f} ms of unavailability",
+        f"  file handles / broker  {cost.file_handles_per_broker:,} "
+        f"({cost.segments_per_replica:,} segment(s) x 3 files per replica)",
+        f"  consumer threads       {cost.consumer_threads} for full parallelism",
+        *(f"  ! {warning}" for warning in cost.warnings if with_warnings),
+    ]
 
 
 def _sample_sizes(sizes: list[int], most: int = 14) -> list[int]:
