@@ -102,13 +102,14 @@ def _json_default(value: Any) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from planner.commands import demo, simulate, size
+    from planner.commands import demo, perf_test, simulate, size
 
     parser = _Parser(prog="partition-planner", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     size.add_parser(sub)
     simulate.add_parser(sub)
     demo.add_parser(sub)
+    perf_test.add_parser(sub)
     return parser
 
 
@@ -125,4 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run through the package module so the commands (which import planner.cli) share
+    # one UsageError class with main(); `python -m planner.cli` loads this file twice.
+    from planner.cli import main as package_main
+
+    raise SystemExit(package_main())

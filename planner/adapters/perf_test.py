@@ -1,0 +1,502 @@
+"""Reading the output of Kafka's perf tools into single-partition capacities (Tp, Tc).
+
+`kafka-producer-perf-test.sh` (class `org.apache.kafka.tools.ProducerPerformance`)
+prints one line per reporting window (every 5 s) and one summary line:
+
+    4999 records sent, 999.6 records/sec (0.98 MB/sec), 2.5 ms avg latency, 61.0 ms max latency.
+    5000000 records sent, 751992.780869 records/sec (71.72 MB/sec), 7.00 ms avg latency,
+    230.00 ms max latency, 4 ms 50th, 29 ms 95th, 53 ms 99th, 68 ms 99.9th.
+
+(the summary is one line). With `--warmup-records` a second summary follows, whose count
+reads `N steady state records sent`. `kafka-consumer-perf-test.sh` (`ConsumerPerformance`)
+prints a header and one row, or with `--show-detailed-stats` a row per reporting
+interval and no summary row:
+
+    start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec,
+    rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
+    time, threadId, data.consumed.in.MB, MB.sec, ...           (detailed stats)
+
+Both tools format numbers with the JVM's default locale, so a German JVM prints
+`95,3674`; fields are still separated by `", "` and decimals never have a space after
+the comma, which is how the two are told apart.
+
+"MB" in both tools is MiB: they divide bytes by 1024 * 1024. The figures are kept as
+printed (nothing is converted) and named `mib_per_s` accordingly.
+
+Every file is read whole; anything that is not perf-tool output (`--print-metrics`
+tables, log lines, the warm-up notices) is skipped, but a line that says `records sent`
+and does not parse, and a consumer row that cannot be a real measurement, raise
+`PerfTestError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "PartitionCapacity",
+    "PerfRun",
+    "PerfTestError",
+    "check_topic_name",
+    "parse_perf_test",
+    "partition_capacity",
+    "read_perf_test",
+]
+
+Kind = Literal["producer", "consumer"]
+Window = Literal["summary", "steady-state", "detailed"]
+
+# Kafka's own rule (org.apache.kafka.common.internals.Topic): 1-249 legal characters.
+_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+_TOPIC_LINE = re.compile(r"#\s*topic\s*:\s*(?P<name>\S*)\s*$", re.IGNORECASE)
+_FILE_NAME = re.compile(r"(?P<name>.+)\.(?P<kind>producer|consumer)\.txt")
+
+# A number as Java's Formatter prints it: `%d`, or `%f`/`%.Nf` with a `.` or, in locales
+# such as de_DE, a `,` before the decimals; `Infinity`/`NaN` after a division by a zero
+# elapsed time. U+2212 is the minus sign some locales use.
+_NUM = r"[-\u2212]?(?:\d+(?:[.,]\d+)?|Infinity|NaN)"
+_INT = r"[-\u2212]?\d+"
+
+_PRODUCER = re.compile(
+    rf"(?P<records>\d+)(?P<steady> steady state)? records sent, "
+    rf"(?P<rps>{_NUM}) records/sec \((?P<mib>{_NUM}) MB/sec\), "
+    rf"(?P<avg>{_NUM}) ms avg latency, (?P<max>{_NUM}) (?:ms )?max latency"
+    rf"(?:, (?P<p50>{_INT}) ms 50th, (?P<p95>{_INT}) ms 95th, "
+    rf"(?P<p99>{_INT}) ms 99th, (?P<p999>{_INT}) ms 99\.9th)?\.\s*"
+)
+_CONSUMER_TAIL = (
+    "data.consumed.in.MB",
+    "MB.sec",
+    "data.consumed.in.nMsg",
+    "nMsg.sec",
+    "rebalance.time.ms",
+    "fetch.time.ms",
+    "fetch.MB.sec",
+    "fetch.nMsg.sec",
+)
+_SUMMARY_HEADER = ("start.time", "end.time", *_CONSUMER_TAIL)
+_DETAILED_HEADER = ("time", "threadId", *_CONSUMER_TAIL)
+_INT_FIELDS = {"data.consumed.in.nMsg", "rebalance.time.ms", "fetch.time.ms"}
+_DEFAULT_DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}")
+# 10**12 ms is 31 years: no rebalance takes that long, an epoch timestamp (2001 on) does.
+_EPOCH_MS = 10**12
+
+
+class PerfTestError(ValueError):
+    """Perf-tool output that cannot be used; the message names the file, line and field."""
+
+
+@dataclass(frozen=True)
+class PerfRun:
+    """One measurement read from perf-tool output.
+
+    Attributes:
+        kind: `producer` or `consumer`.
+        topic: The topic the file measures.
+        records: Records sent (producer) or consumed (consumer; for a `detailed` row the
+            running total since the start).
+        records_per_s: Records/s as printed (consumer: `nMsg.sec`, which includes the
+            rebalance time; for a `detailed` row, the rate over its interval).
+        mib_per_s: MiB/s as printed (the tools' "MB" is 1024 * 1024 bytes).
+        window: `summary` (the whole run), `steady-state` (the producer's summary after
+            `--warmup-records`) or `detailed` (one reporting interval).
+        source: The file the run was read from.
+        line: Its line number in that file, 1 = the first line.
+        avg_latency_ms: Producer: mean send-to-acknowledgement latency in ms.
+        max_latency_ms: Producer: the largest latency in ms.
+        p50_ms: Producer summary: the 50th percentile latency in ms.
+        p95_ms: Producer summary: the 95th percentile latency in ms.
+        p99_ms: Producer summary: the 99th percentile latency in ms.
+        p999_ms: Producer summary: the 99.9th percentile latency in ms.
+        rebalance_ms: Consumer: time spent joining the group, in ms.
+        fetch_ms: Consumer: elapsed time minus `rebalance_ms`, in ms.
+        fetch_mib_per_s: Consumer: MiB consumed / `fetch_ms`, in MiB/s.
+        fetch_records_per_s: Consumer: records consumed / `fetch_ms`, in records/s.
+        mib: Consumer: MiB consumed (running total for a `detailed` row).
+        timed_out: Consumer: a `WARNING: Exiting before consuming the expected number of
+            messages` line came before this row.
+    """
+
+    kind: Kind
+    topic: str
+    records: int
+    records_per_s: float
+    mib_per_s: float
+    window: Window
+    source: str
+    line: int
+    avg_latency_ms: float | None = None
+    max_latency_ms: float | None = None
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    p99_ms: float | None = None
+    p999_ms: float | None = None
+    rebalance_ms: int | None = None
+    fetch_ms: int | None = None
+    fetch_mib_per_s: float | None = None
+    fetch_records_per_s: float | None = None
+    mib: float | None = None
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class PartitionCapacity:
+    """Single-partition capacities of a topic, from its perf-tool runs.
+
+    Attributes:
+        topic: The topic.
+        tp_mib_per_s: Tp in MiB/s, or None without a producer run.
+        tp_records_per_s: Tp in records/s, or None.
+        tc_mib_per_s: Tc in MiB/s, or None without a consumer run.
+        tc_records_per_s: Tc in records/s, or None.
+        producer_runs: How many producer measurements went into Tp.
+        consumer_runs: How many consumer measurements went into Tc.
+        notes: How the figures were chosen, and what to be careful about.
+    """
+
+    topic: str
+    tp_mib_per_s: float | None
+    tp_records_per_s: float | None
+    tc_mib_per_s: float | None
+    tc_records_per_s: float | None
+    producer_runs: int
+    consumer_runs: int
+    notes: tuple[str, ...] = field(default=())
+
+
+def check_topic_name(name: str) -> str | None:
+    """Why `name` is not a legal Kafka topic name, or None when it is."""
+    if name in {".", ".."}:
+        return f"topic name {name!r} is not allowed ('.' and '..' are reserved)"
+    if not _TOPIC.fullmatch(name):
+        return (
+            f"topic name {name[:60]!r} is not legal: Kafka allows 1-249 characters "
+            f"of a-z, A-Z, 0-9, '.', '_' and '-'"
+        )
+    return None
+
+
+def read_perf_test(path: str | Path) -> tuple[PerfRun, ...]:
+    """Read one file of `kafka-producer-perf-test.sh` or `kafka-consumer-perf-test.sh` output.
+
+    The topic comes from a first line `# topic: NAME`, or from a file name
+    `NAME.producer.txt` / `NAME.consumer.txt`.
+
+    Returns:
+        The runs in the file, in file order.
+
+    Raises:
+        PerfTestError: see `parse_perf_test`; also when the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise PerfTestError(f"{path}: cannot read the file: {exc.strerror}") from None
+    return parse_perf_test(text, str(path))
+
+
+def parse_perf_test(text: str, source: str) -> tuple[PerfRun, ...]:
+    """Parse perf-tool output; `source` is the file name (for the topic and messages).
+
+    Returns:
+        The runs, in order.
+
+    Raises:
+        PerfTestError: no topic, or an illegal one; a `records sent` line that does not
+            parse; a producer run with no records or zero elapsed time; a consumer row
+            from the Kafka <= 2.7 bug (an epoch timestamp in `rebalance.time.ms`,
+            negative `fetch.*` figures), with zero elapsed time or with no records;
+            output of the wrong tool for a `NAME.producer.txt`/`NAME.consumer.txt` name;
+            or no run at all. The message names the file and the line.
+    """
+    lines = text.splitlines()
+    topic, expected_kind = _topic_of(lines, source)
+    runs: list[PerfRun] = []
+    header: tuple[str, ...] | None = None
+    timed_out = False
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{source}: line {number}"
+        if line.startswith("WARNING: Exiting before consuming"):
+            timed_out = True
+            continue
+        if "records sent" in line:
+            run = _producer_run(line, where, topic, source, number)
+        else:
+            fields = tuple(f.strip() for f in line.split(", "))
+            if fields in (_SUMMARY_HEADER, _DETAILED_HEADER):
+                header = fields
+                continue
+            found = _consumer_run(fields, header, where, topic, source, number, timed_out)
+            if found is None:
+                continue  # --print-metrics, log lines, warm-up notices
+            run = found
+            timed_out = False
+        if expected_kind is not None and run.kind != expected_kind:
+            raise PerfTestError(
+                f"{where}: {run.kind} perf-test output in a file named for {expected_kind} output"
+            )
+        runs.append(run)
+    if not runs:
+        raise PerfTestError(
+            f"{source}: no kafka-producer-perf-test or kafka-consumer-perf-test output found"
+        )
+    return tuple(runs)
+
+
+def partition_capacity(runs: Iterable[PerfRun], topic: str) -> PartitionCapacity:
+    """Tp and Tc of one topic from its runs.
+
+    Tp is read from the producer's summary line (the whole run; per-window lines are
+    noisy and skipped). Where a file also has a steady-state summary (`--warmup-records`),
+    that one is used in place of its file's whole-run summary: the warm-up is what the
+    flag exists to leave out.
+
+    Tc is read from `fetch.MB.sec` and `fetch.nMsg.sec`, not `MB.sec` and `nMsg.sec`: the
+    fetch figures divide by the elapsed time minus the group join (`rebalance.time.ms`),
+    a one-off start-up cost of the test that a long-running consumer does not pay per
+    record. A detailed-stats file (which has no summary row) counts as one run: its
+    last running totals divided by the sum of its intervals' `fetch.time.ms`.
+
+    With several runs of a side, each figure is the median of the runs (robust to one
+    disturbed run), and a note says so.
+
+    Returns:
+        The capacities; a side with no runs has None figures.
+
+    Raises:
+        PerfTestError: no runs of `topic`.
+    """
+    mine = [r for r in runs if r.topic == topic]
+    if not mine:
+        raise PerfTestError(f"no perf-test runs for topic {topic!r}")
+    producer = _producer_measurements(mine)
+    consumer = _consumer_measurements(mine)
+    notes: list[str] = []
+    for side, measured in (("producer", producer), ("consumer", consumer)):
+        if len(measured) > 1:
+            notes.append(f"{side}: median of {len(measured)} runs")
+    if any(r.timed_out for r in mine if r.kind == "consumer"):
+        notes.append(
+            "a consumer run hit its --timeout: its fetch time includes up to that much idle "
+            "polling, so Tc is understated; give --messages no more than the topic holds"
+        )
+    if consumer:
+        notes.append(
+            "consumer-perf-test reads and discards records: Tc excludes your application's "
+            "processing, so it is an upper bound"
+        )
+    tp = _medians(producer)
+    tc = _medians(consumer)
+    return PartitionCapacity(
+        topic=topic,
+        tp_mib_per_s=tp[0],
+        tp_records_per_s=tp[1],
+        tc_mib_per_s=tc[0],
+        tc_records_per_s=tc[1],
+        producer_runs=len(producer),
+        consumer_runs=len(consumer),
+        notes=tuple(notes),
+    )
+
+
+def _topic_of(lines: Sequence[str], source: str) -> tuple[str, Kind | None]:
+    from_line: str | None = None
+    if lines and (match := _TOPIC_LINE.match(lines[0].strip())):
+        from_line = match["name"]
+        if problem := check_topic_name(from_line):
+            raise PerfTestError(f"{source}: line 1: {problem}")
+    file_match = _FILE_NAME.fullmatch(Path(source).name)
+    kind: Kind | None = None
+    from_name: str | None = None
+    if file_match:
+        kind = "producer" if file_match["kind"] == "producer" else "consumer"
+        from_name = file_match["name"]
+    if from_line is not None:
+        # The line wins: `orders-run2.producer.txt` may well measure topic `orders`.
+        return from_line, kind
+    if from_name is None:
+        raise PerfTestError(
+            f"{source}: which topic? start the file with '# topic: NAME' or name it "
+            f"NAME.producer.txt / NAME.consumer.txt"
+        )
+    if problem := check_topic_name(from_name):
+        raise PerfTestError(f"{source}: file name: {problem}")
+    return from_name, kind
+
+
+def _number(text: str) -> float:
+    # Locales with a decimal comma print 95,3674; nothing prints thousands separators.
+    return float(text.replace("\u2212", "-").replace(",", "."))
+
+
+def _producer_run(line: str, where: str, topic: str, source: str, number: int) -> PerfRun:
+    match = _PRODUCER.fullmatch(line)
+    if match is None:
+        raise PerfTestError(
+            f"{where}: a 'records sent' line that is not kafka-producer-perf-test output: "
+            f"{line[:80]!r}"
+        )
+    records = int(match["records"])
+    if match["p50"] is None:
+        window: Window = "detailed"
+    else:
+        window = "steady-state" if match["steady"] else "summary"
+    if records == 0:
+        raise PerfTestError(f"{where}: no records sent")
+    values = {k: _number(match[k]) for k in ("rps", "mib", "avg", "max")}
+    for key, label in (("rps", "records/sec"), ("mib", "MB/sec")):
+        if not math.isfinite(values[key]):
+            raise PerfTestError(
+                f"{where}: {label} is {match[key]}: zero elapsed time, not a measurement"
+            )
+    percentiles = {
+        k: (None if match[k] is None else float(match[k])) for k in ("p50", "p95", "p99", "p999")
+    }
+    return PerfRun(
+        kind="producer",
+        topic=topic,
+        records=records,
+        records_per_s=values["rps"],
+        mib_per_s=values["mib"],
+        window=window,
+        source=source,
+        line=number,
+        avg_latency_ms=values["avg"],
+        max_latency_ms=values["max"],
+        p50_ms=percentiles["p50"],
+        p95_ms=percentiles["p95"],
+        p99_ms=percentiles["p99"],
+        p999_ms=percentiles["p999"],
+    )
+
+
+def _consumer_run(
+    fields: tuple[str, ...],
+    header: tuple[str, ...] | None,
+    where: str,
+    topic: str,
+    source: str,
+    number: int,
+    timed_out: bool,
+) -> PerfRun | None:
+    """A consumer row, recognised by its shape: at least two leading fields (times, or
+    time and threadId; a custom `--date-format` may itself contain ", ") and then eight
+    numbers. Anything else is not a consumer row: None."""
+    if len(fields) < 10:
+        return None
+    tail = fields[-8:]
+    pattern = {name: (_INT if name in _INT_FIELDS else _NUM) for name in _CONSUMER_TAIL}
+    if not all(re.fullmatch(pattern[n], v) for n, v in zip(_CONSUMER_TAIL, tail, strict=True)):
+        return None
+    values = {n: _number(v) for n, v in zip(_CONSUMER_TAIL, tail, strict=True)}
+    lead = fields[:-8]
+    if header is not None:
+        detailed = header == _DETAILED_HEADER
+    else:
+        # Without a header: the detailed row's second field is the thread id (0).
+        detailed = len(lead) == 2 and re.fullmatch(r"\d{1,4}", lead[1]) is not None
+    _check_consumer(values, tail, lead if not detailed else (), where)
+    return PerfRun(
+        kind="consumer",
+        topic=topic,
+        records=int(values["data.consumed.in.nMsg"]),
+        records_per_s=values["nMsg.sec"],
+        mib_per_s=values["MB.sec"],
+        window="detailed" if detailed else "summary",
+        source=source,
+        line=number,
+        rebalance_ms=int(values["rebalance.time.ms"]),
+        fetch_ms=int(values["fetch.time.ms"]),
+        fetch_mib_per_s=values["fetch.MB.sec"],
+        fetch_records_per_s=values["fetch.nMsg.sec"],
+        mib=values["data.consumed.in.MB"],
+        timed_out=timed_out,
+    )
+
+
+def _check_consumer(
+    values: dict[str, float], printed: tuple[str, ...], times: tuple[str, ...], where: str
+) -> None:
+    text = dict(zip(_CONSUMER_TAIL, printed, strict=True))
+    bug = (
+        "the Kafka <= 2.7 consumer-perf-test bug (KAFKA-10701, fixed in 2.8): "
+        "rerun with a newer kafka-consumer-perf-test.sh"
+    )
+    rebalance = values["rebalance.time.ms"]
+    if rebalance >= _EPOCH_MS:
+        raise PerfTestError(
+            f"{where}: rebalance.time.ms {text['rebalance.time.ms']} is an epoch timestamp, "
+            f"not a duration: {bug}"
+        )
+    for name in ("rebalance.time.ms", "fetch.time.ms", "fetch.MB.sec", "fetch.nMsg.sec"):
+        # Java prints a tiny negative rate as -0.0000, which float() reads as -0.0.
+        if values[name] < 0 or text[name].startswith(("-", "\u2212")):
+            raise PerfTestError(f"{where}: {name} {text[name]} is negative: {bug}")
+    if len(times) == 2 and times[0] == times[1] and _DEFAULT_DATE.fullmatch(times[0]):
+        raise PerfTestError(f"{where}: zero elapsed time: end.time equals start.time ({times[0]})")
+    for name in ("MB.sec", "nMsg.sec", "fetch.MB.sec", "fetch.nMsg.sec"):
+        if not math.isfinite(values[name]):
+            raise PerfTestError(
+                f"{where}: {name} is {text[name]}: zero elapsed time, not a measurement"
+            )
+    if values["fetch.time.ms"] == 0:
+        raise PerfTestError(
+            f"{where}: zero elapsed time: fetch.time.ms is 0, so fetch.MB.sec means nothing"
+        )
+    if values["data.consumed.in.nMsg"] == 0:
+        raise PerfTestError(f"{where}: no records consumed (data.consumed.in.nMsg is 0)")
+
+
+def _producer_measurements(runs: Sequence[PerfRun]) -> list[tuple[float, float]]:
+    by_file: dict[str, list[PerfRun]] = {}
+    for run in runs:
+        if run.kind == "producer" and run.window != "detailed":
+            by_file.setdefault(run.source, []).append(run)
+    measured: list[tuple[float, float]] = []
+    for file_runs in by_file.values():
+        # A steady-state summary follows its own whole-run summary: use it instead.
+        steady = [r for r in file_runs if r.window == "steady-state"]
+        chosen = steady or [r for r in file_runs if r.window == "summary"]
+        measured.extend((r.mib_per_s, r.records_per_s) for r in chosen)
+    return measured
+
+
+def _consumer_measurements(runs: Sequence[PerfRun]) -> list[tuple[float, float]]:
+    measured: list[tuple[float, float]] = []
+    detailed: dict[str, list[PerfRun]] = {}
+    for run in runs:
+        if run.kind != "consumer":
+            continue
+        if run.window == "detailed":
+            detailed.setdefault(run.source, []).append(run)
+        elif run.fetch_mib_per_s is not None and run.fetch_records_per_s is not None:
+            measured.append((run.fetch_mib_per_s, run.fetch_records_per_s))
+    for rows in detailed.values():
+        fetch_s = sum(r.fetch_ms or 0 for r in rows) / 1000
+        last = rows[-1]
+        measured.append(((last.mib or 0.0) / fetch_s, last.records / fetch_s))
+    return measured
+
+
+def _medians(measured: Sequence[tuple[float, float]]) -> tuple[float | None, float | None]:
+    if not measured:
+        return None, None
+    return (
+        statistics.median(m[0] for m in measured),
+        statistics.median(m[1] for m in measured),
+    )
+
+
+# Formats follow Kafka's tools/src/main/java/org/apache/kafka/tools/ProducerPerformance.java
+# (Stats.printWindow, Stats.printTotal) and ConsumerPerformance.java (printHeader, the
+# summary printf, printBasicProgress/printExtendedProgress); KAFKA-10701 for the bug.

@@ -1,0 +1,430 @@
+"""Reading kafka-producer-perf-test / kafka-consumer-perf-test output into Tp and Tc.
+
+The fixture files under data/perf are written from the printf formats in Kafka's
+ProducerPerformance.java and ConsumerPerformance.java, with numbers that agree with each
+other (MB = bytes / 2**20, fetch.time.ms = elapsed - rebalance.time.ms).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.adapters.perf_test import (
+    PerfRun,
+    PerfTestError,
+    check_topic_name,
+    parse_perf_test,
+    partition_capacity,
+    read_perf_test,
+)
+from planner.cli import main
+
+DATA = Path(__file__).parent / "data" / "perf"
+SCRIPT = Path(sys.executable).with_name("partition-planner")
+CONSUMER_HEADER = (
+    "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, "
+    "rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec"
+)
+GOOD_ROW = (
+    "2024-05-14 10:02:11:482, 2024-05-14 10:02:25:907, 476.8372, 33.0563, 5000000, "
+    "346620.4506, 3035, 11390, 41.8645, 438981.5628"
+)
+
+
+def fixture(name: str) -> tuple[PerfRun, ...]:
+    return read_perf_test(DATA / name)
+
+
+def consumer_text(row: str) -> str:
+    return f"{CONSUMER_HEADER}\n{row}\n"
+
+
+def rejects(text: str, source: str = "t.consumer.txt") -> str:
+    with pytest.raises(PerfTestError) as info:
+        parse_perf_test(text, source)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+# --- producer ---------------------------------------------------------------------------
+
+
+def test_producer_3x_summary_and_windows() -> None:
+    runs = fixture("orders.producer.txt")
+    assert [r.window for r in runs] == ["detailed"] * 6 + ["summary"]
+    summary = runs[-1]
+    assert summary == PerfRun(
+        kind="producer",
+        topic="orders",
+        records=5_000_000,
+        records_per_s=149804.650546,
+        mib_per_s=14.29,  # as printed: the tool's "MB" is already MiB
+        window="summary",
+        source=str(DATA / "orders.producer.txt"),
+        line=7,
+        avg_latency_ms=7.0,
+        max_latency_ms=230.0,
+        p50_ms=2.0,
+        p95_ms=29.0,
+        p99_ms=53.0,
+        p999_ms=68.0,
+    )
+    first = runs[0]
+    assert (first.records, first.records_per_s, first.mib_per_s) == (726553, 145281.5, 13.86)
+    assert (first.avg_latency_ms, first.max_latency_ms, first.p50_ms) == (64.2, 230.0, None)
+
+
+def test_producer_warmup_output_gives_a_steady_state_summary_and_skips_metrics() -> None:
+    runs = fixture("payments.producer.txt")
+    assert [r.window for r in runs] == ["detailed"] * 4 + ["summary", "steady-state"]
+    steady = runs[-1]
+    assert (steady.records, steady.records_per_s, steady.p999_ms) == (150000, 10001.333511, 12.0)
+    capacity = partition_capacity(runs, "payments")
+    assert capacity.tp_records_per_s == 10001.333511  # the warm-up is left out
+    assert capacity.tp_mib_per_s == 9.77
+    assert capacity.producer_runs == 1
+
+
+def test_producer_comma_decimal_locale() -> None:
+    window, summary = fixture("de-locale.producer.txt")
+    assert (window.records_per_s, window.mib_per_s, window.avg_latency_ms) == (99912.2, 9.53, 3.4)
+    assert (summary.records_per_s, summary.avg_latency_ms, summary.p99_ms) == (
+        99970.009997,
+        2.18,
+        21.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "records_per_s", "window"),
+    [
+        # Any number of decimals is read, whatever the version prints.
+        (
+            "5000000 records sent, 751992.8 records/sec (71.72 MB/sec), 7.0 ms avg latency, "
+            "230.0 ms max latency, 4 ms 50th, 29 ms 95th, 53 ms 99th, 68 ms 99.9th.",
+            751992.8,
+            "summary",
+        ),
+        # Old window lines print "%.1f max latency." without "ms".
+        (
+            "254377 records sent, 50875.4 records/sec (48.52 MB/sec), 609.9 ms avg latency, "
+            "2761.0 max latency.",
+            50875.4,
+            "detailed",
+        ),
+    ],
+)
+def test_producer_line_variants(line: str, records_per_s: float, window: str) -> None:
+    (run,) = parse_perf_test(line + "\n", "t.producer.txt")
+    assert (run.records_per_s, run.window) == (records_per_s, window)
+
+
+# --- consumer ---------------------------------------------------------------------------
+
+
+def test_consumer_with_header() -> None:
+    (run,) = fixture("orders.consumer.txt")
+    assert (run.kind, run.topic, run.window, run.line) == ("consumer", "orders", "summary", 2)
+    assert (run.records, run.records_per_s, run.mib_per_s, run.mib) == (
+        5_000_000,
+        346620.4506,
+        33.0563,
+        476.8372,
+    )
+    assert (run.rebalance_ms, run.fetch_ms) == (3035, 11390)
+    assert (run.fetch_mib_per_s, run.fetch_records_per_s) == (41.8645, 438981.5628)
+    assert run.avg_latency_ms is None and not run.timed_out
+
+
+def test_consumer_without_header_is_recognised_by_its_shape() -> None:
+    (run,) = fixture("orders-run2.txt")  # --hide-header; topic from '# topic: orders'
+    assert (run.topic, run.window, run.line, run.fetch_mib_per_s) == (
+        "orders",
+        "summary",
+        2,
+        43.9157,
+    )
+
+
+def test_consumer_metrics_after_the_row_are_ignored() -> None:
+    (run,) = fixture("orders-run3.consumer.txt")
+    assert (run.topic, run.line, run.fetch_records_per_s) == ("orders", 3, 417292.6056)
+
+
+def test_consumer_detailed_stats() -> None:
+    runs = fixture("clicks.consumer.txt")
+    assert [r.window for r in runs] == ["detailed"] * 4
+    assert [r.records for r in runs] == [610000, 2140000, 3638000, 5000000]  # running totals
+    assert (runs[0].rebalance_ms, runs[0].fetch_ms, runs[0].mib_per_s) == (3011, 1993, 116.2553)
+    capacity = partition_capacity(runs, "clicks")
+    # Last running totals over the sum of the intervals' fetch time, as one run.
+    fetch_s = (1993 + 5000 + 5001 + 5000) / 1000
+    assert capacity.consumer_runs == 1
+    assert capacity.tc_mib_per_s == pytest.approx(4768.3716 / fetch_s)
+    assert capacity.tc_records_per_s == pytest.approx(5_000_000 / fetch_s)
+
+
+def test_detailed_row_without_header_is_told_by_its_thread_id() -> None:
+    row = (
+        "2024-05-14 10:02:21:486, 0, 2040.8630, 291.8243, 2140000, 306000.0000, 0, 5000, "
+        "291.8243, 306000.0000"
+    )
+    (run,) = parse_perf_test(row + "\n", "t.consumer.txt")
+    assert run.window == "detailed"
+
+
+def test_consumer_warning_line_marks_the_run_timed_out() -> None:
+    (run,) = fixture("timeout.consumer.txt")
+    assert run.timed_out and run.line == 3 and run.records == 1_000_000
+    notes = partition_capacity([run], "timeout").notes
+    assert any("--timeout" in n for n in notes)
+
+
+def test_consumer_comma_decimal_locale() -> None:
+    (run,) = fixture("de-locale.consumer.txt")
+    assert (run.mib, run.mib_per_s, run.records, run.records_per_s) == (
+        95.3674,
+        9.5329,
+        100000,
+        9996.0016,
+    )
+    assert (run.fetch_mib_per_s, run.fetch_records_per_s) == (13.6298, 14291.8394)
+
+
+def test_consumer_custom_date_format_with_commas() -> None:
+    row = (
+        "Tue, 14 May 2024 10:02:11, Tue, 14 May 2024 10:02:25, 476.8372, 33.0563, 5000000, "
+        "346620.4506, 3035, 11390, 41.8645, 438981.5628"
+    )
+    (run,) = parse_perf_test(consumer_text(row), "t.consumer.txt")
+    assert (run.window, run.fetch_mib_per_s) == ("summary", 41.8645)
+
+
+# --- rejections -------------------------------------------------------------------------
+
+
+def test_rejects_the_kafka_27_epoch_rebalance_row() -> None:
+    message = rejects((DATA / "legacy.consumer.txt").read_text(), "legacy.consumer.txt")
+    assert message.startswith("legacy.consumer.txt: line 2: rebalance.time.ms 1600000010310")
+    assert "epoch" in message and "KAFKA-10701" in message
+
+
+def test_fixture_file_errors_name_the_path() -> None:
+    with pytest.raises(PerfTestError, match=r"legacy\.consumer\.txt: line 2: "):
+        fixture("legacy.consumer.txt")
+
+
+@pytest.mark.parametrize(
+    ("tail", "field"),
+    [
+        ("3035, 11390, -0.0000, 438981.5628", "fetch.MB.sec -0.0000"),
+        ("3035, 11390, 41.8645, -12.5000", "fetch.nMsg.sec -12.5000"),
+        ("3035, -11390, 41.8645, 438981.5628", "fetch.time.ms -11390"),
+    ],
+)
+def test_rejects_negative_fetch_figures(tail: str, field: str) -> None:
+    row = "2024-05-14 10:02:11:482, 2024-05-14 10:02:25:907, 476.8372, 33.0563, 5000000, "
+    row += "346620.4506, " + tail
+    message = rejects(consumer_text(row))
+    assert message.startswith(f"t.consumer.txt: line 2: {field} is negative")
+
+
+def test_rejects_end_equal_to_start() -> None:
+    message = rejects((DATA / "zero-elapsed.consumer.txt").read_text())
+    assert message == (
+        "t.consumer.txt: line 2: zero elapsed time: end.time equals start.time "
+        "(2024-05-14 10:02:11:482)"
+    )
+
+
+def test_rejects_zero_fetch_time() -> None:
+    row = GOOD_ROW.replace("3035, 11390, 41.8645, 438981.5628", "14425, 0, Infinity, Infinity")
+    assert "fetch.MB.sec is Infinity: zero elapsed time" in rejects(consumer_text(row))
+    row = GOOD_ROW.replace("11390, 41.8645, 438981.5628", "0, 0.0000, 0.0000")
+    assert "fetch.time.ms is 0" in rejects(consumer_text(row))
+
+
+def test_rejects_zero_elapsed_shown_only_by_infinite_rates() -> None:
+    row = "t1, t1, 0.0954, Infinity, 1000, NaN, 0, 0, Infinity, Infinity"
+    assert "MB.sec is Infinity: zero elapsed time" in rejects(consumer_text(row))
+
+
+def test_rejects_a_consumer_run_with_no_records() -> None:
+    row = (
+        "2024-05-14 10:02:11:482, 2024-05-14 10:02:25:907, 0.0000, 0.0000, 0, 0.0000, "
+        "3035, 11390, 0.0000, 0.0000"
+    )
+    assert "no records consumed" in rejects(consumer_text(row))
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (
+            "0 records sent, 0.000000 records/sec (0.00 MB/sec), NaN ms avg latency, "
+            "0.00 ms max latency, 0 ms 50th, 0 ms 95th, 0 ms 99th, 0 ms 99.9th.",
+            "no records sent",
+        ),
+        (
+            "10 records sent, Infinity records/sec (Infinity MB/sec), 1.00 ms avg latency, "
+            "2.00 ms max latency, 1 ms 50th, 2 ms 95th, 2 ms 99th, 2 ms 99.9th.",
+            "records/sec is Infinity: zero elapsed time",
+        ),
+        (
+            "5000000 records sent, 751992.780869 records/sec (71.72 MB/sec), 7.00 ms avg lat",
+            "a 'records sent' line that is not kafka-producer-perf-test output",
+        ),
+    ],
+)
+def test_rejects_bad_producer_lines(line: str, problem: str) -> None:
+    message = rejects(f"# topic: orders\n{line}\n", "run.txt")
+    assert message.startswith(f"run.txt: line 2: {problem}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\n\n",
+        "Metric Name   Value\nproducer-metrics:batch-size-avg:{client-id=x}   : 15204.417\n",
+        f"{CONSUMER_HEADER}\n",
+    ],
+)
+def test_rejects_a_file_with_no_run(text: str) -> None:
+    assert rejects(text, "t.producer.txt") == (
+        "t.producer.txt: no kafka-producer-perf-test or kafka-consumer-perf-test output found"
+    )
+
+
+def test_rejects_output_of_the_other_tool() -> None:
+    message = rejects(consumer_text(GOOD_ROW), "orders.producer.txt")
+    assert message == (
+        "orders.producer.txt: line 2: consumer perf-test output in a file named for producer output"
+    )
+
+
+def test_rejects_a_file_without_a_topic() -> None:
+    message = rejects(consumer_text(GOOD_ROW), "run1.txt")
+    assert message.startswith("run1.txt: which topic?")
+
+
+@pytest.mark.parametrize(
+    ("first_line", "source", "problem"),
+    [
+        ("# topic: bad/name", "x.txt", "line 1: topic name 'bad/name' is not legal"),
+        ("# topic: ..", "x.txt", "line 1: topic name '..' is not allowed"),
+        ("# topic:", "x.txt", "line 1: topic name '' is not legal"),
+        ("# topic: " + "a" * 250, "x.txt", "line 1: topic name 'aaaa"),
+        ("", "..consumer.txt", "file name: topic name '.' is not allowed"),
+        ("", "caf\u00e9.consumer.txt", "file name: topic name 'caf\u00e9' is not legal"),
+    ],
+)
+def test_rejects_illegal_topic_names(first_line: str, source: str, problem: str) -> None:
+    message = rejects(f"{first_line}\n{CONSUMER_HEADER}\n{GOOD_ROW}\n", source)
+    assert message.startswith(f"{source}: {problem}")
+
+
+def test_topic_name_rule() -> None:
+    assert check_topic_name("a" * 249) is None
+    assert check_topic_name("orders.v2_eu-west") is None
+    assert check_topic_name("a" * 250) is not None
+    assert check_topic_name(".") is not None
+
+
+def test_missing_file() -> None:
+    with pytest.raises(PerfTestError, match=r"nope\.producer\.txt: cannot read the file"):
+        read_perf_test(DATA / "nope.producer.txt")
+
+
+# --- capacities -------------------------------------------------------------------------
+
+
+def test_capacity_is_the_median_of_several_runs() -> None:
+    runs = [
+        *fixture("orders.producer.txt"),
+        *fixture("orders-run2.producer.txt"),
+        *fixture("orders.consumer.txt"),
+        *fixture("orders-run2.txt"),
+        *fixture("orders-run3.consumer.txt"),
+    ]
+    capacity = partition_capacity(runs, "orders")
+    assert (capacity.producer_runs, capacity.consumer_runs) == (2, 3)
+    # Producer: the two summary lines (the windows are not runs).
+    assert capacity.tp_records_per_s == pytest.approx((149804.650546 + 751992.780869) / 2)
+    assert capacity.tp_mib_per_s == pytest.approx((14.29 + 71.72) / 2)
+    # Consumer: fetch.* figures (group join excluded), median of 41.86, 43.92, 39.80.
+    assert (capacity.tc_mib_per_s, capacity.tc_records_per_s) == (41.8645, 438981.5628)
+    assert "producer: median of 2 runs" in capacity.notes
+    assert "consumer: median of 3 runs" in capacity.notes
+
+
+def test_capacity_of_a_side_not_measured_is_none() -> None:
+    capacity = partition_capacity(fixture("orders.consumer.txt"), "orders")
+    assert capacity.tp_mib_per_s is None and capacity.tp_records_per_s is None
+    assert capacity.producer_runs == 0 and capacity.tc_mib_per_s == 41.8645
+
+
+def test_capacity_of_an_unknown_topic() -> None:
+    with pytest.raises(PerfTestError, match="no perf-test runs for topic 'clicks'"):
+        partition_capacity(fixture("orders.consumer.txt"), "clicks")
+
+
+# --- command line -----------------------------------------------------------------------
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    files = [str(DATA / n) for n in ("orders.producer.txt", "orders.consumer.txt")]
+    assert main(["perf-test", *files, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    summary = out["runs"][6]
+    for key in ("kind", "topic", "records", "records_per_s", "mib_per_s", "window", "line"):
+        assert key in summary
+    assert summary["p999_ms"] == 68.0 and summary["window"] == "summary"
+    consumer = out["runs"][7]
+    assert consumer["kind"] == "consumer" and consumer["avg_latency_ms"] is None
+    (capacity,) = out["capacities"]
+    assert capacity["topic"] == "orders"
+    assert capacity["tp_mib_per_s"] == 14.29 and capacity["tc_mib_per_s"] == 41.8645
+
+
+def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
+    files = [str(DATA / n) for n in ("payments.producer.txt", "clicks.consumer.txt")]
+    assert main(["perf-test", *files]) == 0
+    text = capsys.readouterr().out
+    assert "steady-state" in text and "payments.producer.txt:8" in text
+    assert "payments: Tp 9.77 MiB/s, 10,001.3 records/s; Tc not measured" in text
+    assert "clicks: Tp not measured; Tc " in text
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("legacy.consumer.txt", "legacy.consumer.txt: line 2: rebalance.time.ms"),
+        ("zero-elapsed.consumer.txt", "zero-elapsed.consumer.txt: line 2: zero elapsed time"),
+        ("nope.producer.txt", "nope.producer.txt: cannot read the file"),
+    ],
+)
+def test_cli_bad_file_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], name: str, problem: str
+) -> None:
+    assert main(["perf-test", str(DATA / "orders.consumer.txt"), str(DATA / name)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("partition-planner perf-test: error: ") and problem in line
+
+
+def test_cli_exit_code_from_a_real_process() -> None:
+    done = subprocess.run(
+        [str(SCRIPT), "perf-test", str(DATA / "legacy.consumer.txt")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
