@@ -22,9 +22,10 @@ from planner.assignors._members import (
 from planner.assignors.cooperative_sticky import CooperativeStickyAssignor
 from planner.assignors.range import RangeAssignor
 from planner.assignors.roundrobin import RoundRobinAssignor
-from planner.assignors.sticky import StickyAssignor
+from planner.assignors.sticky import CLIENTS, StickyAssignor, check_client
 
 __all__ = [
+    "CLIENTS",
     "STRATEGIES",
     "Assignment",
     "CooperativeStickyAssignor",
@@ -52,6 +53,24 @@ class _Assignor(Protocol):
     ) -> Assignment: ...
 
 
+class _ClientAwareAssignor(Protocol):
+    name: str
+
+    def assign(
+        self,
+        partitions_per_topic: PartitionsPerTopic,
+        subscriptions: Subscriptions,
+        previous: PreviousAssignment | None = None,
+        *,
+        client: str = "java",
+    ) -> Assignment: ...
+
+
+# The sticky strategies are where Java and librdkafka choose differently.
+_CLIENT_AWARE: dict[str, _ClientAwareAssignor] = {
+    a.name: a for a in (StickyAssignor(), CooperativeStickyAssignor())
+}
+
 _ASSIGNORS: dict[str, _Assignor] = {
     a.name: a
     for a in (RangeAssignor(), RoundRobinAssignor(), StickyAssignor(), CooperativeStickyAssignor())
@@ -66,6 +85,8 @@ def assign(
     partitions_per_topic: PartitionsPerTopic,
     subscriptions: Subscriptions,
     previous: PreviousAssignment | None = None,
+    *,
+    client: str = "java",
 ) -> Assignment:
     """Assign the partitions of the subscribed topics to the members of a consumer group.
 
@@ -77,6 +98,11 @@ def assign(
             Topics missing from ``partitions_per_topic`` are ignored.
         previous: Member id -> the partitions it owned in the last generation, or None
             for a fresh group. Only the sticky strategies read it.
+        client: Whose assignor to reproduce, one of :data:`CLIENTS`: ``"java"``
+            (Kafka's Java client) or ``"librdkafka"`` (confluent-kafka and other
+            librdkafka-based clients). Only the sticky strategies differ: librdkafka
+            gives the same counts with identical subscriptions, but moves other
+            partitions. ``range`` and ``roundrobin`` give the same result for both.
 
     Returns:
         Member id -> its partitions as ``TopicPartition(topic, partition)`` (equal to a
@@ -84,7 +110,7 @@ def assign(
         list), each list sorted by (topic, partition).
 
     Raises:
-        ValueError: Unknown strategy, or a negative partition count.
+        ValueError: Unknown strategy or client, or a negative partition count.
         TypeError: Malformed inputs (e.g. a bare string as a Subscription).
 
     Example:
@@ -99,4 +125,9 @@ def assign(
         raise ValueError(
             f"unknown assignment strategy {strategy!r}; valid strategies: {', '.join(STRATEGIES)}"
         )
+    check_client(client)
+    if client != "java":
+        client_aware = _CLIENT_AWARE.get(strategy)
+        if client_aware is not None:
+            return client_aware.assign(partitions_per_topic, subscriptions, previous, client=client)
     return assignor.assign(partitions_per_topic, subscriptions, previous)

@@ -10,7 +10,8 @@ from planner.assignors._members import (
     prepare,
 )
 from planner.assignors._ownership import clean_ownership
-from planner.assignors.sticky import sticky_target
+from planner.assignors._sticky_librdkafka import librdkafka_cooperative
+from planner.assignors.sticky import check_client, sticky_target
 
 
 class CooperativeStickyAssignor:
@@ -26,6 +27,9 @@ class CooperativeStickyAssignor:
 
     A partition claimed by two live members is also held back for one round, as
     Kafka's constrained path does, so no partition ever has two owners.
+
+    ``client="librdkafka"`` reproduces a librdkafka leader: its sticky target
+    (:mod:`planner.assignors._sticky_librdkafka`), then the same revocation rule.
 
     Example:
         ``c1`` joins ``c0``, which owned all four partitions. Round one only revokes;
@@ -50,6 +54,8 @@ class CooperativeStickyAssignor:
         partitions_per_topic: PartitionsPerTopic,
         subscriptions: Subscriptions,
         previous: PreviousAssignment | None = None,
+        *,
+        client: str = "java",
     ) -> Assignment:
         """Assign partitions for this rebalance; see the class docstring.
 
@@ -58,12 +64,19 @@ class CooperativeStickyAssignor:
             subscriptions: Member id -> subscribed topics.
             previous: Member id -> partitions owned when this rebalance started, or None
                 for a fresh group.
+            client: ``"java"`` (Kafka's Java client) or ``"librdkafka"``.
 
         Returns:
             Member id -> partitions for this round, every member present, lists sorted
             by (topic, partition).
+
+        Raises:
+            ValueError: Unknown client.
         """
+        check_client(client)
         ppt, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
+        if client == "librdkafka":
+            return librdkafka_cooperative(ppt, subs, prev)
         target = sticky_target(ppt, subs, prev)
         if not prev:
             return target

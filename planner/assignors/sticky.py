@@ -18,6 +18,20 @@ from planner.assignors._members import (
 )
 from planner.assignors._ownership import clean_ownership
 from planner.assignors._sticky_general import general_assign
+from planner.assignors._sticky_librdkafka import librdkafka_sticky_target
+
+CLIENTS: tuple[str, ...] = ("java", "librdkafka")
+"""Client flavours of the sticky assignors: Kafka's Java client, and librdkafka."""
+
+
+def check_client(client: object) -> None:
+    """Reject a client flavour other than those of :data:`CLIENTS`.
+
+    Raises:
+        ValueError: Unknown client.
+    """
+    if not isinstance(client, str) or client not in CLIENTS:
+        raise ValueError(f"unknown client {client!r}; valid clients: {', '.join(CLIENTS)}")
 
 
 class StickyAssignor:
@@ -46,6 +60,11 @@ class StickyAssignor:
       exactly as ``roundrobin``.
 
     Other subscriptions take Kafka's general path (:mod:`planner.assignors._sticky_general`).
+
+    ``client="librdkafka"`` reproduces librdkafka's port instead (confluent-kafka):
+    the same counts and number of moved partitions with identical subscriptions, but
+    no constrained path, so other partitions move
+    (:mod:`planner.assignors._sticky_librdkafka`).
 
     Example:
         The uneven round-robin input, balanced:
@@ -80,6 +99,8 @@ class StickyAssignor:
         partitions_per_topic: PartitionsPerTopic,
         subscriptions: Subscriptions,
         previous: PreviousAssignment | None = None,
+        *,
+        client: str = "java",
     ) -> Assignment:
         """Assign partitions; see the class docstring.
 
@@ -88,11 +109,18 @@ class StickyAssignor:
             subscriptions: Member id -> subscribed topics.
             previous: Member id -> partitions owned in the last generation, or None for
                 a fresh group.
+            client: ``"java"`` (Kafka's Java client) or ``"librdkafka"``.
 
         Returns:
             Member id -> partitions, every member present, lists sorted by (topic, partition).
+
+        Raises:
+            ValueError: Unknown client.
         """
+        check_client(client)
         ppt, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
+        if client == "librdkafka":
+            return librdkafka_sticky_target(ppt, subs, prev)
         return sticky_target(ppt, subs, prev)
 
 
