@@ -22,7 +22,7 @@ from tests.support.broker import Broker
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SETTLE_TIMEOUT_S = 30.0
 QUIET_S = 2.5  # a settled group shows no change for this long

@@ -69,3 +69,12 @@ def test_replication_factor_above_brokers_is_refused_as_kafka_does() -> None:
 def test_bad_partition_counts(bad: object) -> None:
     with pytest.raises(ValueError, match="partitions"):
         partition_cost(bad, ClusterShape(1, 1))  # type: ignore[arg-type]
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import planner.cost
+
+    failed, attempted = doctest.testmod(planner.cost)
+    assert attempted > 0 and failed == 0

@@ -244,3 +244,12 @@ def test_targets_from_history_end_to_end() -> None:
     assert targets["mib_in"].peak == pytest.approx(15.0, rel=0.01)
     assert targets["mib_in"].growth_factor == pytest.approx(1.0, abs=0.01)
     assert targets["mib_in"].target == pytest.approx(targets["mib_in"].grown * 1.3)
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import planner.sizing
+
+    failed, attempted = doctest.testmod(planner.sizing)
+    assert attempted > 0 and failed == 0
