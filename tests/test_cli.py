@@ -12,6 +12,8 @@ import pytest
 from planner.cli import main
 
 SCRIPT = Path(sys.executable).with_name("partition-planner")
+# A valid simulate call, to which each bad-argument case adds one bad flag.
+SIMULATE_4 = ["simulate", "--partitions", "4", "--load-mib", "1", "--tc-mib", "1"]
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:  # type: ignore[type-arg]
@@ -140,34 +142,8 @@ def test_demo_prints_a_recommendation(capsys: pytest.CaptureFixture[str]) -> Non
         (["size", "--records-per-s", "1", "--tp-mib", "1"], "--records-per-s"),
         (["simulate", "--partitions", "0"], "--partitions"),
         (["simulate", "--partitions", "4", "--load-mib", "1"], "--load-mib"),
-        (
-            [
-                "simulate",
-                "--partitions",
-                "4",
-                "--load-mib",
-                "1",
-                "--tc-mib",
-                "1",
-                "--strategies",
-                "uniform",
-            ],
-            "--strategies",
-        ),
-        (
-            [
-                "simulate",
-                "--partitions",
-                "4",
-                "--load-mib",
-                "1",
-                "--tc-mib",
-                "1",
-                "--key-sample",
-                "/nonexistent/keys.csv",
-            ],
-            "--key-sample",
-        ),
+        ([*SIMULATE_4, "--strategies", "uniform"], "--strategies"),
+        ([*SIMULATE_4, "--key-sample", "/nonexistent/keys.csv"], "--key-sample"),
     ],
 )
 def test_bad_arguments_give_one_line_and_exit_2(argv: list[str], flag: str) -> None:
