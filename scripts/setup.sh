@@ -15,10 +15,14 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 DEBIAN_NEEDS=(
   "java:openjdk-17-jre-headless"   # Spark's JVM
   "javac:openjdk-17-jdk-headless"  # the Java MurmurHash2 reference in benchmarks/
+  "promtool:prometheus"            # a real Prometheus for the collector tests
+  "/usr/lib/postgresql/15/bin/initdb:postgresql-15"  # a real PostgreSQL for the store tests
+  "chromium:chromium"              # the report site is checked in a real browser
+  "chromedriver:chromium-driver"
 )
 missing=()
 for entry in "${DEBIAN_NEEDS[@]}"; do
-  command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
+  command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry##*:}")
 done
 if ((${#missing[@]})); then
   sudo=""

@@ -1,0 +1,398 @@
+"""Turning what a source read into a canonical figures table, row by row accountable.
+
+`conform` takes an Arrow table as a source read it (CSV text, inferred JSON types or
+typed Parquet), checks every value against the column's rule, and returns the good rows
+in the canonical schema and the bad ones in the `rejected` table with the file, row,
+field, value and reason. It is vectorised (Arrow compute), so a month of hourly figures
+for 10,000 topics conforms in seconds. What makes a whole file unusable (a required
+column missing) raises `FiguresError` instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from planner.assignors import STRATEGIES
+from planner.figures.schema import BYTE_UNITS, REJECTED, TABLES, TIMESTAMP, Table
+from planner.partitioners import PARTITIONERS
+
+__all__ = ["Conformed", "FiguresError", "conform", "dedupe", "empty", "rejections"]
+
+_NUMBER = r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$"
+_WHOLE = r"^\s*\+?\d+(\.0*)?\s*$"
+_TOPIC = r"^[a-zA-Z0-9._-]{1,249}$"
+_HEX = r"^([0-9a-fA-F]{2})*$"
+_TRUE = ("true", "t", "yes", "y", "1")
+_FALSE = ("false", "f", "no", "n", "0")
+_BYTE_COLUMNS = ("bytes_in_per_s", "bytes_out_per_s")
+
+
+class FiguresError(ValueError):
+    """Figures that cannot be used at all; the message names the source, file, row and field."""
+
+
+@dataclass(frozen=True)
+class Conformed:
+    """The result of conforming one source table.
+
+    Attributes:
+        table: The good rows, in the canonical schema of their table.
+        rejected: The bad rows, in the `rejected` schema.
+        rows: For each good row, its row number in the file it came from (or None).
+    """
+
+    table: pa.Table
+    rejected: pa.Table
+    rows: pa.Array | None = None
+
+
+def empty(name: str) -> pa.Table:
+    """An empty table with the canonical schema of `name` (or `rejected`)."""
+    spec = REJECTED if name == "rejected" else TABLES[name]
+    return spec.schema.empty_table()
+
+
+def rejections(
+    table: str,
+    source: str,
+    rows: Sequence[int | None],
+    fields: Sequence[str | None],
+    values: Sequence[str | None],
+    reasons: Sequence[str],
+) -> pa.Table:
+    """Rows of the `rejected` table."""
+    n = len(reasons)
+    return pa.table(
+        {
+            "table": pa.array([table] * n, pa.string()),
+            "source": pa.array([source] * n, pa.string()),
+            "row": pa.array(rows, pa.int64()),
+            "field": pa.array(fields, pa.string()),
+            "value": pa.array([None if v is None else v[:200] for v in values], pa.string()),
+            "reason": pa.array(reasons, pa.string()),
+        },
+        schema=REJECTED.schema,
+    )
+
+
+class _Checker:
+    """Accumulates, per row, the first field that failed and why."""
+
+    def __init__(self, n: int) -> None:
+        self.bad = np.zeros(n, dtype=bool)
+        self.field: list[str | None] = [None] * n
+        self.value: list[str | None] = [None] * n
+        self.reason: list[str] = [""] * n
+
+    def fail(self, mask: np.ndarray, field: str, raw: pa.Array, reason: str) -> None:
+        fresh = np.flatnonzero(mask & ~self.bad)
+        if fresh.size == 0:
+            return
+        texts = pc.cast(raw.take(pa.array(fresh)), pa.string()).to_pylist()
+        for i, text in zip(fresh.tolist(), texts, strict=True):
+            self.field[i] = field
+            self.value[i] = text
+            self.reason[i] = reason
+        self.bad[fresh] = True
+
+
+def _mask(values: pa.Array) -> np.ndarray:
+    """A boolean Arrow array as numpy, nulls as False."""
+    return np.asarray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _as_text(values: pa.Array) -> pa.Array:
+    return pc.utf8_trim_whitespace(pc.cast(values, pa.string()))
+
+
+def _blank(values: pa.Array) -> np.ndarray:
+    """Null, or text that is empty after trimming."""
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        return _mask(pc.or_kleene(pc.is_null(values), pc.equal(_as_text(values), "")))
+    return _mask(pc.is_null(values))
+
+
+def _to_float(values: pa.Array, name: str, check: _Checker) -> pa.Array:
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        text = _as_text(values)
+        ok = _mask(pc.match_substring_regex(text, _NUMBER))
+        check.fail(~ok & ~_blank(values), name, values, "not a number")
+        text = pc.if_else(pa.array(ok), text, pa.scalar(None, pa.string()))
+        return pc.cast(text, pa.float64())
+    if pa.types.is_boolean(values.type):
+        check.fail(~_mask(pc.is_null(values)), name, values, "not a number")
+        return pa.nulls(len(values), pa.float64())
+    return pc.cast(values, pa.float64())
+
+
+def _to_whole(values: pa.Array, name: str, check: _Checker, type_: pa.DataType) -> pa.Array:
+    numbers = _to_float(values, name, check)
+    arr = numbers.to_numpy(zero_copy_only=False)
+    with np.errstate(invalid="ignore"):
+        fraction = ~np.isnan(arr) & ((arr != np.floor(arr)) | ~np.isfinite(arr))
+    check.fail(fraction, name, values, "not a whole number")
+    limit = float(np.iinfo(np.int32).max if type_ == pa.int32() else np.iinfo(np.int64).max)
+    with np.errstate(invalid="ignore"):
+        too_big = ~np.isnan(arr) & (np.abs(arr) > limit)
+    check.fail(too_big, name, values, "too large")
+    safe = np.where(np.isnan(arr) | fraction | too_big, 0, arr)
+    return pa.array(safe.astype(np.int64), mask=np.isnan(arr) | fraction | too_big).cast(type_)
+
+
+def _to_bool(values: pa.Array, name: str, check: _Checker) -> pa.Array:
+    if pa.types.is_boolean(values.type):
+        return values
+    text = pc.utf8_lower(_as_text(values))
+    true = _mask(pc.is_in(text, pa.array(_TRUE)))
+    false = _mask(pc.is_in(text, pa.array(_FALSE)))
+    check.fail(~true & ~false & ~_blank(values), name, values, "not true or false")
+    return pa.array(true, mask=~(true | false))
+
+
+def _parse_time(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text.strip().replace(" UTC", "+00:00"))
+    except ValueError:
+        try:
+            seconds = float(text)
+        except ValueError:
+            return None
+        if not math.isfinite(seconds):
+            return None
+        return datetime.fromtimestamp(seconds, UTC)
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _to_time(values: pa.Array, name: str, check: _Checker) -> pa.Array:
+    if pa.types.is_timestamp(values.type):
+        if values.type.tz is None:
+            values = pc.assume_timezone(values, "UTC")
+        return pc.cast(values, TIMESTAMP)
+    if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+        seconds = pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
+        micros = np.where(np.isfinite(seconds), seconds * 1e6, 0).astype(np.int64)
+        check.fail(~np.isfinite(seconds) & ~np.isnan(seconds), name, values, "not a time")
+        return pa.array(micros, mask=~np.isfinite(seconds)).cast(TIMESTAMP)
+    encoded = pc.dictionary_encode(_as_text(values))
+    parsed = [_parse_time(v) if v else None for v in encoded.dictionary.to_pylist()]
+    unparsed = pa.array([p is None for p in parsed])
+    bad = _mask(pc.take(unparsed, encoded.indices)) & ~_blank(values)
+    check.fail(bad, name, values, "not a time (ISO 8601, UTC unless it says otherwise)")
+    return pc.take(pa.array(parsed, TIMESTAMP), encoded.indices)
+
+
+def _convert(values: pa.Array, column_type: pa.DataType, name: str, check: _Checker) -> pa.Array:
+    if pa.types.is_floating(column_type):
+        return _to_float(values, name, check)
+    if pa.types.is_integer(column_type):
+        return _to_whole(values, name, check, column_type)
+    if pa.types.is_boolean(column_type):
+        return _to_bool(values, name, check)
+    if pa.types.is_timestamp(column_type):
+        return _to_time(values, name, check)
+    text = _as_text(values)
+    return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
+
+
+def _check_domain(rule: str, values: pa.Array, name: str, raw: pa.Array, check: _Checker) -> None:
+    present = ~_mask(pc.is_null(values))
+    if rule in {"rate", "positive"}:
+        arr = values.to_numpy(zero_copy_only=False)
+        with np.errstate(invalid="ignore"):
+            check.fail(present & ~np.isfinite(arr), name, raw, "not a finite number")
+            if rule == "rate":
+                check.fail(present & (arr < 0), name, raw, "negative")
+            else:
+                check.fail(present & (arr <= 0), name, raw, "must be above zero")
+    elif rule in {"count", "whole"}:
+        arr = pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
+        floor = 1 if rule == "count" else 0
+        check.fail(present & (arr < floor), name, raw, f"must be {floor} or more")
+    elif rule in {"topic", "topic_or_default"}:
+        legal = _mask(pc.match_substring_regex(values, _TOPIC))
+        legal &= ~_mask(pc.is_in(values, pa.array([".", ".."])))
+        if rule == "topic_or_default":
+            legal |= _mask(pc.equal(values, "*"))
+        check.fail(
+            present & ~legal,
+            name,
+            raw,
+            "not a legal Kafka topic name (1-249 of a-z A-Z 0-9 . _ -, not . or ..)",
+        )
+    elif rule == "partitioner":
+        known = _mask(pc.is_in(values, pa.array(PARTITIONERS)))
+        check.fail(present & ~known, name, raw, f"unknown partitioner (one of {PARTITIONERS})")
+    elif rule == "strategy":
+        known = _mask(pc.is_in(values, pa.array(STRATEGIES)))
+        check.fail(present & ~known, name, raw, f"unknown strategy (one of {STRATEGIES})")
+    elif rule == "hex":
+        check.fail(
+            present & ~_mask(pc.match_substring_regex(values, _HEX)), name, raw, "not hex bytes"
+        )
+
+
+def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check: _Checker) -> None:
+    """Rules that involve more than one column."""
+    if spec.name == "capacity":
+        figures = (
+            "producer_mib_per_s",
+            "producer_records_per_s",
+            "consumer_mib_per_s",
+            "consumer_records_per_s",
+        )
+        none = np.ones(raw.num_rows, dtype=bool)
+        for name in figures:
+            none &= _mask(pc.is_null(columns[name]))
+        check.fail(none, "producer_mib_per_s", columns["topic"], "no capacity figure in the row")
+    if spec.name == "keys":
+        has_key = ~_mask(pc.is_null(columns["key"]))
+        has_hex = ~_mask(pc.is_null(columns["key_hex"]))
+        check.fail(has_key & has_hex, "key", columns["key"], "give key or key_hex, not both")
+        if "key" in raw.column_names and not pa.types.is_string(raw.column("key").type):
+            check.fail(has_key, "key", columns["key"], "key must be text")
+    if spec.name == "throughput" and "unit" in raw.column_names:
+        unit = _as_text(raw.column("unit").combine_chunks())
+        blank = _blank(unit)
+        known = _mask(pc.is_in(unit, pa.array(list(BYTE_UNITS))))
+        check.fail(~known & ~blank, "unit", unit, f"unknown unit (one of {', '.join(BYTE_UNITS)})")
+        factor = pc.fill_null(
+            pc.take(
+                pa.array(list(BYTE_UNITS.values())),
+                pc.index_in(unit, pa.array(list(BYTE_UNITS))),
+            ),
+            1.0,
+        )
+        for name in _BYTE_COLUMNS:
+            columns[name] = pc.multiply(columns[name], factor)
+
+
+def conform(name: str, raw: pa.Table, *, source: str, first_row: int = 1) -> Conformed:
+    """Check and convert a table a source read into the canonical `name` table.
+
+    Args:
+        name: The canonical table (`throughput`, `topics`, `capacity`, `groups`, `keys`,
+            `cluster`).
+        raw: The rows as read; extra columns are ignored, missing optional ones are null.
+            A throughput table may carry a `unit` column for its byte rates (`B/s`
+            default, `KiB/s`, `MiB/s`, `GiB/s`, `kB/s`/`KB/s`, `MB/s`, `GB/s`).
+        source: Where the rows came from, e.g. `landing:/data/throughput/a.csv`.
+        first_row: The row number of the first row (a CSV file: 2, after its header).
+
+    Returns:
+        The good rows and the rejected ones. Duplicates are not looked for here (see
+        `dedupe`), since they may span files.
+
+    Raises:
+        FiguresError: a required column is missing.
+    """
+    spec = TABLES[name]
+    missing = [c for c in spec.required if c not in raw.column_names and c != "source"]
+    if missing:
+        have = ", ".join(raw.column_names) or "none"
+        raise FiguresError(
+            f"{source}: row {first_row - 1 if first_row > 1 else 1}: missing required "
+            f"column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
+            f"for the {name} table (have {have})"
+        )
+    n = raw.num_rows
+    check = _Checker(n)
+    columns: dict[str, pa.Array] = {}
+    for column in spec.columns:
+        if column.name == "source" and column.name not in raw.column_names:
+            columns["source"] = pa.array([source] * n, pa.string())
+            continue
+        if column.name not in raw.column_names:
+            columns[column.name] = pa.nulls(n, column.type)
+            continue
+        values = raw.column(column.name).combine_chunks()
+        converted = _convert(values, column.type, column.name, check)
+        if column.required:
+            check.fail(_blank(values), column.name, values, "missing value")
+        _check_domain(column.check, converted, column.name, values, check)
+        columns[column.name] = converted
+    _table_rules(spec, columns, raw, check)
+    if name == "topics":
+        partitioner = columns["partitioner"]
+        columns["partitioner"] = pc.fill_null(partitioner, "murmur2_random")
+    good = pa.table(
+        {c.name: columns[c.name] for c in spec.columns},
+        schema=pa.schema([pa.field(c.name, c.type) for c in spec.columns]),
+    )
+    keep = pa.array(~check.bad)
+    table = good.filter(keep).cast(spec.schema)
+    bad_rows = np.flatnonzero(check.bad)
+    rejected = rejections(
+        name,
+        source,
+        [int(i) + first_row for i in bad_rows],
+        [check.field[i] for i in bad_rows],
+        [check.value[i] for i in bad_rows],
+        [check.reason[i] for i in bad_rows],
+    )
+    kept_rows = pa.array(np.flatnonzero(~check.bad) + first_row, pa.int64())
+    return Conformed(table, rejected, kept_rows)
+
+
+def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conformed:
+    """Keep the first row of every key of `name`; reject the later ones.
+
+    Args:
+        name: The canonical table.
+        table: Its rows, in priority order (earlier sources win).
+        rows: The row number of each row in its own file, for the rejection message.
+    """
+    spec = TABLES[name]
+    if table.num_rows == 0:
+        return Conformed(table, empty("rejected"), rows)
+    indexed = table.append_column("__i", pa.array(np.arange(table.num_rows)))
+    keys = [k for k in spec.key]
+    filled = indexed
+    for k in keys:
+        col = filled.column(k)
+        if pa.types.is_string(col.type):
+            filled = filled.set_column(
+                filled.column_names.index(k), k, pc.fill_null(col, "\x00<null>")
+            )
+    first = filled.group_by(keys, use_threads=False).aggregate([("__i", "min")])
+    winners = np.zeros(table.num_rows, dtype=bool)
+    winners[first.column("__i_min").to_numpy()] = True
+    if winners.all():
+        return Conformed(table, empty("rejected"), rows)
+    losers = np.flatnonzero(~winners)
+    firsts = filled.take(pa.array(losers)).join(
+        first, keys=keys, join_type="left outer", use_threads=False
+    )
+    firsts = firsts.sort_by("__i")
+    origin = table.column("source").take(firsts.column("__i_min")).to_pylist()
+    row_of = None if rows is None else rows.to_pylist()
+    reasons = [
+        f"duplicate ({', '.join(keys)}): first given by {src}"
+        + ("" if row_of is None else f" row {row_of[j]}")
+        for src, j in zip(origin, firsts.column("__i_min").to_pylist(), strict=True)
+    ]
+    lost = table.take(pa.array(losers))
+    values = [", ".join(str(lost.column(k)[i].as_py()) for k in keys) for i in range(len(losers))]
+    rejected = pa.table(
+        {
+            "table": pa.array([name] * len(losers), pa.string()),
+            "source": lost.column("source"),
+            "row": pa.array(
+                [None if row_of is None else row_of[i] for i in losers.tolist()], pa.int64()
+            ),
+            "field": pa.array([keys[-1]] * len(losers), pa.string()),
+            "value": pa.array(values, pa.string()),
+            "reason": pa.array(reasons, pa.string()),
+        },
+        schema=REJECTED.schema,
+    )
+    kept = None if rows is None else rows.filter(pa.array(winners))
+    return Conformed(table.filter(pa.array(winners)), rejected, kept)

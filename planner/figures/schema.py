@@ -1,0 +1,241 @@
+"""The canonical figures dataset: its tables, columns, types and units.
+
+Every source (landing files, perf-tool output, Prometheus, the Kafka admin API) produces
+these tables and nothing else; the Spark jobs and the expectation suites read them. The
+layout on disk is in `planner.figures.dataset`, the full description in `docs/figures.md`.
+
+Rates are per second. Byte rates are bytes (`bytes_*_per_s`), capacities are MiB
+(`*_mib_per_s`, the unit Kafka's perf tools print), timestamps are UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+__all__ = [
+    "BYTE_UNITS",
+    "DEFAULT_PARTITIONER",
+    "REJECTED",
+    "SNAPSHOT_TABLES",
+    "TABLES",
+    "TIMESTAMP",
+    "Column",
+    "Table",
+]
+
+TIMESTAMP = pa.timestamp("us", tz="UTC")
+DEFAULT_PARTITIONER = "murmur2_random"
+
+# Byte-rate units a landing file may declare in a `unit` column (bytes per unit).
+BYTE_UNITS: Mapping[str, float] = {
+    "B/s": 1.0,
+    "KiB/s": 1024.0,
+    "MiB/s": 1024.0**2,
+    "GiB/s": 1024.0**3,
+    "kB/s": 1000.0,
+    "KB/s": 1000.0,
+    "MB/s": 1000.0**2,
+    "GB/s": 1000.0**3,
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a figures table.
+
+    Attributes:
+        name: Column name.
+        type: Arrow type on disk.
+        required: A source must provide it (an optional column may be absent or null).
+        check: The domain rule a value must meet: `topic` (Kafka's name rule), `rate`
+            (finite, >= 0), `positive` (finite, > 0), `count` (whole, >= 1), `whole`
+            (whole, >= 0), `partitioner`, `strategy`, `hex`, or "" for none.
+        doc: What it means, with its unit.
+    """
+
+    name: str
+    type: pa.DataType
+    required: bool
+    check: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the figures dataset.
+
+    Attributes:
+        name: Table name (also its file name in an interval folder).
+        columns: Its columns, in order.
+        key: Columns whose values must be unique together; later duplicates are rejected.
+        doc: What a row is.
+    """
+
+    name: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+    doc: str
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The Arrow schema of the table on disk (every column, optional ones nullable)."""
+        return pa.schema([pa.field(c.name, c.type, nullable=not c.required) for c in self.columns])
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """Names of the columns a source must provide."""
+        return tuple(c.name for c in self.columns if c.required)
+
+    def column(self, name: str) -> Column:
+        """The column called `name`."""
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(name)
+
+
+def _c(name: str, type_: pa.DataType, check: str, doc: str, *, required: bool = True) -> Column:
+    return Column(name, type_, required, check, doc)
+
+
+_SOURCE = _c("source", pa.string(), "", "where the row came from (adapter and file or URL)")
+
+THROUGHPUT = Table(
+    "throughput",
+    (
+        _c("topic", pa.string(), "topic", "topic name"),
+        _c("ts", TIMESTAMP, "", "start of the sample, UTC"),
+        _c("bytes_in_per_s", pa.float64(), "rate", "bytes/s produced to the topic"),
+        _c("records_in_per_s", pa.float64(), "rate", "records/s produced to the topic"),
+        _c(
+            "bytes_out_per_s",
+            pa.float64(),
+            "rate",
+            "bytes/s fetched by consumers, all groups together (fan-out)",
+            required=False,
+        ),
+        _SOURCE,
+    ),
+    ("topic", "ts"),
+    "one rate sample of one topic",
+)
+
+TOPICS = Table(
+    "topics",
+    (
+        _c("topic", pa.string(), "topic", "topic name"),
+        _c("partitions", pa.int32(), "count", "current partition count"),
+        _c("replication_factor", pa.int32(), "count", "replicas per partition"),
+        _c("keyed", pa.bool_(), "", "producers set a key and rely on per-key order"),
+        _c(
+            "partitioner",
+            pa.string(),
+            "partitioner",
+            f"producers' partitioner, librdkafka names (default {DEFAULT_PARTITIONER})",
+            required=False,
+        ),
+        _c("retention_ms", pa.int64(), "whole", "retention.ms of the topic", required=False),
+        _c("source", pa.string(), "", _SOURCE.doc, required=False),
+    ),
+    ("topic",),
+    "one topic as it is today",
+)
+
+CAPACITY = Table(
+    "capacity",
+    (
+        _c("topic", pa.string(), "topic_or_default", "topic name, or * for the default"),
+        _c(
+            "producer_mib_per_s",
+            pa.float64(),
+            "positive",
+            "Tp: MiB/s one producer reaches on one partition",
+            required=False,
+        ),
+        _c(
+            "producer_records_per_s",
+            pa.float64(),
+            "positive",
+            "Tp in records/s",
+            required=False,
+        ),
+        _c(
+            "consumer_mib_per_s",
+            pa.float64(),
+            "positive",
+            "Tc: MiB/s one consumer processes from one partition",
+            required=False,
+        ),
+        _c(
+            "consumer_records_per_s",
+            pa.float64(),
+            "positive",
+            "Tc in records/s",
+            required=False,
+        ),
+        _c("record_bytes", pa.float64(), "positive", "record size measured", required=False),
+        _SOURCE,
+        _c("measured_at", TIMESTAMP, "", "when it was measured, UTC", required=False),
+    ),
+    ("topic",),
+    "single-partition capacities (Tp, Tc) of a topic",
+)
+
+GROUPS = Table(
+    "groups",
+    (
+        _c("group_id", pa.string(), "nonempty", "consumer group id"),
+        _c("topic", pa.string(), "topic", "a topic the group subscribes to"),
+        _c("strategy", pa.string(), "strategy", "assignment strategy (planner.assignors names)"),
+        _c("members", pa.int32(), "whole", "current member count"),
+        _c("source", pa.string(), "", _SOURCE.doc, required=False),
+    ),
+    ("group_id", "topic"),
+    "one subscription of one consumer group",
+)
+
+KEYS = Table(
+    "keys",
+    (
+        _c("topic", pa.string(), "topic", "topic name"),
+        _c("key", pa.string(), "", "the key as UTF-8 text", required=False),
+        _c("key_hex", pa.string(), "hex", "the key's bytes, hex (binary keys)", required=False),
+        _c("count", pa.float64(), "rate", "records (or bytes) seen with this key"),
+        _c("source", pa.string(), "", _SOURCE.doc, required=False),
+    ),
+    ("topic", "key", "key_hex"),
+    "how often one key was seen on a keyed topic",
+)
+
+CLUSTER = Table(
+    "cluster",
+    (
+        _c("broker_id", pa.int32(), "whole", "broker (node) id"),
+        _c("rack", pa.string(), "", "broker.rack", required=False),
+        _c("source", pa.string(), "", _SOURCE.doc, required=False),
+    ),
+    ("broker_id",),
+    "one broker",
+)
+
+REJECTED = Table(
+    "rejected",
+    (
+        _c("table", pa.string(), "", "the table the row was meant for"),
+        _c("source", pa.string(), "", "adapter and file or URL"),
+        _c("row", pa.int64(), "", "row number in the file (1 = first data row)", required=False),
+        _c("field", pa.string(), "", "the offending field", required=False),
+        _c("value", pa.string(), "", "the offending value, as text", required=False),
+        _c("reason", pa.string(), "", "why the row was rejected"),
+    ),
+    (),
+    "one input row that did not meet the rules, and why",
+)
+
+TABLES: Mapping[str, Table] = {
+    t.name: t for t in (THROUGHPUT, TOPICS, CAPACITY, GROUPS, KEYS, CLUSTER)
+}
+SNAPSHOT_TABLES = ("topics", "capacity", "groups", "keys", "cluster")
