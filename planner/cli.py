@@ -4,6 +4,8 @@ Subcommands:
   size      the sizing rule and the cost panel, from flags
   simulate  consumer-group assignments over candidate partition counts and group sizes
   demo      the model on the bundled example topic, with a recommendation
+  perf-test read kafka-producer/consumer-perf-test output into Tp and Tc
+  collect   gather one data interval's figures from the configured sources
 
 Bad arguments print one line naming the flag and exit with code 2.
 """
@@ -17,11 +19,16 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
 class UsageError(Exception):
     """A bad argument: one line naming the flag, exit code 2."""
+
+
+class Failed(Exception):
+    """Input or a source the run cannot use: one line naming what and where, exit code 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -102,7 +109,7 @@ def _json_default(value: Any) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from planner.commands import demo, perf_test, simulate, size
+    from planner.commands import collect, demo, perf_test, simulate, size
 
     parser = _Parser(prog="partition-planner", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -110,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_parser(sub)
     demo.add_parser(sub)
     perf_test.add_parser(sub)
+    collect.add_parser(sub)
     return parser
 
 
@@ -122,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         sys.stderr.write(f"partition-planner {args.command}: error: {exc}\n")
         return EXIT_USAGE
+    except Failed as exc:
+        sys.stderr.write(f"partition-planner {args.command}: failed: {exc}\n")
+        return EXIT_FAILED
     return result
 
 

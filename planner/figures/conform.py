@@ -275,7 +275,14 @@ def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check
             columns[name] = pc.multiply(columns[name], factor)
 
 
-def conform(name: str, raw: pa.Table, *, source: str, first_row: int = 1) -> Conformed:
+def conform(
+    name: str,
+    raw: pa.Table,
+    *,
+    source: str,
+    first_row: int = 1,
+    row_numbers: np.ndarray | None = None,
+) -> Conformed:
     """Check and convert a table a source read into the canonical `name` table.
 
     Args:
@@ -286,6 +293,8 @@ def conform(name: str, raw: pa.Table, *, source: str, first_row: int = 1) -> Con
             default, `KiB/s`, `MiB/s`, `GiB/s`, `kB/s`/`KB/s`, `MB/s`, `GB/s`).
         source: Where the rows came from, e.g. `landing:/data/throughput/a.csv`.
         first_row: The row number of the first row (a CSV file: 2, after its header).
+        row_numbers: Each row's number, when they are not consecutive from `first_row`
+            (a CSV file with rows that were skipped as unreadable).
 
     Returns:
         The good rows and the rejected ones. Duplicates are not looked for here (see
@@ -327,18 +336,23 @@ def conform(name: str, raw: pa.Table, *, source: str, first_row: int = 1) -> Con
         {c.name: columns[c.name] for c in spec.columns},
         schema=pa.schema([pa.field(c.name, c.type) for c in spec.columns]),
     )
+    numbers = (
+        np.arange(first_row, first_row + n, dtype=np.int64)
+        if row_numbers is None
+        else np.asarray(row_numbers, dtype=np.int64)
+    )
     keep = pa.array(~check.bad)
     table = good.filter(keep).cast(spec.schema)
     bad_rows = np.flatnonzero(check.bad)
     rejected = rejections(
         name,
         source,
-        [int(i) + first_row for i in bad_rows],
+        numbers[bad_rows].tolist(),
         [check.field[i] for i in bad_rows],
         [check.value[i] for i in bad_rows],
         [check.reason[i] for i in bad_rows],
     )
-    kept_rows = pa.array(np.flatnonzero(~check.bad) + first_row, pa.int64())
+    kept_rows = pa.array(numbers[~check.bad], pa.int64())
     return Conformed(table, rejected, kept_rows)
 
 

@@ -1,0 +1,238 @@
+"""The planner config file (TOML): where figures come from, where results go, how to plan.
+
+Every key has a default, so an empty file (or none) is a working configuration that
+reads a landing folder and writes under `./var/`. Secrets never live in the file: a
+source names the environment variable that holds them (`token_env`, `config_env`), and
+Airflow fills those from its connections. Relative paths are relative to the file.
+
+    [figures]
+    root = "var/figures"          # the canonical figures dataset
+    history_days = 30             # history the growth fit reads (collected if missing)
+
+    [sources]
+    use = ["landing"]             # in priority order: landing, prometheus, kafka
+
+    [sources.landing]
+    path = "var/landing"
+
+    [sources.prometheus]
+    url = "http://prometheus:9090"
+    step_s = 3600
+    token_env = "PLANNER_PROMETHEUS_TOKEN"   # optional bearer token
+    [sources.prometheus.queries]             # optional PromQL overrides per column
+
+    [sources.kafka]
+    bootstrap = "kafka:9092"
+    sample_s = 10
+    config_env = "PLANNER_KAFKA_CONFIG"      # optional JSON of librdkafka settings
+
+    [planning]                    # planner.recommend.PlanSettings fields
+    headroom_pct = 30
+    horizon_days = 180
+
+    [spark]
+    master = "local[2]"
+    [spark.conf]                  # any Spark setting
+    "spark.sql.shuffle.partitions" = "4"
+
+    [store]
+    url = "sqlite:///var/store.db"
+
+    [report]
+    dir = "var/report"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from planner.collect.base import Source
+from planner.recommend.plan import PlanSettings
+
+__all__ = ["ConfigError", "PlannerConfig", "build_sources", "load_config"]
+
+_SOURCE_NAMES = ("landing", "prometheus", "kafka")
+_SECTIONS = ("figures", "sources", "planning", "spark", "store", "report")
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    """The planner's configuration, defaults filled in.
+
+    Attributes:
+        path: The file it was read from (None for the defaults).
+        figures_root: The canonical figures dataset folder.
+        history_days: Days of throughput history to plan on.
+        sources: Source names in priority order.
+        source_settings: Each source's section.
+        planning: Planning settings.
+        spark_master: Spark master URL.
+        spark_conf: Extra Spark settings.
+        store_url: SQLAlchemy URL of the recommendation store.
+        report_dir: Where the report site is published.
+    """
+
+    path: Path | None = None
+    figures_root: Path = Path("var/figures")
+    history_days: int = 30
+    sources: tuple[str, ...] = ("landing",)
+    source_settings: Mapping[str, Mapping[str, Any]] = field(
+        default_factory=lambda: {"landing": {"path": "var/landing"}}
+    )
+    planning: PlanSettings = field(default_factory=PlanSettings)
+    spark_master: str = "local[2]"
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+    store_url: str = "sqlite:///var/store.db"
+    report_dir: Path = Path("var/report")
+
+    def resolve(self, value: str | Path) -> Path:
+        """A path from the file, relative to the file's folder."""
+        path = Path(value)
+        if path.is_absolute() or self.path is None:
+            return path
+        return self.path.parent / path
+
+
+def _table(doc: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = doc.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: [{key}] must be a table")
+    return value
+
+
+def _unknown(section: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(section) - allowed)
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(extra)} (known: {sorted(allowed)})")
+
+
+def load_config(path: str | Path | None = None) -> PlannerConfig:
+    """Read a config file (None: the defaults).
+
+    Raises:
+        ConfigError: unreadable TOML, an unknown section or key, or a bad value.
+    """
+    if path is None:
+        return PlannerConfig()
+    file = Path(path)
+    try:
+        doc = tomllib.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read the config file: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    _unknown(doc, set(_SECTIONS), str(file))
+    figures = _table(doc, "figures", str(file))
+    _unknown(figures, {"root", "history_days"}, f"{file} [figures]")
+    sources = _table(doc, "sources", str(file))
+    use = sources.get("use", ["landing"])
+    if not isinstance(use, list) or not use or any(u not in _SOURCE_NAMES for u in use):
+        raise ConfigError(
+            f"{file} [sources] use: a non-empty list of {', '.join(_SOURCE_NAMES)}, got {use!r}"
+        )
+    _unknown(sources, {"use", *_SOURCE_NAMES}, f"{file} [sources]")
+    settings = {name: _table(sources, name, f"{file} [sources]") for name in _SOURCE_NAMES}
+    for name in use:
+        if name != "landing" and not settings[name]:
+            raise ConfigError(f"{file}: source {name!r} is used but [sources.{name}] is missing")
+    settings.setdefault("landing", {})
+    settings["landing"].setdefault("path", "var/landing")
+    planning_doc = _table(doc, "planning", str(file))
+    known = {f.name for f in fields(PlanSettings)} - {"cost"}
+    _unknown(planning_doc, known, f"{file} [planning]")
+    if "partition_grid" in planning_doc:
+        planning_doc["partition_grid"] = tuple(planning_doc["partition_grid"])
+    try:
+        planning = PlanSettings(**planning_doc)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{file} [planning]: {exc}") from None
+    spark = _table(doc, "spark", str(file))
+    _unknown(spark, {"master", "conf"}, f"{file} [spark]")
+    store = _table(doc, "store", str(file))
+    _unknown(store, {"url"}, f"{file} [store]")
+    report = _table(doc, "report", str(file))
+    _unknown(report, {"dir"}, f"{file} [report]")
+    history_days = figures.get("history_days", 30)
+    if not isinstance(history_days, int) or history_days < 0:
+        raise ConfigError(f"{file} [figures] history_days: a whole number >= 0")
+    config = PlannerConfig(path=file)
+    return PlannerConfig(
+        path=file,
+        figures_root=config.resolve(figures.get("root", "var/figures")),
+        history_days=history_days,
+        sources=tuple(use),
+        source_settings=settings,
+        planning=planning,
+        spark_master=str(spark.get("master", "local[2]")),
+        spark_conf={str(k): str(v) for k, v in _table(spark, "conf", str(file)).items()},
+        store_url=str(store.get("url", "sqlite:///var/store.db")),
+        report_dir=config.resolve(report.get("dir", "var/report")),
+    )
+
+
+def _secret(settings: Mapping[str, Any], key: str) -> str | None:
+    """The value of the environment variable a setting names (None if unset)."""
+    name = settings.get(key)
+    return os.environ.get(str(name)) if name else None
+
+
+def build_sources(config: PlannerConfig, *, landing: str | Path | None = None) -> list[Source]:
+    """The configured sources, highest priority first.
+
+    Args:
+        config: The configuration.
+        landing: A landing folder that replaces the configured one (the CLI's `--landing`).
+    """
+    from planner.collect.landing import LandingSource
+
+    out: list[Source] = []
+    for name in config.sources:
+        settings = config.source_settings.get(name, {})
+        if name == "landing":
+            out.append(LandingSource(landing or config.resolve(settings["path"])))
+        elif name == "prometheus":
+            from planner.collect.prometheus import PrometheusSource
+
+            out.append(PrometheusSource(**_prometheus_args(settings)))
+        elif name == "kafka":
+            from planner.collect.kafka_admin import KafkaAdminSource
+
+            out.append(KafkaAdminSource(**_kafka_args(settings)))
+    return out
+
+
+def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = {"url": settings["url"]}
+    if "step_s" in settings:
+        args["step_s"] = float(settings["step_s"])
+    if "queries" in settings:
+        args["queries"] = dict(settings["queries"])
+    token = _secret(settings, "token_env")
+    if token:
+        args["bearer_token"] = token
+    return args
+
+
+def _kafka_args(settings: Mapping[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = {"bootstrap": settings["bootstrap"]}
+    if "sample_s" in settings:
+        args["sample_s"] = float(settings["sample_s"])
+    extra = _secret(settings, "config_env")
+    if extra:
+        try:
+            args["config"] = json.loads(extra)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"environment variable {settings['config_env']} is not JSON: {exc}"
+            ) from None
+    return args

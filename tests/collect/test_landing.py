@@ -1,0 +1,217 @@
+"""Landing files into the figures dataset: every format, every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from planner.adapters.perf_test import partition_capacity, read_perf_test
+from planner.cli import main
+from planner.collect.landing import LandingSource
+from planner.collect.run import collect_interval
+from planner.figures import DataInterval, FiguresError, list_intervals, read_manifest, read_table
+
+PERF = Path(__file__).resolve().parents[1] / "adapters" / "data" / "perf"
+DAY = DataInterval.day(date(2026, 11, 21))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def landing(tmp_path: Path) -> Path:
+    root = tmp_path / "landing"
+    _write(
+        root / "topics" / "topics.csv",
+        "topic,partitions,replication_factor,keyed,partitioner,retention_ms\n"
+        "orders,6,3,true,murmur2,604800000\n"
+        "clicks,12,3,false,,\n",
+    )
+    _write(
+        root / "throughput" / "a.csv",
+        "topic,ts,bytes_in_per_s,records_in_per_s,unit\n"
+        "orders,2026-11-20T23:00:00Z,1,1000,MiB/s\n"
+        "orders,2026-11-21T00:00:00Z,2,2000,MiB/s\n"
+        "orders,2026-11-21T01:00:00Z,-2,2000,MiB/s\n"
+        "orders,2026-11-21T02:00:00Z,2\n"
+        "clicks,2026-11-21T02:00:00Z,3.5,fast,KiB/s\n",
+    )
+    pq.write_table(
+        pa.table(
+            {
+                "topic": ["clicks", "clicks", "orders"],
+                "ts": pa.array(
+                    [
+                        datetime(2026, 11, 21, 3, tzinfo=UTC),
+                        datetime(2026, 11, 21, 4, tzinfo=UTC),
+                        datetime(2026, 11, 21, 0, tzinfo=UTC),  # repeats a.csv line 3
+                    ],
+                    pa.timestamp("ms", tz="UTC"),
+                ),
+                "bytes_in_per_s": [5000.0, 6000.0, 1.0],
+                "records_in_per_s": [50.0, 60.0, 1.0],
+                "bytes_out_per_s": [10_000.0, None, 2.0],
+            }
+        ),
+        root / "throughput" / "b.parquet",
+    )
+    _write(
+        root / "groups" / "groups.jsonl",
+        json.dumps({"group_id": "billing", "topic": "orders", "strategy": "range", "members": 3})
+        + "\n"
+        + json.dumps({"group_id": "ghosts", "topic": "ghost", "strategy": "range", "members": 1})
+        + "\n",
+    )
+    _write(
+        root / "capacity" / "capacity.csv",
+        "topic,producer_mib_per_s,consumer_mib_per_s\n*,20,5\norders,30,4\n",
+    )
+    _write(root / "cluster" / "cluster.csv", "broker_id,rack\n1,a\n2,b\n3,c\n")
+    _write(root / "keys" / "orders.csv", "topic,key,count\norders,alice,10\norders,bob,3\n")
+    (root / "perf").mkdir()
+    for name in ("orders.producer.txt", "clicks.consumer.txt", "legacy.consumer.txt"):
+        shutil.copy(PERF / name, root / "perf" / name)
+    _write(root / "throughput" / "README.txt", "not a table\n")
+    return root
+
+
+def test_collects_every_table_from_csv_jsonl_and_parquet(landing: Path, tmp_path: Path) -> None:
+    figures = tmp_path / "figures"
+    report = collect_interval([LandingSource(landing)], DAY, figures)
+    assert report.rows == {
+        "topics": 2,
+        "capacity": 3,  # *, orders (file), clicks (perf); orders from perf loses to the file
+        "groups": 1,
+        "keys": 2,
+        "cluster": 3,
+        "throughput": 3,  # orders 00:00; clicks 03:00, 04:00
+    }
+    throughput = read_table(figures, DAY, "throughput")
+    assert throughput is not None
+    rows = {(r["topic"], r["ts"].hour): r for r in throughput.to_pylist()}
+    assert rows["orders", 0]["bytes_in_per_s"] == 2 * 1024 * 1024
+    assert rows["clicks", 3]["bytes_out_per_s"] == 10_000.0
+    assert rows["clicks", 4]["bytes_out_per_s"] is None
+    capacity = read_table(figures, DAY, "capacity")
+    assert capacity is not None
+    by_topic = {r["topic"]: r for r in capacity.to_pylist()}
+    assert by_topic["orders"]["producer_mib_per_s"] == 30.0  # the curated file wins
+    measured = partition_capacity(read_perf_test(PERF / "clicks.consumer.txt"), "clicks")
+    assert by_topic["clicks"]["consumer_mib_per_s"] == measured.tc_mib_per_s
+    assert by_topic["clicks"]["consumer_records_per_s"] == measured.tc_records_per_s
+    assert by_topic["clicks"]["source"].endswith("perf:clicks.consumer.txt")
+    topics = read_table(figures, DAY, "topics")
+    assert topics is not None
+    assert topics.column("partitioner").to_pylist() == ["murmur2", "murmur2_random"]
+
+
+def test_bad_rows_are_rejected_with_file_row_and_field(landing: Path, tmp_path: Path) -> None:
+    report = collect_interval([LandingSource(landing)], DAY, tmp_path / "figures")
+    found = {
+        (
+            Path(r["source"].split(":", 1)[1]).name if ":" in r["source"] else r["source"],
+            r["row"],
+            r["field"],
+        ): r["reason"]
+        for r in report.rejected.to_pylist()
+    }
+    assert found[("a.csv", 4, "bytes_in_per_s")] == "negative"
+    assert found[("a.csv", 5, None)].startswith("expected 5 fields, got 3")
+    assert found[("a.csv", 6, "records_in_per_s")] == "not a number"
+    assert found[("b.parquet", 3, "ts")].startswith(
+        "duplicate (topic, ts): first given by landing:"
+    )
+    assert "a.csv row 3" in found[("b.parquet", 3, "ts")]
+    assert found[("groups.jsonl", 2, "topic")].startswith("topic is not in the topics table")
+    legacy = [r for r in report.rejected.to_pylist() if "legacy.consumer.txt" in r["source"]]
+    assert len(legacy) == 1 and "rebalance.time.ms" in legacy[0]["reason"]
+    stored = read_table(tmp_path / "figures", DAY, "rejected")
+    assert stored is not None and stored.num_rows == report.rejected.num_rows
+    assert "ignored" in " ".join(report.notes)  # README.txt
+
+
+def test_history_days_are_collected_once_as_throughput_only(landing: Path, tmp_path: Path) -> None:
+    figures = tmp_path / "figures"
+    report = collect_interval([LandingSource(landing)], DAY, figures, history_days=3)
+    assert [h.key for h in report.history] == ["20261120T0000Z"]
+    manifest = read_manifest(figures, "20261120T0000Z")
+    assert manifest is not None and manifest["tables"] == {"throughput": 1}
+    assert manifest["notes"]["kind"] == "history"
+    again = collect_interval([LandingSource(landing)], DAY, figures, history_days=3)
+    assert again.history == ()  # already there
+    assert [i.key for i in list_intervals(figures)] == ["20261120T0000Z", "20261121T0000Z"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "t.csv",
+            "topic,ts,bytes_in_per_s\norders,2026-11-21T00:00Z,1\n",
+            "missing required column 'records_in_per_s'",
+        ),
+        ("t.csv", "", "the file is empty"),
+        ("t.jsonl", '{"topic": "orders"}\n{"topic": \n', "row 2: not JSON"),
+        ("t.parquet", "PAR1 but not really", "not a readable Parquet file"),
+    ],
+)
+def test_an_unusable_file_stops_collection_and_writes_nothing(
+    landing: Path, tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    figures = tmp_path / "figures"
+    collect_interval([LandingSource(landing)], DAY, figures)
+    before = read_table(figures, DAY, "throughput")
+    bad = _write(landing / "throughput" / name, text)
+    with pytest.raises(FiguresError, match=message) as info:
+        collect_interval([LandingSource(landing)], DAY, figures)
+    assert str(bad) in str(info.value)
+    after = read_table(figures, DAY, "throughput")
+    assert after is not None and before is not None and after.equals(before)
+
+
+def test_the_collect_command(
+    landing: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    figures = tmp_path / "figures"
+    code = main(
+        [
+            "collect",
+            "--landing",
+            str(landing),
+            "--figures",
+            str(figures),
+            "--interval",
+            "2026-11-21",
+            "--history-days",
+            "0",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "rejected rows: 7" in out
+    assert "a.csv: row 4: field 'bytes_in_per_s' = '-2': negative" in out
+    code = main(
+        [
+            "collect",
+            "--landing",
+            str(tmp_path / "missing"),
+            "--figures",
+            str(figures),
+            "--interval",
+            "2026-11-21",
+        ]
+    )
+    assert code == 1
+    assert "landing folder" in capsys.readouterr().err
+    code = main(["collect", "--figures", str(figures), "--interval", "yesterday"])
+    assert code == 2
+    assert "--interval" in capsys.readouterr().err

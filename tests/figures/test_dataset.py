@@ -1,0 +1,102 @@
+"""The figures dataset on disk: whole intervals, replaced atomically, recovered after a crash."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from planner.figures import (
+    DataInterval,
+    conform,
+    empty,
+    interval_path,
+    list_intervals,
+    read_manifest,
+    read_table,
+    write_interval,
+)
+
+DAY = DataInterval.day(date(2026, 11, 21))
+
+
+def _throughput(rate: float) -> pa.Table:
+    raw = pa.table(
+        {
+            "topic": ["orders"],
+            "ts": [datetime(2026, 11, 21, 3, tzinfo=UTC)],
+            "bytes_in_per_s": [rate],
+            "records_in_per_s": [rate / 100],
+        }
+    )
+    return conform("throughput", raw, source="test").table
+
+
+def test_interval_parsing() -> None:
+    assert DataInterval.parse("2026-11-21") == DAY
+    assert DAY.key == "20261121T0000Z"
+    assert DAY.days == 1
+    hours = DataInterval.parse("2026-11-21T06:00/2026-11-21T12:00+00:00")
+    assert hours.days == 0.25
+    assert [d.key for d in DataInterval.parse("2026-11-20T12:00/2026-11-22").split_days()] == [
+        "20261120T1200Z",
+        "20261121T0000Z",
+    ]
+    with pytest.raises(ValueError, match="expected YYYY-MM-DD"):
+        DataInterval.parse("21/11/2026")
+    with pytest.raises(ValueError, match="not after"):
+        DataInterval.parse("2026-11-22/2026-11-21")
+
+
+def test_write_read_and_replace(tmp_path: Path) -> None:
+    write_interval(tmp_path, DAY, {"throughput": _throughput(1.0)}, sources=["landing"])
+    write_interval(tmp_path, DAY, {"throughput": _throughput(2.0), "rejected": empty("rejected")})
+    table = read_table(tmp_path, DAY, "throughput")
+    assert table is not None and table.column("bytes_in_per_s").to_pylist() == [2.0]
+    assert read_table(tmp_path, DAY, "topics") is None
+    manifest = read_manifest(tmp_path, DAY)
+    assert manifest is not None and manifest["tables"] == {"throughput": 1, "rejected": 0}
+    assert list_intervals(tmp_path) == [DAY]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["interval=20261121T0000Z"]
+
+
+def test_a_write_that_fails_half_way_leaves_the_old_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_interval(tmp_path, DAY, {"throughput": _throughput(1.0)})
+    real = pq.write_table
+    calls = []
+
+    def dying(table: pa.Table, where: object, **kwargs: object) -> None:
+        calls.append(where)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        real(table, where, **kwargs)
+
+    monkeypatch.setattr(pq, "write_table", dying)
+    with pytest.raises(OSError, match="disk full"):
+        write_interval(
+            tmp_path, DAY, {"throughput": _throughput(9.0), "rejected": empty("rejected")}
+        )
+    table = read_table(tmp_path, DAY, "throughput")
+    assert table is not None and table.column("bytes_in_per_s").to_pylist() == [1.0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["interval=20261121T0000Z"]
+
+
+def test_a_writer_killed_between_the_renames_is_undone(tmp_path: Path) -> None:
+    write_interval(tmp_path, DAY, {"throughput": _throughput(1.0)})
+    # What a writer killed after moving the old folder aside leaves behind.
+    os.replace(interval_path(tmp_path, DAY), tmp_path / ".replaced-20261121T0000Z-abc")
+    assert list_intervals(tmp_path) == [DAY]  # reading puts it back
+    table = read_table(tmp_path, DAY, "throughput")
+    assert table is not None and table.column("bytes_in_per_s").to_pylist() == [1.0]
+
+
+def test_a_table_in_the_wrong_schema_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="canonical schema"):
+        write_interval(tmp_path, DAY, {"throughput": pa.table({"topic": ["x"]})})
+    assert list_intervals(tmp_path) == []
