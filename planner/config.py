@@ -17,9 +17,10 @@ Airflow fills those from its connections. Relative paths are relative to the fil
 
     [sources.prometheus]
     url = "http://prometheus:9090"
-    step_s = 3600
-    token_env = "PLANNER_PROMETHEUS_TOKEN"   # optional bearer token
-    [sources.prometheus.queries]             # optional PromQL overrides per column
+    step_s = 3600                            # one sample per step, labelled by its start
+    timeout_s = 30                           # per HTTP request; attempts = 4 with backoff
+    token_env = "PLANNER_PROMETHEUS_TOKEN"   # optional bearer token (or user_env/password_env)
+    [sources.prometheus.queries]             # optional PromQL overrides per column ($step)
 
     [sources.kafka]
     bootstrap = "kafka:9092"
@@ -58,6 +59,18 @@ from planner.recommend.plan import PlanSettings
 __all__ = ["ConfigError", "PlannerConfig", "build_sources", "load_config"]
 
 _SOURCE_NAMES = ("landing", "prometheus", "kafka")
+_PROMETHEUS_KEYS = {
+    "url",
+    "step_s",
+    "queries",
+    "timeout_s",
+    "query_timeout_s",
+    "first_delay_s",
+    "attempts",
+    "token_env",
+    "user_env",
+    "password_env",
+}
 _SECTIONS = ("figures", "sources", "planning", "spark", "store", "report")
 
 
@@ -212,14 +225,25 @@ def build_sources(config: PlannerConfig, *, landing: str | Path | None = None) -
 
 
 def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
-    args: dict[str, Any] = {"url": settings["url"]}
+    from datetime import timedelta
+
+    _unknown(settings, _PROMETHEUS_KEYS, "[sources.prometheus]")
+    args: dict[str, Any] = {"url": str(settings["url"])}
     if "step_s" in settings:
-        args["step_s"] = float(settings["step_s"])
+        args["step"] = timedelta(seconds=float(settings["step_s"]))
     if "queries" in settings:
-        args["queries"] = dict(settings["queries"])
+        args["queries"] = {str(k): (str(v) or None) for k, v in settings["queries"].items()}
+    for key in ("timeout_s", "query_timeout_s", "first_delay_s"):
+        if key in settings:
+            args[key] = float(settings[key])
+    if "attempts" in settings:
+        args["attempts"] = int(settings["attempts"])
     token = _secret(settings, "token_env")
     if token:
         args["bearer_token"] = token
+    user, password = _secret(settings, "user_env"), _secret(settings, "password_env")
+    if user and password:
+        args["basic_auth"] = (user, password)
     return args
 
 

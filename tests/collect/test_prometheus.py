@@ -1,0 +1,526 @@
+"""PrometheusSource against a real Prometheus whose history holds known hourly rates."""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from planner.collect.base import Collected, SourceUnavailable
+from planner.collect.prometheus import (
+    DEFAULT_QUERIES,
+    PrometheusQueryError,
+    PrometheusSource,
+)
+from planner.figures import DataInterval, FiguresError
+from tests.support.broker import free_port
+from tests.support.prometheus import (
+    FrontProxy,
+    History,
+    PrometheusServer,
+    Reply,
+    running_prometheus,
+)
+
+COLUMNS = ("bytes_in_per_s", "records_in_per_s", "bytes_out_per_s")
+ILLEGAL = "not a legal Kafka topic name"
+HISTORY = History()
+
+
+@pytest.fixture(scope="session")
+def history() -> History:
+    """Two days of known broker topic counters (see tests.support.prometheus)."""
+    return HISTORY
+
+
+@pytest.fixture(scope="session")
+def prometheus(history: History) -> Iterator[PrometheusServer]:
+    """A real Prometheus serving `history`."""
+    with running_prometheus(history) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def two_days(history: History) -> DataInterval:
+    return DataInterval(history.start, history.end)
+
+
+@pytest.fixture(scope="session")
+def collected(prometheus: PrometheusServer, two_days: DataInterval) -> Collected:
+    """The default queries over the whole history, collected once."""
+    return PrometheusSource(prometheus.url).collect(two_days)
+
+
+def _table(collected: Collected) -> pa.Table:
+    (part,) = collected.parts["throughput"]
+    return part.table
+
+
+def _rejected(collected: Collected) -> list[dict[str, Any]]:
+    return [row for table in collected.rejected for row in table.to_pylist()]
+
+
+def _rows(table: pa.Table, topic: str) -> list[dict[str, Any]]:
+    return [row for row in table.to_pylist() if row["topic"] == topic]
+
+
+def _hour(history: History, row: dict[str, Any]) -> int:
+    return int((row["ts"] - history.start).total_seconds() // 3600)
+
+
+def _instant_query(url: str, query: str, at_s: int) -> list[dict[str, Any]]:
+    body = urllib.parse.urlencode({"query": query, "time": str(at_s)}).encode()
+    with urllib.request.urlopen(f"{url}/api/v1/query", data=body, timeout=10) as response:
+        payload = json.load(response)
+    assert payload["status"] == "success"
+    result: list[dict[str, Any]] = payload["data"]["result"]
+    return result
+
+
+# --- rates against the known history --------------------------------------------------
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("column", COLUMNS)
+def test_rates_are_the_exact_hourly_sums_over_brokers(
+    collected: Collected, history: History, column: str
+) -> None:
+    table = _table(collected)
+    checked = 0
+    for topic in ("orders", "payments", "clicks.v1"):
+        rows = _rows(table, topic)
+        assert len(rows) == history.hours
+        for row in rows:
+            hour = _hour(history, row)
+            if not history.has_series(column, topic):
+                assert row[column] is None
+                continue
+            expected = history.expected(column, topic, hour)
+            assert row[column] == pytest.approx(expected, rel=1e-9), (topic, hour)
+            checked += 1
+    assert checked >= 2 * history.hours
+
+
+@pytest.mark.integration
+def test_each_sample_is_labelled_with_the_start_of_its_step(
+    collected: Collected, history: History, two_days: DataInterval
+) -> None:
+    rows = _rows(_table(collected), "orders")
+    starts = [row["ts"] for row in rows]
+    assert starts[0] == two_days.start
+    assert starts[-1] == two_days.end - timedelta(hours=1)
+    assert [_hour(history, row) for row in rows] == list(range(history.hours))
+    # The rate changes every hour, so a window one step off would give a neighbour's rate.
+    first, second = (history.expected("bytes_in_per_s", "orders", h) for h in (0, 1))
+    assert first != second
+    assert rows[0]["bytes_in_per_s"] == pytest.approx(first, rel=1e-9)
+
+
+@pytest.mark.integration
+def test_one_day_reads_only_its_own_hours(prometheus: PrometheusServer, history: History) -> None:
+    second_day = DataInterval.day((history.start + timedelta(days=1)).date())
+    table = _table(PrometheusSource(prometheus.url).collect(second_day))
+    rows = _rows(table, "payments")
+    assert len(rows) == 24
+    assert [_hour(history, row) for row in rows] == list(range(24, 48))
+    for row in rows:
+        expected = history.expected("records_in_per_s", "payments", _hour(history, row))
+        assert row["records_in_per_s"] == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.integration
+def test_rows_carry_the_server_as_source(
+    collected: Collected, prometheus: PrometheusServer
+) -> None:
+    table = _table(collected)
+    assert set(table.column("source").to_pylist()) == {f"prometheus:{prometheus.url}"}
+    assert table.schema.field("ts").type == pa.timestamp("us", tz="UTC")
+
+
+@pytest.mark.integration
+def test_a_counter_reset_is_absorbed_by_rate(
+    prometheus: PrometheusServer, collected: Collected, history: History
+) -> None:
+    broker = 2
+    hour = history.restart_hour(broker)
+    window_end = int(history.start.timestamp()) + (hour + 1) * 3600
+    resets = _instant_query(
+        prometheus.url,
+        f'resets(kafka_server_brokertopicmetrics_bytesin_total{{topic="orders",broker="{broker}"}}[1h])',
+        window_end,
+    )
+    assert [float(r["value"][1]) for r in resets] == [1.0]
+    (row,) = [r for r in _rows(_table(collected), "orders") if _hour(history, r) == hour]
+    for column in COLUMNS:
+        assert row[column] == pytest.approx(history.expected(column, "orders", hour), rel=1e-9)
+
+
+# --- bytes out, optional ----------------------------------------------------------------
+
+
+@pytest.mark.integration
+def test_a_topic_without_bytes_out_keeps_a_null(collected: Collected) -> None:
+    rows = _rows(_table(collected), "clicks.v1")
+    assert rows and all(row["bytes_out_per_s"] is None for row in rows)
+    assert all(row["bytes_in_per_s"] > 0 for row in rows)
+
+
+@pytest.mark.integration
+def test_an_absent_bytes_out_meter_leaves_the_column_null(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    absent = (
+        'sum by (topic) (rate(kafka_server_brokertopicmetrics_fetchbytes_total{topic!=""}[$step]))'
+    )
+    got = PrometheusSource(prometheus.url, queries={"bytes_out_per_s": absent}).collect(two_days)
+    table = _table(got)
+    assert table.num_rows == 3 * 48
+    assert table.column("bytes_out_per_s").null_count == table.num_rows
+    assert any("bytes_out_per_s query returned no series" in note for note in got.notes)
+    assert not any(r["field"] == "bytes_out_per_s" for r in _rejected(got))
+
+
+@pytest.mark.integration
+def test_bytes_out_can_be_switched_off(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    source = PrometheusSource(prometheus.url, queries={"bytes_out_per_s": None})
+    assert "bytes_out_per_s" not in source.queries
+    table = _table(source.collect(two_days))
+    assert table.num_rows == 3 * 48
+    assert table.column("bytes_out_per_s").null_count == table.num_rows
+
+
+# --- queries from config ------------------------------------------------------------------
+
+
+@pytest.mark.integration
+def test_a_query_override_replaces_the_default(
+    prometheus: PrometheusServer, history: History, two_days: DataInterval
+) -> None:
+    broker_one = (
+        "sum by (topic) (rate(kafka_server_brokertopicmetrics_messagesin_total"
+        '{topic!="",broker="1"}[$step]))'
+    )
+    source = PrometheusSource(prometheus.url, queries={"records_in_per_s": broker_one})
+    assert source.queries["records_in_per_s"].endswith("[1h]))")
+    assert source.queries["bytes_in_per_s"] == DEFAULT_QUERIES["bytes_in_per_s"].replace(
+        "$step", "1h"
+    )
+    table = _table(source.collect(two_days))
+    for row in _rows(table, "orders"):
+        hour = _hour(history, row)
+        assert row["records_in_per_s"] == pytest.approx(
+            history.records_per_s("orders", 1, hour), rel=1e-9
+        )
+        assert row["bytes_in_per_s"] == pytest.approx(
+            history.expected("bytes_in_per_s", "orders", hour), rel=1e-9
+        )
+
+
+@pytest.mark.integration
+def test_a_query_with_a_fixed_window_gets_a_note(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    fixed = DEFAULT_QUERIES["bytes_out_per_s"].replace("$step", "5m")
+    source = PrometheusSource(prometheus.url, queries={"bytes_out_per_s": fixed})
+    got = source.collect(DataInterval(history.start, history.start + timedelta(hours=1)))
+    assert any("bytes_out_per_s query has no $step" in note for note in got.notes)
+    assert not any("bytes_in_per_s query has no" in note for note in got.notes)
+
+
+@pytest.mark.integration
+def test_queries_that_match_nothing_give_no_rows_and_say_so(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    nothing = "sum by (topic) (rate(kafka_server_no_such_meter_total[$step]))"
+    queries = dict.fromkeys(("bytes_in_per_s", "records_in_per_s", "bytes_out_per_s"), nothing)
+    got = PrometheusSource(prometheus.url, queries=queries).collect(two_days)
+    assert _table(got).num_rows == 0
+    assert _rejected(got) == []
+    assert sum("returned no series" in note for note in got.notes) == 3
+
+
+@pytest.mark.integration
+def test_the_window_follows_the_step(prometheus: PrometheusServer, history: History) -> None:
+    source = PrometheusSource(prometheus.url, step=timedelta(minutes=30))
+    assert "[30m]" in source.queries["bytes_in_per_s"]
+    day = DataInterval.day(history.start.date())
+    rows = _rows(_table(source.collect(day)), "orders")
+    assert len(rows) == 48
+    for row in rows:  # rates are constant within an hour, so each half gives the hour's
+        expected = history.expected("bytes_in_per_s", "orders", _hour(history, row))
+        assert row["bytes_in_per_s"] == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.integration
+def test_long_intervals_are_split_into_several_requests(
+    prometheus: PrometheusServer, collected: Collected, two_days: DataInterval
+) -> None:
+    with FrontProxy(prometheus.url) as front:
+        split = PrometheusSource(front.url, max_points_per_query=5).collect(two_days)
+    assert front.requests == 3 * 10  # 48 steps in requests of 5 points, three queries
+    expected = _table(collected).drop_columns(["source"])
+    assert _table(split).drop_columns(["source"]).equals(expected)
+
+
+@pytest.mark.integration
+def test_a_trailing_part_step_is_left_out_with_a_note(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    interval = DataInterval(history.start, history.start + timedelta(hours=2, minutes=30))
+    got = PrometheusSource(prometheus.url).collect(interval)
+    assert len(_rows(_table(got), "orders")) == 2
+    assert any("the last 1800 s" in note for note in got.notes)
+
+
+def test_an_interval_shorter_than_the_step_is_an_error(history: History) -> None:
+    interval = DataInterval(history.start, history.start + timedelta(minutes=30))
+    with pytest.raises(FiguresError, match="shorter than the step 1h"):
+        PrometheusSource("http://127.0.0.1:9").collect(interval)
+
+
+# --- rejected rows ------------------------------------------------------------------------
+
+
+@pytest.mark.integration
+def test_an_illegal_topic_label_is_rejected_per_sample(
+    collected: Collected, history: History
+) -> None:
+    assert _rows(_table(collected), "orders/eu") == []
+    bad = [r for r in _rejected(collected) if r["value"] == "orders/eu"]
+    assert len(bad) == history.hours
+    assert all(r["field"] == "topic" and ILLEGAL in str(r["reason"]) for r in bad)
+    assert all(r["row"] is None and r["table"] == "throughput" for r in bad)
+    assert "sample at 2026-11-19T00:00:00Z" in str(bad[0]["reason"])
+
+
+@pytest.mark.integration
+def test_bytes_in_without_records_in_is_rejected_not_zeroed(
+    collected: Collected, history: History
+) -> None:
+    assert _rows(_table(collected), "audit") == []
+    bad = [r for r in _rejected(collected) if "'audit'" in str(r["reason"])]
+    assert len(bad) == history.hours
+    assert {r["field"] for r in bad} == {"records_in_per_s"}
+    assert "no records_in_per_s sample where bytes_in_per_s has one" in str(bad[0]["reason"])
+
+
+@pytest.mark.integration
+def test_default_collection_rejects_nothing_else(collected: Collected, history: History) -> None:
+    assert len(_rejected(collected)) == 2 * history.hours  # orders/eu and audit, above
+    assert _table(collected).num_rows == 3 * history.hours
+
+
+@pytest.mark.integration
+def test_a_series_without_topic_label_is_rejected(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    # Without topic!="" the exporter's all-topics meter comes through as a topic-less sum.
+    loose = "sum by (topic) (rate(kafka_server_brokertopicmetrics_bytesin_total[$step]))"
+    got = PrometheusSource(prometheus.url, queries={"bytes_in_per_s": loose}).collect(two_days)
+    bad = [r for r in _rejected(got) if "without a topic label" in str(r["reason"])]
+    assert [(r["field"], r["value"]) for r in bad] == [("topic", "{}")]
+    assert _table(got).num_rows == 3 * 48  # the topics themselves are unaffected
+
+
+@pytest.mark.integration
+def test_several_series_for_one_topic_are_rejected(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    per_broker = 'rate(kafka_server_brokertopicmetrics_bytesin_total{topic="orders"}[$step])'
+    got = PrometheusSource(prometheus.url, queries={"bytes_in_per_s": per_broker}).collect(two_days)
+    bad = [r for r in _rejected(got) if "carry topic 'orders'" in str(r["reason"])]
+    assert sorted(str(r["value"]) for r in bad) == [
+        f'{{broker="{b}",topic="orders"}}' for b in (1, 2, 3)
+    ]
+    assert "3 bytes_in_per_s series" in str(bad[0]["reason"])
+    assert _table(got).num_rows == 0  # no topic has both required columns now
+    missing = [r for r in _rejected(got) if r["field"] == "bytes_in_per_s"]
+    assert len(missing) == 4 * 48  # orders, payments, clicks.v1 and orders/eu
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        (f"-1 * ({DEFAULT_QUERIES['bytes_out_per_s']})", "negative"),
+        (f"0 * ({DEFAULT_QUERIES['bytes_out_per_s']}) / 0", "not a finite number"),
+    ],
+    ids=["negative", "nan"],
+)
+def test_bad_values_are_rejected(
+    prometheus: PrometheusServer, two_days: DataInterval, query: str, reason: str
+) -> None:
+    got = PrometheusSource(prometheus.url, queries={"bytes_out_per_s": query}).collect(two_days)
+    bad = [r for r in _rejected(got) if r["field"] == "bytes_out_per_s"]
+    assert len(bad) == 2 * 48  # orders and payments have bytes out
+    assert all(str(r["reason"]).startswith(reason) for r in bad)
+    assert {row["topic"] for row in _table(got).to_pylist()} == {"clicks.v1"}
+
+
+# --- faults -------------------------------------------------------------------------------
+
+
+def test_prometheus_down_fails_after_bounded_retries(two_days: DataInterval) -> None:
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there any more
+    source = PrometheusSource(url, attempts=3, first_delay_s=0.05, timeout_s=1)
+    began = time.monotonic()
+    with pytest.raises(SourceUnavailable) as caught:
+        source.collect(two_days)
+    assert time.monotonic() - began < 3
+    message = str(caught.value)
+    assert url in message
+    assert "failed 3 times" in message
+    assert "Connection refused" in message
+    assert "bytes_in_per_s query 'sum by (topic) (rate(" in message
+
+
+def test_a_server_that_never_answers_times_out(two_days: DataInterval) -> None:
+    with socket.socket() as silent:  # accepts connections into its backlog, never replies
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        source = PrometheusSource(url, attempts=2, first_delay_s=0.05, timeout_s=0.3)
+        began = time.monotonic()
+        with pytest.raises(SourceUnavailable, match=r"failed 2 times, last error: no answer"):
+            source.collect(two_days)
+        assert time.monotonic() - began < 3
+
+
+@pytest.mark.integration
+def test_a_bad_query_fails_at_once_naming_it(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    broken = "sum by (topic) (rate(kafka_server_brokertopicmetrics_bytesin_total[$step])"
+    with FrontProxy(prometheus.url) as front:
+        source = PrometheusSource(front.url, queries={"bytes_in_per_s": broken})
+        with pytest.raises(PrometheusQueryError) as caught:
+            source.collect(two_days)
+    assert front.requests == 1  # a 400 is not retried
+    message = str(caught.value)
+    assert "HTTP 400, bad_data" in message
+    assert "parse error" in message
+    assert broken.replace("$step", "1h") in message
+    assert "bytes_in_per_s" in message
+
+
+@pytest.mark.integration
+def test_a_server_side_timeout_is_retried_then_reported(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    source = PrometheusSource(prometheus.url, query_timeout_s=1e-6, attempts=2, first_delay_s=0.01)
+    with pytest.raises(SourceUnavailable, match=r"failed 2 times, last error: HTTP 503, timeout"):
+        source.collect(two_days)
+
+
+@pytest.mark.integration
+def test_a_passing_outage_is_ridden_out(
+    prometheus: PrometheusServer, collected: Collected, two_days: DataInterval
+) -> None:
+    outage = Reply(503, b'{"status":"error","errorType":"unavailable","error":"starting up"}')
+    pauses: list[float] = []
+    with FrontProxy(prometheus.url, [outage, outage]) as front:
+        got = PrometheusSource(front.url, first_delay_s=0.5, sleep=pauses.append).collect(two_days)
+    assert pauses == [0.5, 1.0]
+    assert front.requests == 2 + 3
+    assert _table(got).drop_columns(["source"]).equals(_table(collected).drop_columns(["source"]))
+
+
+@pytest.mark.integration
+def test_warnings_become_notes(prometheus: PrometheusServer, two_days: DataInterval) -> None:
+    partial = Reply(warnings=("store eu-1 unreachable, answer may be partial",))
+    with FrontProxy(prometheus.url, [partial]) as front:
+        got = PrometheusSource(front.url).collect(two_days)
+    (note,) = [n for n in got.notes if "warning" in n]
+    assert "bytes_in_per_s" in note and "store eu-1 unreachable" in note
+
+
+@pytest.mark.parametrize(
+    ("reply", "match"),
+    [
+        (Reply(200, b"<html>Sign in</html>"), "not a Prometheus API answer"),
+        (
+            Reply(200, b'{"status":"success","data":{"resultType":"vector","result":[]}}'),
+            "result type 'vector'",
+        ),
+        (
+            Reply(302, b"", (("Location", "https://sso.example/login"),)),
+            "redirected to https://sso.example/login",
+        ),
+        (Reply(404, b"404 page not found"), "HTTP 404"),
+    ],
+    ids=["html", "vector", "redirect", "not-found"],
+)
+def test_answers_that_are_not_figures_fail_clearly(
+    two_days: DataInterval, reply: Reply, match: str
+) -> None:
+    with (
+        FrontProxy("http://127.0.0.1:9", [reply]) as front,
+        pytest.raises(PrometheusQueryError, match=match) as caught,
+    ):
+        PrometheusSource(front.url).collect(two_days)
+    assert front.url in str(caught.value)
+    assert front.requests == 1
+
+
+@pytest.mark.integration
+def test_too_large_an_answer_is_refused(
+    prometheus: PrometheusServer, two_days: DataInterval
+) -> None:
+    source = PrometheusSource(prometheus.url, max_response_bytes=2_000)
+    with pytest.raises(PrometheusQueryError, match="larger than 2000 bytes"):
+        source.collect(two_days)
+
+
+# --- credentials --------------------------------------------------------------------------
+
+
+@pytest.mark.integration
+def test_a_bearer_token_is_sent(prometheus: PrometheusServer, two_days: DataInterval) -> None:
+    with FrontProxy(prometheus.url, authorization="Bearer t0ken") as front:
+        got = PrometheusSource(front.url, bearer_token="t0ken").collect(two_days)
+        assert _table(got).num_rows == 3 * 48
+        with pytest.raises(PrometheusQueryError, match="HTTP 401"):
+            PrometheusSource(front.url, bearer_token="wrong").collect(two_days)
+
+
+@pytest.mark.integration
+def test_basic_auth_is_sent(prometheus: PrometheusServer, two_days: DataInterval) -> None:
+    expected = "Basic " + base64.b64encode(b"planner:s3cret").decode()
+    with FrontProxy(prometheus.url, authorization=expected) as front:
+        got = PrometheusSource(front.url, basic_auth=("planner", "s3cret")).collect(two_days)
+    assert _table(got).num_rows == 3 * 48
+
+
+def test_credentials_never_show() -> None:
+    source = PrometheusSource("https://prom.example:9090/", bearer_token="t0ken")
+    assert "t0ken" not in repr(source)
+    assert source.source == "prometheus:https://prom.example:9090"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"url": "http://user:pw@prom:9090"}, "must not carry credentials"),
+        ({"url": "prom:9090"}, "expected http"),
+        ({"queries": {"bytes_per_s": "x"}}, "unknown column"),
+        ({"queries": {"records_in_per_s": ""}}, "records_in_per_s is required"),
+        ({"step": timedelta(milliseconds=1500)}, "whole seconds"),
+        ({"bearer_token": "a", "basic_auth": ("u", "p")}, "not both"),
+        ({"attempts": 0}, "attempts"),
+    ],
+)
+def test_bad_configuration_is_refused(kwargs: dict[str, Any], match: str) -> None:
+    arguments: dict[str, Any] = {"url": "http://prom:9090", **kwargs}
+    with pytest.raises(ValueError, match=match):
+        PrometheusSource(**arguments)
