@@ -1,0 +1,102 @@
+"""The planner config file: defaults, relative paths, secrets from the environment, errors."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from planner.collect.landing import LandingSource
+from planner.collect.prometheus import PrometheusSource
+from planner.config import ConfigError, build_sources, load_config
+
+
+def _config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "planner.toml"
+    path.write_text(text)
+    return path
+
+
+def test_no_file_means_the_defaults() -> None:
+    config = load_config(None)
+    assert config.sources == ("landing",)
+    assert config.planning.headroom_pct == 30
+    assert config.spark_master == "local[2]"
+    assert config.store_url.startswith("sqlite:///")
+
+
+def test_a_full_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _config(
+        tmp_path,
+        """
+[figures]
+root = "data/figures"
+history_days = 14
+
+[sources]
+use = ["landing", "prometheus"]
+
+[sources.landing]
+path = "in"
+
+[sources.prometheus]
+url = "http://127.0.0.1:9090"
+step_s = 1800
+token_env = "TEST_PROM_TOKEN"
+[sources.prometheus.queries]
+bytes_out_per_s = ""
+
+[planning]
+headroom_pct = 25
+horizon_days = 90
+partition_grid = [6, 12]
+
+[spark]
+master = "spark://127.0.0.1:7077"
+[spark.conf]
+"spark.sql.shuffle.partitions" = 8
+
+[store]
+url = "postgresql+psycopg://planner@db/planner"
+
+[report]
+dir = "/srv/report"
+""",
+    )
+    monkeypatch.setenv("TEST_PROM_TOKEN", "s3cret")
+    config = load_config(path)
+    assert config.figures_root == tmp_path / "data" / "figures"
+    assert config.history_days == 14
+    assert config.planning.headroom_pct == 25
+    assert config.planning.partition_grid == (6, 12)
+    assert config.spark_conf == {"spark.sql.shuffle.partitions": "8"}
+    assert config.report_dir == Path("/srv/report")
+    landing, prometheus = build_sources(config)
+    assert isinstance(landing, LandingSource) and landing.root == tmp_path / "in"
+    assert isinstance(prometheus, PrometheusSource)
+    assert prometheus.step == timedelta(minutes=30)
+    assert "s3cret" not in repr(prometheus)
+    assert "s3cret" not in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[figures\n", "not valid TOML"),
+        ("[reports]\n", "unknown key"),
+        ("[planning]\nheadroom = 30\n", r"\[planning\]: unknown key\(s\) headroom"),
+        ("[planning]\nheadroom_pct = 120\n", "headroom_pct must be in"),
+        ('[sources]\nuse = ["s3"]\n', "use: a non-empty list"),
+        ('[sources]\nuse = ["prometheus"]\n', r"\[sources.prometheus\] is missing"),
+        ("[figures]\nhistory_days = -1\n", "history_days"),
+    ],
+)
+def test_bad_files_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(_config(tmp_path, text))
+
+
+def test_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read the config file"):
+        load_config(tmp_path / "nope.toml")
