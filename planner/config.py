@@ -24,8 +24,8 @@ Airflow fills those from its connections. Relative paths are relative to the fil
 
     [sources.kafka]
     bootstrap = "kafka:9092"
-    sample_s = 10
-    config_env = "PLANNER_KAFKA_CONFIG"      # optional JSON of librdkafka settings
+    sample_window_s = 10                     # end offsets read twice this far apart
+    config_env = "PLANNER_KAFKA_CONFIG"      # optional JSON of librdkafka settings (SASL...)
 
     [planning]                    # planner.recommend.PlanSettings fields
     headroom_pct = 30
@@ -59,6 +59,16 @@ from planner.recommend.plan import PlanSettings
 __all__ = ["ConfigError", "PlannerConfig", "build_sources", "load_config"]
 
 _SOURCE_NAMES = ("landing", "prometheus", "kafka")
+_KAFKA_KEYS = {
+    "bootstrap",
+    "sample_window_s",
+    "request_timeout_s",
+    "retries",
+    "retry_delay_s",
+    "max_sample_records",
+    "sample_timeout_s",
+    "config_env",
+}
 _PROMETHEUS_KEYS = {
     "url",
     "step_s",
@@ -248,9 +258,14 @@ def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _kafka_args(settings: Mapping[str, Any]) -> dict[str, Any]:
-    args: dict[str, Any] = {"bootstrap": settings["bootstrap"]}
-    if "sample_s" in settings:
-        args["sample_s"] = float(settings["sample_s"])
+    _unknown(settings, _KAFKA_KEYS, "[sources.kafka]")
+    args: dict[str, Any] = {"bootstrap_servers": str(settings["bootstrap"])}
+    for key in ("sample_window_s", "request_timeout_s", "retry_delay_s", "sample_timeout_s"):
+        if key in settings:
+            args[key] = float(settings[key])
+    for key in ("retries", "max_sample_records"):
+        if key in settings:
+            args[key] = int(settings[key])
     extra = _secret(settings, "config_env")
     if extra:
         try:
