@@ -1,0 +1,257 @@
+"""`partition-planner show TOPIC`: a stored recommendation as terminal text.
+
+The numbers first (partitions, consumers, the deciding side and dimension), then the
+figures they come from, the consumer groups, the warnings and the reasoning, wrapped to
+80 columns. Everything read from the store is data from outside: control and format
+characters in names or sentences are shown escaped (`\\x1b`), so a topic or group name
+cannot move the cursor, recolour the terminal or reorder text with bidi marks.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import unicodedata
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from planner.store.records import FAILED, Recommendation, RunRecord
+
+if TYPE_CHECKING:
+    from planner.store.store import RecommendationStore
+
+__all__ = ["render_latest", "render_recommendation"]
+
+WIDTH = 80
+_LABEL = 14  # label column, then the value
+_STATUS = {
+    "ok": "enough partitions to the end of the horizon",
+    "plan-increase": "enough today, not by the end of the horizon",
+    "increase": "not enough for today's peak",
+    "missing-capacity": "no capacity figures (Tp, Tc) to size on",
+}
+_DIMENSIONS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out"}
+
+
+def render_latest(store: RecommendationStore, topic: str, *, width: int = WIDTH) -> str:
+    """The topic's latest published recommendation, with a note when it is not current.
+
+    Raises:
+        LookupError: no published run holds the topic.
+    """
+    found = store.latest(topic)
+    if found is None:
+        raise LookupError(f"no published recommendation for topic {_safe(topic)} in {store.url}")
+    newest = store.runs(limit=1)
+    return render_recommendation(
+        found,
+        last_good=store.last_good_run(),
+        newest=newest[0] if newest else None,
+        width=width,
+    )
+
+
+def render_recommendation(
+    rec: Recommendation,
+    *,
+    last_good: RunRecord | None = None,
+    newest: RunRecord | None = None,
+    width: int = WIDTH,
+) -> str:
+    """Render one stored recommendation for a terminal.
+
+    Args:
+        rec: The recommendation.
+        last_good: The store's last good run: a note says so when `rec` is older
+            (the topic is missing from the newest published interval).
+        newest: The newest recorded attempt: a note says so when it failed.
+        width: Columns to wrap to.
+    """
+    out = _Lines(width)
+    _headline(out, rec, last_good, newest)
+    _figures(out, rec)
+    if rec.groups:
+        out.blank()
+        out.wrap("Consumer groups")
+        for group in rec.groups:
+            _group(out, group)
+    if rec.warnings:
+        out.blank()
+        out.wrap("Warnings")
+        for warning in rec.warnings:
+            out.wrap(_safe(warning), first="  ! ", rest="    ")
+    if rec.rationale:
+        out.blank()
+        out.wrap("Why")
+        for sentence in rec.rationale:
+            out.wrap(_safe(sentence), first="  - ", rest="    ")
+    return out.text()
+
+
+def _headline(
+    out: _Lines, rec: Recommendation, last_good: RunRecord | None, newest: RunRecord | None
+) -> None:
+    out.wrap(f"Topic {_safe(rec.topic)}")
+    out.field("Partitions", _partitions(rec))
+    status = _safe(rec.status)
+    described = _STATUS.get(rec.status)
+    out.field("Status", f"{status}: {described}" if described else status)
+    if isinstance(rec.detail.get("status_detail"), str):
+        out.field("", _safe(rec.detail["status_detail"]))
+    if rec.recommended_consumers is not None:
+        strategy = f", {_safe(rec.strategy)}" if rec.strategy else ""
+        out.field("Consumers", f"{rec.recommended_consumers} per group{strategy}")
+    if rec.deciding_dimension:
+        dimension = _DIMENSIONS.get(rec.deciding_dimension, _safe(rec.deciding_dimension))
+        side = f", {_safe(rec.deciding_side)} side" if rec.deciding_side else ""
+        out.field("Deciding", dimension + side)
+    if rec.keyed is not None:
+        keyed = "keyed" if rec.keyed else "not keyed"
+        partitioner = f", {_safe(rec.partitioner)} partitioner" if rec.partitioner else ""
+        out.field("Keys", keyed + partitioner)
+    run = rec.run
+    out.field(
+        "Run",
+        f"{run.key}: data {run.interval.start:%Y-%m-%d %H:%M} to "
+        f"{run.interval.end:%Y-%m-%d %H:%M} UTC, published {run.finished_at:%Y-%m-%d %H:%M} UTC",
+    )
+    if last_good is not None and last_good.id != run.id:
+        out.field("", f"! not in the last good run {last_good.key}: this is an older one")
+    if newest is not None and newest.status == FAILED and newest.id != run.id:
+        reason = (newest.message or "").strip().splitlines()
+        out.field(
+            "",
+            f"! the newest run, {newest.key}, failed and published nothing"
+            + (f": {_safe(reason[0])}" if reason else ""),
+        )
+
+
+def _figures(out: _Lines, rec: Recommendation) -> None:
+    records_growth = rec.detail.get("records_in_growth_per_year")
+    figures = [
+        (
+            "Peak in",
+            _rate(rec.mib_in_peak_per_s, "MiB/s", 2),
+            _rate(rec.records_in_peak_per_s, "rec/s", 0),
+            "",
+        ),
+        (
+            "Target in",
+            _rate(rec.mib_in_target_per_s, "MiB/s", 2),
+            _rate(rec.records_in_target_per_s, "rec/s", 0),
+            "peak, growth and headroom",
+        ),
+        (
+            "Growth",
+            _growth(rec.mib_in_growth_per_year),
+            _growth(records_growth),
+            _safe(str(rec.detail.get("mib_in_growth_source") or "")),
+        ),
+        (
+            "Tp",
+            _rate(rec.tp_mib_per_s, "MiB/s", 2),
+            _rate(rec.tp_records_per_s, "rec/s", 0),
+            "per partition, producing",
+        ),
+        (
+            "Tc",
+            _rate(rec.tc_mib_per_s, "MiB/s", 2),
+            _rate(rec.tc_records_per_s, "rec/s", 0),
+            "per partition, consuming",
+        ),
+    ]
+    figures = [f for f in figures if f[1] or f[2]]
+    if figures:
+        out.blank()
+        out.wrap("Figures")
+        for label, mib, records, note in figures:
+            out.field(label, f"{mib or '-':>14} {records or '-':>16}  {note}".rstrip())
+
+
+class _Lines:
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.lines: list[str] = []
+
+    def wrap(self, text: str, *, first: str = "", rest: str = "  ") -> None:
+        self.lines.extend(
+            textwrap.wrap(
+                text,
+                self.width,
+                initial_indent=first,
+                subsequent_indent=rest,
+                break_on_hyphens=False,
+            )
+            or [first.rstrip()]
+        )
+
+    def field(self, label: str, value: str) -> None:
+        pad = " " * (2 + _LABEL)
+        self.wrap(value, first=f"  {label:<{_LABEL}}", rest=pad)
+
+    def blank(self) -> None:
+        self.lines.append("")
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.lines)
+
+
+def _partitions(rec: Recommendation) -> str:
+    current = "new topic" if rec.current_partitions is None else str(rec.current_partitions)
+    recommended = "?" if rec.recommended_partitions is None else str(rec.recommended_partitions)
+    rule = []
+    if rec.required_partitions_now is not None:
+        rule.append(f"{rec.required_partitions_now} for today's peak")
+    if rec.required_partitions is not None:
+        rule.append(f"{rec.required_partitions} at the horizon")
+    return f"{current} -> {recommended}" + (f" (needed: {', '.join(rule)})" if rule else "")
+
+
+def _group(out: _Lines, group: Mapping[str, Any]) -> None:
+    # Field names of the dataset's group plans, or of recommendations.json.
+    def first(*names: str) -> Any:
+        return next((group[n] for n in names if group.get(n) is not None), None)
+
+    name = _safe(str(group.get("group_id", "?")))
+    current = first("current_members")
+    recommended = first("recommended_members", "recommended_consumers")
+    change = (
+        f"keep {current}"
+        if recommended is None or recommended == current
+        else f"{current} -> {recommended}"
+    )
+    strategy = _safe(str(first("strategy") or "?"))
+    was = first("current_strategy")
+    if was and was != group.get("strategy"):
+        strategy += f" (now {_safe(str(was))})"
+    out.wrap(f"{name}: {change} consumers, {strategy}", first="  ", rest="      ")
+    status = first("status")
+    if status is not None:
+        now = first("members_now", "consumers_now")
+        horizon = first("members_at_horizon", "consumers_at_horizon")
+        out.wrap(
+            f"{_safe(str(status))}: {now} needed now, {horizon} at the horizon",
+            first="    ",
+            rest="      ",
+        )
+    for note in first("notes") or ():
+        out.wrap(_safe(str(note)), first="    - ", rest="      ")
+
+
+def _rate(value: float | None, unit: str, decimals: int) -> str:
+    return "" if value is None else f"{value:,.{decimals}f} {unit}"
+
+
+def _growth(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ""
+    return f"{value:+.0%}/year"
+
+
+def _safe(text: str | None) -> str:
+    """`text` with control, format and unassigned characters escaped, e.g. `\\x1b`."""
+    if text is None:
+        return ""
+    return "".join(
+        ch if unicodedata.category(ch)[0] != "C" else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )

@@ -1,0 +1,160 @@
+"""`partition-planner show TOPIC`: the stored recommendation as terminal text.
+
+The example topic's text is kept as a golden file; refresh it after a deliberate change
+with `UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/store/test_show.py` and review
+the diff.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner.store import (
+    Recommendation,
+    RecommendationStore,
+    render_latest,
+    render_recommendation,
+    sqlite_url,
+)
+from tests.store.conftest import run_for
+
+GOLDEN = Path(__file__).parent / "golden" / "show_example.txt"
+FIXED = dt.datetime(2026, 11, 22, 1, 5, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[RecommendationStore]:
+    """An empty SQLite store (rendering does not depend on the backend)."""
+    with RecommendationStore(sqlite_url(tmp_path / "store.db")) as store:
+        yield store
+
+
+def _pinned(rec: Recommendation) -> Recommendation:
+    # The publish time is the clock's; pin it so the text can be compared.
+    return dataclasses.replace(
+        rec, run=dataclasses.replace(rec.run, started_at=FIXED, finished_at=FIXED)
+    )
+
+
+def _widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+def test_the_example_topic_reads_as_the_golden_text(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    sqlite_store.publish_run(run_for("2026-11-21"), [example_row])
+    rec = sqlite_store.latest(example_row["topic"])
+    assert rec is not None
+    text = render_recommendation(_pinned(rec)) + "\n"
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(text)
+    assert text == GOLDEN.read_text()
+    assert _widest(text) <= 80
+
+
+def test_the_headline_numbers_come_first(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    sqlite_store.publish_run(run_for("2026-11-21"), [example_row])
+    lines = render_latest(sqlite_store, example_row["topic"]).splitlines()
+    assert lines[0] == "Topic payments.authorizations"
+    head = [line.split(None, 1) for line in lines[1:7]]
+    assert [label for label, _ in head] == [
+        "Partitions",
+        "Status",
+        "Consumers",
+        "Deciding",
+        "Keys",
+        "Run",
+    ]
+    assert head[0][1] == "12 -> 16 (needed: 10 for today's peak, 14 at the horizon)"
+    assert head[2][1] == "11 per group, cooperative-sticky"
+    assert head[3][1] == "MiB/s in, consumer side"
+
+
+def test_long_names_and_sentences_stay_within_80_columns(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    topic = "very." + "long-" * 60 + "topic"
+    group = {**example_row["groups"][0], "group_id": "g" * 120}
+    warning = "word " * 40 + "x" * 150
+    sqlite_store.publish_run(
+        run_for("2026-11-21"),
+        [{**example_row, "topic": topic, "groups": [group], "warnings": [warning]}],
+    )
+    text = render_latest(sqlite_store, topic)
+    assert _widest(text) <= 80
+    assert "".join(line.strip() for line in text.splitlines()[:4]).startswith("Topic very.long")
+    assert render_latest(sqlite_store, topic, width=60).count("\n") > text.count("\n")
+    assert _widest(render_latest(sqlite_store, topic, width=60)) <= 60
+
+
+def test_control_characters_from_the_store_are_shown_escaped(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    topic = "evil\x1b[2J\x1b]0;owned\x07\u202etxt.exe"
+    group = {**example_row["groups"][0], "group_id": "grp\x1b[31m", "notes": ["bell\x07"]}
+    sqlite_store.publish_run(
+        run_for("2026-11-21"),
+        [{**example_row, "topic": topic, "groups": [group], "warnings": ["\rovertype"]}],
+    )
+    text = render_latest(sqlite_store, topic)
+    assert "Topic evil\\x1b[2J\\x1b]0;owned\\x07\\u202etxt.exe" in text
+    assert "grp\\x1b[31m" in text and "bell\\x07" in text and "\\rovertype" in text
+    assert not any(ch in text for ch in "\x1b\x07\r\u202e")
+
+
+def test_a_topic_missing_from_the_newest_runs_says_so(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    topic = example_row["topic"]
+    sqlite_store.publish_run(run_for("2026-11-20"), [example_row])
+    assert "! " not in render_latest(sqlite_store, topic).split("Figures")[0]
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "topic": "other"}])
+    sqlite_store.record_failure(
+        run_for("2026-11-22"), "recommendations.published: 2 topics below the rule\nmore"
+    )
+    head = render_latest(sqlite_store, topic).split("Figures")[0]
+    assert "! not in the last good run 20261121T0000Z: this is an older one" in " ".join(
+        head.split()
+    )
+    assert (
+        "! the newest run, 20261122T0000Z, failed and published nothing: "
+        "recommendations.published: 2 topics below the rule"
+    ) in " ".join(head.split())
+
+
+def test_a_topic_without_capacity_figures_shows_what_is_known(
+    sqlite_store: RecommendationStore,
+) -> None:
+    sqlite_store.publish_run(
+        run_for("2026-11-21"),
+        [
+            {
+                "topic": "audit.log",
+                "status": "missing-capacity",
+                "current_partitions": 6,
+                "mib_in_peak_per_s": 3.25,
+                "warnings": ["no Tp/Tc measured for audit.log: run the perf tests"],
+            }
+        ],
+    )
+    text = render_latest(sqlite_store, "audit.log")
+    assert "missing-capacity: no capacity figures (Tp, Tc) to size on" in text
+    assert "6 -> ?" in text
+    assert "3.25 MiB/s" in text
+    assert not any(line.lstrip().startswith(("Tc ", "Growth")) for line in text.splitlines())
+
+
+def test_an_unknown_topic_is_a_lookup_error(sqlite_store: RecommendationStore) -> None:
+    with pytest.raises(LookupError, match=r"no published recommendation for topic nope\\x1b"):
+        render_latest(sqlite_store, "nope\x1b")
