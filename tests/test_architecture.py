@@ -18,6 +18,15 @@ CORE_MODULES = [
     "planner.assignors",
     "planner.simulate",
     "planner.recommend",
+    "planner.report.model",
+    "planner.report.svg",
+    "planner.report.charts",
+    "planner.report.layout",
+    "planner.report.names",
+    "planner.report.exports",
+    "planner.report.index_page",
+    "planner.report.topic_page",
+    "planner.report.from_plan",
 ]
 HEAVY = (
     "pyspark",

@@ -50,6 +50,7 @@ __all__ = [
     "TopicHistory",
     "TopicPlan",
     "member_headroom_pct",
+    "plan_group",
     "plan_topic",
     "skew_requirement",
 ]
@@ -446,7 +447,7 @@ def plan_topic(
         extra_members=max(4, max((g.members for g in groups), default=0)),
     )
     group_plans = tuple(
-        _plan_group(g, grid.where(grid.partitions == p), p, util_now, util_horizon, s)
+        plan_group(g, grid.where(grid.partitions == p), p, util_now, util_horizon, s)
         for g in groups
     )
     warnings = _warnings(history, choice, cost, grid, p, group_plans, skew)
@@ -493,7 +494,7 @@ def _smallest_fit(
     return int(members[i]), float(loads[i])
 
 
-def _plan_group(
+def plan_group(
     group: GroupInfo,
     grid: GridResult,
     p: int,
@@ -501,6 +502,16 @@ def _plan_group(
     util_horizon: float,
     s: PlanSettings,
 ) -> GroupPlan:
+    """Plan one consumer group of a one-topic subscription on `p` partitions.
+
+    Args:
+        group: The group as it is today.
+        grid: The simulation grid at `p` partitions, loads at the horizon in consumers.
+        p: The partition count planned for.
+        util_now: The topic's load today, in consumers.
+        util_horizon: The topic's load at the horizon, in consumers.
+        s: The planning settings (headroom).
+    """
     # The grid is simulated at the horizon's load; loads scale linearly with the topic.
     limit = 1.0 - member_headroom_pct(s.headroom_pct) / 100.0
     scale_now = util_now / util_horizon if util_horizon > 0 else 0.0

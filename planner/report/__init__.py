@@ -1,0 +1,65 @@
+"""The report site: static HTML, `recommendations.json` and `summary.md`, published atomically.
+
+- `model`: the input model (`FleetReport`, `TopicReport`, ...), plain frozen values.
+- `from_plan`: `from_topic_plan`, a `TopicReport` from the core's `TopicPlan`.
+- `site`: `iter_site` (pure: every file's path and bytes) and `render_site` (writes them).
+- `publish`: `publish_site`, render into a new release and switch in one rename.
+- `svg`: the inline SVG chart helper; `charts`, `index_page`, `topic_page`, `exports`:
+  what the site is made of.
+
+See docs/report.md.
+"""
+
+from planner.report.from_plan import from_topic_plan
+from planner.report.model import (
+    GROUP_STATUSES,
+    TOPIC_STATUSES,
+    Candidate,
+    ChurnChart,
+    ChurnRow,
+    CostPanel,
+    Deciding,
+    DimensionArithmetic,
+    FleetReport,
+    GroupReport,
+    HotKeyMark,
+    MemberLoadChart,
+    MemberLoadCurve,
+    PartitionLoadChart,
+    RejectedExample,
+    RejectedSummary,
+    ReportSettings,
+    ThroughputHistory,
+    TopicReport,
+)
+from planner.report.names import page_names
+from planner.report.publish import current_release, publish_site
+from planner.report.site import iter_site, render_site
+
+__all__ = [
+    "GROUP_STATUSES",
+    "TOPIC_STATUSES",
+    "Candidate",
+    "ChurnChart",
+    "ChurnRow",
+    "CostPanel",
+    "Deciding",
+    "DimensionArithmetic",
+    "FleetReport",
+    "GroupReport",
+    "HotKeyMark",
+    "MemberLoadChart",
+    "MemberLoadCurve",
+    "PartitionLoadChart",
+    "RejectedExample",
+    "RejectedSummary",
+    "ReportSettings",
+    "ThroughputHistory",
+    "TopicReport",
+    "current_release",
+    "from_topic_plan",
+    "iter_site",
+    "page_names",
+    "publish_site",
+    "render_site",
+]

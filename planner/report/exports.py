@@ -1,0 +1,203 @@
+"""The report for machines (`recommendations.json`) and for chat (`summary.md`).
+
+`recommendations.json` is a list with one object per topic, sorted by name, carrying the
+numbers, the deciding dimension and side, plain-language warnings, the status and one
+object per consumer group. `summary.md` puts the topics that need action first and
+stays short: it is meant to be pasted into a ticket or a chat.
+
+In Markdown, names go into code spans (CommonMark shows their content as literal text)
+and other text has Markdown's and HTML's special characters backslash-escaped, so a
+hostile topic name or key renders as the text it is, never as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from planner.report.layout import STATUS_LABELS
+from planner.report.model import DIMENSION_UNITS, FleetReport, GroupReport, TopicReport
+from planner.report.names import topic_href
+
+__all__ = ["md_code", "md_text", "recommendations", "summary_markdown"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|#])")
+_LIST_MOST = 25
+_WARNINGS_MOST = 3
+_WARNING_CHARS = 240
+
+
+def _visible(text: str) -> str:
+    # A newline inside a name would end the list item it is in; show it as \x0a instead.
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def md_code(text: str) -> str:
+    """`text` as a Markdown code span (literal text, whatever it contains)."""
+    text = _visible(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_text(text: str) -> str:
+    """Plain text safe inside a Markdown paragraph or list item."""
+    return _MD_SPECIAL.sub(r"\\\1", _visible(text))
+
+
+def _group_record(g: GroupReport) -> dict[str, Any]:
+    return {
+        "group_id": g.group_id,
+        "topics": list(g.topics),
+        "status": g.status,
+        "current_strategy": g.current_strategy,
+        "strategy": g.strategy,
+        "current_members": g.current_members,
+        "recommended_members": g.recommended_members,
+        "members_now": g.members_now,
+        "members_at_horizon": g.members_at_horizon,
+        "busiest_utilisation": g.busiest_utilisation,
+        "notes": list(g.notes),
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def recommendations(report: FleetReport, pages: dict[str, str]) -> list[dict[str, Any]]:
+    """One JSON object per topic, sorted by topic name.
+
+    Args:
+        report: The report.
+        pages: Topic -> page file name (from `page_names`).
+    """
+    out = []
+    for t in sorted(report.topics, key=lambda t: t.topic):
+        out.append(
+            {
+                "topic": t.topic,
+                "status": t.status,
+                "current_partitions": t.current_partitions,
+                "required_partitions_now": t.required_partitions_now,
+                "required_partitions": t.required_partitions,
+                "recommended_partitions": t.recommended_partitions,
+                "recommended_consumers": t.recommended_consumers,
+                "strategy": t.strategy,
+                "deciding": (
+                    None
+                    if t.deciding is None
+                    else {"dimension": t.deciding.dimension, "side": t.deciding.side}
+                ),
+                "keyed": t.keyed,
+                "partitioner": t.partitioner,
+                "replication_factor": t.replication_factor,
+                "headroom_now_pct": _round(t.headroom_pct(t.current_partitions)),
+                "headroom_recommended_pct": _round(t.headroom_pct(t.recommended_partitions)),
+                "warnings": list(t.warnings),
+                "rationale": list(t.rationale),
+                "error": t.error,
+                "rejected_rows": t.rejected_rows,
+                "groups": [_group_record(g) for g in t.groups],
+                "page": topic_href(pages[t.topic]),
+            }
+        )
+    return out
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def _partitions(t: TopicReport) -> str:
+    def count(n: int | None) -> str:
+        return "?" if n is None else f"{n:,}"
+
+    current = "new" if t.current_partitions is None else count(t.current_partitions)
+    return f"{current} -> {count(t.recommended_partitions)} partitions"
+
+
+def _topic_line(t: TopicReport) -> list[str]:
+    parts = [f"- {md_code(t.topic)}: {_partitions(t)}"]
+    if t.deciding is not None:
+        unit = DIMENSION_UNITS[t.deciding.dimension]
+        parts.append(f" ({md_text(unit)}, {t.deciding.side} side)")
+    if t.recommended_consumers is not None and t.strategy is not None:
+        parts.append(f"; {t.recommended_consumers} consumers per group, {md_code(t.strategy)}")
+    lines = ["".join(parts)]
+    for w in t.warnings[:_WARNINGS_MOST]:
+        short = w if len(w) <= _WARNING_CHARS else w[: _WARNING_CHARS - 1].rstrip() + "\u2026"
+        lines.append(f"  - warning: {md_text(short)}")
+    if len(t.warnings) > _WARNINGS_MOST:
+        lines.append(f"  - and {len(t.warnings) - _WARNINGS_MOST} more warnings on its page")
+    return lines
+
+
+def _section(title: str, items: list[list[str]]) -> list[str]:
+    if not items:
+        return []
+    out = ["", f"## {title}", ""]
+    for lines in items[:_LIST_MOST]:
+        out.extend(lines)
+    if len(items) > _LIST_MOST:
+        out.append(f"- and {len(items) - _LIST_MOST} more: see `index.html`")
+    return out
+
+
+def summary_markdown(report: FleetReport) -> str:
+    """A short Markdown summary, topics needing action first."""
+    s = report.settings
+    by_status = {
+        status: sorted((t for t in report.topics if t.status == status), key=lambda t: t.topic)
+        for status in ("increase", "plan-increase", "ok", "missing-capacity", "error")
+    }
+    missing = len(by_status["missing-capacity"]) + len(by_status["error"])
+    under = report.group_count("under-provisioned")
+    over = report.group_count("over-provisioned")
+    lines = [
+        f"# {md_text(report.title)}: run {md_code(report.run_key)}",
+        "",
+        f"Data interval {report.interval_start:%Y-%m-%d %H:%M} to "
+        f"{report.interval_end:%Y-%m-%d %H:%M} UTC; p{s.percentile:g} peak, "
+        f"{s.headroom_pct:g} % headroom, {s.horizon_days:g}-day horizon.",
+        "",
+        f"**{_count(len(by_status['increase']), 'topic needs', 'topics need')} more "
+        f"partitions now, {len(by_status['plan-increase'])} within the horizon, "
+        f"{_count(len(by_status['ok']), 'is', 'are')} fine, {missing} could not be sized.** "
+        f"Consumer groups: {under} under-provisioned, {over} over-provisioned.",
+    ]
+    lines += _section("Increase now", [_topic_line(t) for t in by_status["increase"]])
+    lines += _section(
+        "Increase within the horizon", [_topic_line(t) for t in by_status["plan-increase"]]
+    )
+    groups = [
+        [
+            f"- {md_code(g.group_id)} on {md_code(t.topic)}: {g.current_members} -> "
+            f"{g.recommended_members} members, {md_code(g.strategy)} "
+            f"({STATUS_LABELS[g.status][0]})"
+        ]
+        for t in sorted(report.topics, key=lambda t: t.topic)
+        for g in t.groups
+        if g.status != "ok"
+    ]
+    lines += _section("Consumer groups to resize", groups)
+    lines += _section(
+        "Could not be sized",
+        [
+            [f"- {md_code(t.topic)}: {STATUS_LABELS[t.status][0]}: {md_text(t.error or '')}"]
+            for t in by_status["missing-capacity"] + by_status["error"]
+        ],
+    )
+    fine = by_status["ok"]
+    if fine:
+        names = ", ".join(md_code(t.topic) for t in fine[:_LIST_MOST])
+        more = f" and {len(fine) - _LIST_MOST} more" if len(fine) > _LIST_MOST else ""
+        lines += ["", "## Fine to the end of the horizon", "", f"{names}{more}."]
+    rejected = sum(r.rows for r in report.rejected)
+    if rejected:
+        tables = ", ".join(f"{md_text(r.table)} {r.rows:,}" for r in report.rejected if r.rows)
+        lines += ["", f"Rejected input rows: {tables} (see `index.html`)."]
+    lines += ["", "Full report: `index.html`; for machines: `recommendations.json`.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,275 @@
+"""The index page: the fleet at a glance, then every topic in one sortable table."""
+
+from __future__ import annotations
+
+from html import escape
+
+from planner.report.layout import (
+    STATUS_LABELS,
+    fmt_count,
+    fmt_pct,
+    page,
+    status_badge,
+)
+from planner.report.model import DIMENSION_UNITS, FleetReport, TopicReport
+from planner.report.names import topic_href
+
+__all__ = ["index_page"]
+
+#: Sort order of statuses in the table: what needs action first.
+STATUS_RANK = {"error": 0, "missing-capacity": 1, "increase": 2, "plan-increase": 3, "ok": 4}
+_CARD_MOST = 10
+_DASH = "\u2014"
+
+
+def _link(t: TopicReport, pages: dict[str, str]) -> str:
+    return f'<a href="{escape(topic_href(pages[t.topic]))}">{escape(t.topic)}</a>'
+
+
+def _arrow(t: TopicReport) -> str:
+    current = "new" if t.current_partitions is None else fmt_count(t.current_partitions)
+    if t.recommended_partitions is None or t.recommended_partitions == t.current_partitions:
+        return current
+    return f"{current} \u2192 {fmt_count(t.recommended_partitions)}"
+
+
+def _card(css: str, title: str, topics: list[TopicReport], pages: dict[str, str]) -> str:
+    items = "".join(
+        f"<li>{_link(t, pages)} <span class='muted'>{escape(_arrow(t))}</span></li>"
+        for t in topics[:_CARD_MOST]
+    )
+    more = (
+        f"<li class='muted'>and {len(topics) - _CARD_MOST:,} more in the table</li>"
+        if len(topics) > _CARD_MOST
+        else ""
+    )
+    listing = f"<ul>{items}{more}</ul>" if topics else ""
+    return (
+        f'<section class="card {css}"><h3>{escape(title)}</h3>'
+        f'<div class="big">{len(topics):,}</div>{listing}</section>'
+    )
+
+
+def _glance(report: FleetReport, pages: dict[str, str]) -> str:
+    def with_status(*statuses: str) -> list[TopicReport]:
+        return sorted(
+            (t for t in report.topics if t.status in statuses),
+            key=lambda t: (-(t.recommended_partitions or 0) + (t.current_partitions or 0), t.topic),
+        )
+
+    missing = [t for t in report.topics if not t.planned or t.rejected_rows]
+    under = report.group_count("under-provisioned")
+    over = report.group_count("over-provisioned")
+    horizon = f"{report.settings.horizon_days:g} days"
+    cards = [
+        _card("increase", "Need more partitions now", with_status("increase"), pages),
+        _card(
+            "plan-increase",
+            f"Need more within the horizon ({horizon})",
+            with_status("plan-increase"),
+            pages,
+        ),
+        _card("ok", "Fine to the end of the horizon", with_status("ok"), pages),
+        _card("missing", "Missing or rejected figures", missing, pages),
+        (
+            '<section class="card plan-increase"><h3>Consumer groups</h3>'
+            f'<div class="big">{under + over:,}</div><ul>'
+            f"<li>{status_badge('under-provisioned')} {under:,}</li>"
+            f"<li>{status_badge('over-provisioned')} {over:,}</li></ul></section>"
+        ),
+    ]
+    return '<h2 id="glance">Fleet at a glance</h2>\n<div class="cards">' + "".join(cards) + "</div>"
+
+
+def _groups(report: FleetReport, pages: dict[str, str]) -> str:
+    rows = []
+    for t in sorted(report.topics, key=lambda t: t.topic):
+        for g in t.groups:
+            if g.status == "ok":
+                continue
+            strategy = (
+                escape(g.strategy)
+                if g.strategy == g.current_strategy
+                else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
+            )
+            note = escape(g.notes[0]) if g.notes else ""
+            rows.append(
+                f"<tr><td><code>{escape(g.group_id)}</code></td><td>{_link(t, pages)}</td>"
+                f"<td>{status_badge(g.status)}</td>"
+                f'<td class="num">{g.current_members:,} \u2192 {g.recommended_members:,}</td>'
+                f"<td>{strategy}</td><td>{note}</td></tr>"
+            )
+    if not rows:
+        return ""
+    return (
+        '<h2 id="groups">Consumer groups to resize</h2>\n<table><thead><tr><th>Group</th>'
+        '<th>Topic</th><th>Status</th><th class="num">Members</th><th>Strategy</th>'
+        "<th>Why</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+    )
+
+
+def _missing(report: FleetReport, pages: dict[str, str]) -> str:
+    rows = [
+        f"<tr><td>{_link(t, pages)}</td><td>{status_badge(t.status)}</td>"
+        f'<td class="num">{t.rejected_rows:,}</td><td>{escape(t.error or "")}</td></tr>'
+        for t in sorted(report.topics, key=lambda t: t.topic)
+        if not t.planned or t.rejected_rows
+    ]
+    rejected = []
+    for r in report.rejected:
+        examples = "".join(
+            f"<tr><td><code>{escape(e.source)}</code></td>"
+            f'<td class="num">{"" if e.row is None else f"{e.row:,}"}</td>'
+            f"<td><code>{escape(e.field or '')}</code></td>"
+            f"<td><code>{escape(e.value if e.value is not None else '(null)')}</code></td>"
+            f"<td>{escape(e.reason)}</td></tr>"
+            for e in r.examples
+        )
+        table = (
+            "<table><thead><tr><th>Source</th><th class='num'>Row</th><th>Field</th>"
+            f"<th>Value</th><th>Reason</th></tr></thead><tbody>{examples}</tbody></table>"
+            if examples
+            else ""
+        )
+        rejected.append(
+            f"<h3><code>{escape(r.table)}</code>: {r.rows:,} rows rejected</h3>"
+            + (f"<p class='muted'>The first {len(r.examples)}:</p>{table}" if table else "")
+        )
+    docs = (
+        f'<p>Validation details: <a href="{escape(report.data_docs_path)}">'
+        "Great Expectations Data Docs</a>.</p>"
+        if report.data_docs_path
+        else ""
+    )
+    if not rows and not rejected and not docs:
+        return ""
+    out = ['<h2 id="missing">Missing or rejected figures</h2>', docs]
+    if rows:
+        out.append(
+            "<table><thead><tr><th>Topic</th><th>Status</th><th class='num'>Rejected rows</th>"
+            "<th>Why</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        )
+    out.extend(rejected)
+    return "\n".join(out)
+
+
+def _table(report: FleetReport, pages: dict[str, str]) -> str:
+    body = []
+    order = sorted(report.topics, key=lambda t: (STATUS_RANK[t.status], t.topic))
+    for t in order:
+        deciding = (
+            f"{DIMENSION_UNITS[t.deciding.dimension]}, {t.deciding.side}" if t.deciding else _DASH
+        )
+        now = t.headroom_pct(t.current_partitions)
+        later = t.headroom_pct(t.recommended_partitions)
+        headroom = fmt_pct(now, signed=True)
+        if later is not None and t.recommended_partitions != t.current_partitions:
+            headroom += f" \u2192 {fmt_pct(later, signed=True)}"
+        warnings = (
+            f"<details><summary>{len(t.warnings)}</summary><ul>"
+            + "".join(f"<li>{escape(w)}</li>" for w in t.warnings)
+            + "</ul></details>"
+            if t.warnings
+            else "0"
+        )
+        body.append(
+            f'<tr data-status="{escape(t.status)}">'
+            f"<td>{_link(t, pages)}</td>"
+            f'<td data-sort="{STATUS_RANK[t.status]}">{status_badge(t.status)}</td>'
+            f'<td class="num" data-sort="{t.recommended_partitions or 0}">'
+            f"{escape(_arrow(t))}</td>"
+            f"<td>{escape(deciding)}</td>"
+            f'<td class="num" data-sort="{t.recommended_consumers or 0}">'
+            f"{fmt_count(t.recommended_consumers)}</td>"
+            f"<td>{escape(t.strategy or _DASH)}</td>"
+            f'<td class="num" data-sort="{"" if now is None else f"{now:.3f}"}">'
+            f"{escape(headroom)}</td>"
+            f'<td class="num" data-sort="{len(t.warnings)}">{warnings}</td></tr>'
+        )
+    heads = [
+        ("Topic", "text", ""),
+        ("Status", "number", ""),
+        ("Partitions", "number", "num"),
+        ("Deciding", "text", ""),
+        ("Consumers", "number", "num"),
+        ("Strategy", "text", ""),
+        ("Headroom", "number", "num"),
+        ("Warnings", "number", "num"),
+    ]
+    head = "".join(
+        f'<th scope="col" class="{css}" data-type="{kind}"><button type="button">'
+        f"{escape(label)}</button></th>"
+        for label, kind, css in heads
+    )
+    present = [s for s in STATUS_RANK if report.count(s)]
+    options = "".join(
+        f'<option value="{escape(s)}">{escape(STATUS_LABELS[s][0])} ({report.count(s):,})</option>'
+        for s in present
+    )
+    controls = (
+        '<div class="controls" id="controls" hidden>'
+        '<label>Filter <input id="filter" type="search" autocomplete="off" '
+        'placeholder="topic, strategy, warning text"></label>'
+        '<label>Status <select id="status-filter"><option value="">all</option>'
+        f"{options}</select></label>"
+        f'<span id="shown" aria-live="polite">{len(report.topics):,} topics</span></div>'
+    )
+    caption = (
+        "<p class='muted'>Partitions: now \u2192 recommended. Deciding: the dimension and "
+        "side whose requirement sets the count. Consumers: members one group reading only "
+        "this topic needs for today's peak, with the strategy beside it. Headroom: spare "
+        "capacity over today's peak, now \u2192 at the recommended count, if the load "
+        "spread evenly, in the tightest dimension (negative: over capacity).</p>"
+    )
+    return (
+        f'<h2 id="topics-heading">All topics</h2>\n{caption}\n{controls}\n'
+        f'<div class="wide"><table id="topics" aria-labelledby="topics-heading">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def index_page(report: FleetReport, pages: dict[str, str]) -> str:
+    """The index page's HTML.
+
+    Args:
+        report: The report.
+        pages: Topic -> page file name (from `page_names`).
+    """
+    s = report.settings
+    rejected = {r.table: r.rows for r in report.rejected}
+    inputs = " \u00b7 ".join(
+        f"{escape(table)} {rows:,}"
+        + (f" ({rejected[table]:,} rejected)" if rejected.get(table) else "")
+        for table, rows in report.input_rows.items()
+    )
+    header = (
+        f"<h1>{escape(report.title)}</h1>\n"
+        f'<p class="meta">Run <code>{escape(report.run_key)}</code> \u00b7 data interval '
+        f"{report.interval_start:%Y-%m-%d %H:%M} to {report.interval_end:%Y-%m-%d %H:%M} UTC"
+        f" \u00b7 generated {report.generated_at:%Y-%m-%d %H:%M} UTC<br>"
+        f"{len(report.topics):,} topic{'' if len(report.topics) == 1 else 's'} \u00b7 "
+        f"peak = p{s.percentile:g} of the samples \u00b7 "
+        f"{s.headroom_pct:g} % headroom \u00b7 {s.horizon_days:g}-day horizon \u00b7 growth "
+        f"{escape(s.growth_model)} (at least {s.floor_growth_per_year:+.0%}/year) \u00b7 "
+        f"even counts up to {s.evenness_slack_pct:g} % above the rule, capped at "
+        f"{s.max_partitions:,} partitions"
+        + (f"<br>Input rows: {inputs}" if inputs else "")
+        + "</p>"
+    )
+    footer = (
+        '<footer>For machines: <a href="recommendations.json">recommendations.json</a> \u00b7 '
+        'for a ticket or chat: <a href="summary.md">summary.md</a></footer>'
+    )
+    body = "\n".join(
+        part
+        for part in (
+            header,
+            _glance(report, pages),
+            _groups(report, pages),
+            _missing(report, pages),
+            _table(report, pages),
+            footer,
+        )
+        if part
+    )
+    return page(f"{report.title}: run {report.run_key}", body, with_script=True)

@@ -1,0 +1,301 @@
+"""A topic's page: the recommendation, the arithmetic behind it, the cost, the charts."""
+
+from __future__ import annotations
+
+from html import escape
+
+from planner.report import charts
+from planner.report.layout import STATUS_LABELS, fmt_count, fmt_pct, fmt_rate, page, status_badge
+from planner.report.model import DIMENSION_UNITS, FleetReport, GroupReport, TopicReport
+from planner.report.names import topic_href
+
+__all__ = ["topic_page"]
+
+_DASH = "\u2014"
+_SEP = " \u00b7 "
+_MIB = 2**20
+
+
+def _headline(t: TopicReport) -> str:
+    cells: list[tuple[str, str, str]] = []
+    current = "new topic" if t.current_partitions is None else fmt_count(t.current_partitions)
+    if t.recommended_partitions is not None:
+        need = (
+            f"rule: {fmt_count(t.required_partitions_now)} today, "
+            f"{fmt_count(t.required_partitions)} at the horizon"
+        )
+        change = (
+            f"{current}, no change"
+            if t.recommended_partitions == t.current_partitions
+            else f"{current} \u2192 {fmt_count(t.recommended_partitions)}"
+        )
+        cells.append(("Partitions", change, need))
+    else:
+        cells.append(("Partitions", current, "no recommendation"))
+    if t.recommended_consumers is not None:
+        cells.append(
+            (
+                "Consumers per group",
+                fmt_count(t.recommended_consumers),
+                f"{t.strategy or _DASH}, for today's peak",
+            )
+        )
+    if t.deciding is not None:
+        cells.append(
+            (
+                "Deciding",
+                DIMENSION_UNITS[t.deciding.dimension],
+                f"{t.deciding.side} side" if t.deciding.side != "both" else "both sides tie",
+            )
+        )
+    now = t.headroom_pct(t.current_partitions)
+    later = t.headroom_pct(t.recommended_partitions)
+    if now is not None or later is not None:
+        cells.append(
+            (
+                "Headroom over today's peak",
+                fmt_pct(now, signed=True),
+                f"{fmt_pct(later, signed=True)} at {fmt_count(t.recommended_partitions)} "
+                "partitions (even spread)",
+            )
+        )
+    return (
+        '<div class="headline">'
+        + "".join(
+            f"<div>{escape(label)}<b>{escape(value)}</b>"
+            f'<span class="muted">{escape(note)}</span></div>'
+            for label, value, note in cells
+        )
+        + "</div>"
+    )
+
+
+def _facts(t: TopicReport) -> str:
+    facts = [
+        "keyed (per-key order matters)" if t.keyed else "keyless",
+        f"partitioner {t.partitioner}",
+        f"replication factor {fmt_count(t.replication_factor)}",
+    ]
+    if t.capacity_source:
+        facts.append(f"Tp/Tc measured by {t.capacity_source}")
+    return f'<p class="meta">{escape(_SEP.join(facts))}</p>'
+
+
+def _warnings(t: TopicReport) -> str:
+    parts = []
+    if t.error:
+        parts.append(
+            f'<div class="error-box"><strong>{escape(STATUS_LABELS[t.status][0])}:</strong> '
+            f"{escape(t.error)}</div>"
+        )
+    if t.warnings:
+        parts.append(
+            '<h2 id="warnings">Warnings</h2><ul class="warnings">'
+            + "".join(f"<li>{escape(w)}</li>" for w in t.warnings)
+            + "</ul>"
+        )
+    return "\n".join(parts)
+
+
+def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
+    strategy = (
+        escape(g.strategy)
+        if g.strategy == g.current_strategy
+        else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
+    )
+    notes = [escape(n) for n in g.notes]
+    others = [name for name in g.topics if name != topic]
+    if others:
+        listed = ", ".join(
+            f'<a href="{escape(topic_href(links[name], from_topics_dir=True))}">{escape(name)}</a>'
+            if name in links
+            else escape(name)
+            for name in others
+        )
+        notes.append(f"also reads {listed}")
+    row = (
+        f"<tr><td><code>{escape(g.group_id)}</code></td><td>{status_badge(g.status)}</td>"
+        f'<td class="num">{g.current_members:,} \u2192 {g.recommended_members:,}</td>'
+        f'<td class="num">{g.members_now:,} / {g.members_at_horizon:,}</td>'
+        f'<td class="num">{fmt_pct(g.busiest_utilisation, fraction=True)}</td>'
+        f"<td>{strategy}</td></tr>"
+    )
+    if notes:
+        row += (
+            '<tr class="notes"><td></td><td colspan="5"><ul class="plain">'
+            + "".join(f"<li>{n}</li>" for n in notes)
+            + "</ul></td></tr>"
+        )
+    return row
+
+
+def _groups(t: TopicReport, links: dict[str, str]) -> str:
+    if not t.groups:
+        return ""
+    rows = "".join(_group_rows(g, t.topic, links) for g in t.groups)
+    return (
+        '<h2 id="groups">Consumer groups</h2>'
+        "<table><thead><tr><th>Group</th><th>Status</th>"
+        '<th class="num">Members: now \u2192 to run</th>'
+        '<th class="num">Needed: today / at horizon</th>'
+        '<th class="num">Busiest member at today\'s need</th><th>Strategy</th>'
+        f"</tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _arithmetic(t: TopicReport, percentile: float) -> str:
+    if not t.dimensions:
+        return ""
+    targets = "".join(
+        f"<tr><th scope='row'>{escape(d.unit)}</th>"
+        f'<td class="num">{fmt_rate(d.peak)}</td>'
+        f'<td class="num">{d.growth_per_year:+.1%}</td><td>{escape(d.growth_method)}</td>'
+        f'<td class="num">\u00d7{d.growth_factor:.3f}</td>'
+        f'<td class="num">{fmt_rate(d.grown)}</td><td class="num">+{d.headroom_pct:g} %</td>'
+        f'<td class="num"><strong>{fmt_rate(d.target)}</strong></td></tr>'
+        for d in t.dimensions
+    )
+    rule_rows = []
+    for d in t.dimensions:
+        deciding = t.deciding is not None and t.deciding.dimension == d.dimension
+        mark = " (decides)" if deciding else ""
+        scope = "topic's own row" if d.capacity_scope == "topic" else "default row *"
+        rule_rows.append(
+            f"<tr><th scope='row'>{escape(d.unit + mark)}</th>"
+            f'<td class="num">{fmt_rate(d.target)}</td>'
+            f'<td class="num">{fmt_rate(d.producer_capacity)}</td>'
+            f'<td class="num">{fmt_count(d.producer_partitions)}</td>'
+            f'<td class="num">{fmt_rate(d.consumer_capacity)}</td>'
+            f'<td class="num">{fmt_count(d.consumer_partitions)}</td>'
+            f"<td>{escape(scope)}</td>"
+            f'<td class="num"><strong>{fmt_count(d.required)}</strong></td>'
+            f"<td>{escape(d.side or 'no capacity: skipped')}</td></tr>"
+        )
+    candidates = "".join(
+        f'<tr><td class="num">{c.partitions:,}</td>'
+        f"<td>{escape(', '.join(str(s) for s in c.even_group_sizes))}</td>"
+        f'<td class="num">{len(c.even_group_sizes)}</td>'
+        f"<td>{'<strong>chosen</strong>' if c.chosen else ''}</td></tr>"
+        for c in t.candidates
+    )
+    parts = [
+        '<h2 id="why">How the number was reached</h2>',
+        f"<h3>Targets: p{percentile:g} peak, grown to the end of the horizon, plus headroom</h3>",
+        "<table><thead><tr><th>Dimension</th><th class='num'>Peak</th>"
+        "<th class='num'>Growth / year</th><th>Growth from</th>"
+        "<th class='num'>Over the horizon</th><th class='num'>Grown</th>"
+        "<th class='num'>Headroom</th><th class='num'>Target</th></tr></thead>"
+        f"<tbody>{targets}</tbody></table>",
+        f"<h3>The rule</h3><p>{escape(t.rule)}.</p>",
+        "<table><thead><tr><th>Dimension</th><th class='num'>Target</th>"
+        "<th class='num'>Tp per partition</th><th class='num'>ceil(target / Tp)</th>"
+        "<th class='num'>Tc per partition</th><th class='num'>ceil(target / Tc)</th>"
+        "<th>Tp/Tc from</th><th class='num'>Needs</th><th>Side</th></tr></thead>"
+        f"<tbody>{''.join(rule_rows)}</tbody></table>",
+    ]
+    if candidates:
+        parts.append(
+            "<h3>Candidates</h3><table><thead><tr><th class='num'>Partitions</th>"
+            "<th>Splits evenly over group sizes</th><th class='num'>Even sizes</th><th></th>"
+            f"</tr></thead><tbody>{candidates}</tbody></table>"
+        )
+    if t.choice_reason:
+        parts.append(f"<p><strong>Why this one:</strong> {escape(t.choice_reason)}.</p>")
+    if t.rationale:
+        parts.append(
+            '<h3>In words</h3><ol class="why">'
+            + "".join(f"<li>{escape(s)}</li>" for s in t.rationale)
+            + "</ol>"
+        )
+    return "\n".join(parts)
+
+
+def _cost(t: TopicReport) -> str:
+    c = t.cost
+    if c is None:
+        return ""
+    rows = [
+        (
+            "Producer batch memory",
+            f"{c.producer_batch_memory_bytes / _MIB:,.2f} MiB",
+            f"{c.producer_buffer_share:.1%} of buffer.memory",
+        ),
+        (
+            "Replicas per broker",
+            f"{c.replicas_per_broker:,}",
+            f"limit {c.replicas_per_broker_limit:,}; latency rule of thumb "
+            f"{c.latency_rule_limit:,}",
+        ),
+        ("Replicas in total", f"{c.replicas_total:,}", ""),
+        (
+            "After a broker failure",
+            f"{c.leaders_per_broker:,} leaders to elect",
+            f"about {c.election_unavailability_ms:,.0f} ms of unavailability",
+        ),
+        (
+            "File handles per broker",
+            f"{c.file_handles_per_broker:,}",
+            f"{c.segments_per_replica:,} segment(s) per replica",
+        ),
+        ("Consumer threads", f"{c.consumer_threads:,}", "for one group to read in full parallel"),
+    ]
+    body = "".join(
+        f"<tr><th scope='row'>{escape(a)}</th><td class='num'>{escape(b)}</td>"
+        f"<td>{escape(n)}</td></tr>"
+        for a, b, n in rows
+    )
+    warnings = (
+        '<ul class="warnings">' + "".join(f"<li>{escape(w)}</li>" for w in c.warnings) + "</ul>"
+        if c.warnings
+        else ""
+    )
+    return (
+        f'<h2 id="cost">Cost of {c.partitions:,} partitions</h2>'
+        f"<table><tbody>{body}</tbody></table>{warnings}"
+    )
+
+
+def _charts(t: TopicReport, percentile: float) -> str:
+    figures = [
+        *charts.throughput_charts(t, percentile),
+        charts.member_load_chart(t),
+        charts.partition_load_chart(t),
+        charts.churn_chart(t),
+    ]
+    present = [f for f in figures if f]
+    if not present:
+        return ""
+    return '<h2 id="charts">Charts</h2>\n' + "\n".join(present)
+
+
+def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> str:
+    """A topic page's HTML (it lives in `topics/`).
+
+    Args:
+        t: The topic.
+        report: The report it belongs to (run, settings).
+        pages: Topic -> page file name, to link other topics of multi-topic groups.
+    """
+    percentile = report.settings.percentile
+    header = (
+        f'<nav class="crumbs"><a href="../index.html">\u2190 All topics</a> \u00b7 run '
+        f"<code>{escape(report.run_key)}</code></nav>\n"
+        f"<h1>{escape(t.topic)}</h1>\n"
+        f"<p>{status_badge(t.status)} {escape(STATUS_LABELS[t.status][1])}</p>\n" + _facts(t)
+    )
+    body = "\n".join(
+        part
+        for part in (
+            header,
+            _headline(t),
+            _warnings(t),
+            _groups(t, pages),
+            _arithmetic(t, percentile),
+            _cost(t),
+            _charts(t, percentile),
+            '<footer><a href="../index.html">All topics</a> \u00b7 '
+            '<a href="../recommendations.json">recommendations.json</a></footer>',
+        )
+        if part
+    )
+    return page(f"{t.topic}: {report.title}", body)

@@ -1,0 +1,123 @@
+"""`from_topic_plan`: the report says what the core planned, and its charts agree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planner.examples import load_example
+from planner.partitioners import partition_for_key
+from planner.recommend import GroupInfo, plan_topic
+from planner.report import FleetReport, TopicReport, from_topic_plan
+from planner.simulate import EAGER_STRATEGIES, STRATEGIES
+from tests.report.fleets import EXAMPLE_TOPIC, HOT_TOPIC
+
+
+def _topic(fleet: FleetReport, name: str) -> TopicReport:
+    return next(t for t in fleet.topics if t.topic == name)
+
+
+def test_the_example_topic_carries_the_plans_numbers(planned_fleet: FleetReport) -> None:
+    ex = load_example()
+    plan = plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers, groups=ex.groups)
+    t = _topic(planned_fleet, EXAMPLE_TOPIC)
+    assert t.status == plan.status
+    assert t.recommended_partitions == plan.recommended_partitions
+    assert t.required_partitions == plan.choice.required
+    assert t.rationale == plan.rationale and t.warnings == plan.warnings
+    assert [d.dimension for d in t.dimensions] == list(plan.targets)
+    for d in t.dimensions:
+        target = plan.targets[d.dimension]
+        assert (d.peak, d.target, d.growth_factor) == (
+            target.peak,
+            target.target,
+            target.growth_factor,
+        )
+        assert d.growth_method.startswith("fitted (exponential): median slope of")
+    rules = {r.dimension: r for r in plan.sizing.requirements}
+    assert all(d.required == rules[d.dimension].required for d in t.dimensions)
+    assert [c.partitions for c in t.candidates if c.chosen] == [plan.recommended_partitions]
+    assert t.cost is not None
+    assert t.cost.file_handles_per_broker == plan.cost.file_handles_per_broker
+
+
+def test_recommended_consumers_are_what_every_real_group_needs(planned_fleet: FleetReport) -> None:
+    # The topic-level figure uses the core's own group logic on a planned group: every
+    # one-topic group the core planned needs the same number today.
+    for t in planned_fleet.topics:
+        for g in t.groups:
+            assert (g.members_now, g.strategy) == (t.recommended_consumers, t.strategy), t.topic
+
+
+def test_the_member_load_curves_agree_with_the_recommendation(planned_fleet: FleetReport) -> None:
+    t = _topic(planned_fleet, EXAMPLE_TOPIC)
+    m = t.member_load
+    assert m is not None and t.recommended_consumers is not None
+    assert [c.strategy for c in m.curves] == list(STRATEGIES)
+    chosen = next(c for c in m.curves if c.strategy == t.strategy)
+    at = {size: load for size, load in zip(chosen.members, chosen.busiest_load, strict=True)}
+    n = t.recommended_consumers
+    assert at[n] <= m.load_limit * (1 + 1e-9)
+    # One member fewer does not fit with any strategy: n is the smallest.
+    for curve in m.curves:
+        loads = dict(zip(curve.members, curve.busiest_load, strict=True))
+        assert loads[n - 1] > m.load_limit
+    # With one member per partition, the busiest member is the busiest partition.
+    p = t.partition_load
+    assert p is not None and len(p.loads) == t.recommended_partitions
+    assert at[m.partitions] == pytest.approx(max(p.loads))
+
+
+def test_partition_loads_add_up_to_the_topic_and_mark_the_hot_key(
+    planned_fleet: FleetReport,
+) -> None:
+    t = _topic(planned_fleet, HOT_TOPIC)
+    p = t.partition_load
+    assert p is not None and t.member_load is not None
+    curve = t.member_load.curves[0]
+    single = dict(zip(curve.members, curve.busiest_load, strict=True))
+    assert sum(p.loads) == pytest.approx(single[1])  # one member reads the whole topic
+    (hot,) = p.hot_keys
+    assert hot.key == "user-celebrity" and hot.share == pytest.approx(0.4)
+    assert hot.partition == partition_for_key(b"user-celebrity", len(p.loads), t.partitioner)
+    assert p.hot_partitions == {hot.partition}
+    busiest = int(np.argmax(p.loads))
+    assert busiest == hot.partition
+    assert any("hot key 'user-celebrity'" in w for w in t.warnings)
+
+
+def test_churn_is_eager_or_cooperative(planned_fleet: FleetReport) -> None:
+    t = _topic(planned_fleet, EXAMPLE_TOPIC)
+    c = t.churn
+    assert c is not None and c.members == t.recommended_consumers
+    assert c.partitions == t.recommended_partitions
+    for row in c.rows:
+        if row.strategy in EAGER_STRATEGIES:
+            assert row.join_revoked == row.leave_revoked == c.partitions
+        else:
+            assert (row.join_revoked, row.leave_revoked) == (row.join_moved, row.leave_moved)
+        assert 0 < row.join_moved <= c.partitions
+
+
+def test_a_keyless_topic_has_no_partition_chart(planned_fleet: FleetReport) -> None:
+    t = _topic(planned_fleet, "orders.created")
+    assert t.partition_load is None and not t.keyed
+    assert t.history is not None and len(t.history.ts_s) == len(t.history.mib_in) == 720
+
+
+def test_a_plan_without_groups_still_recommends_consumers() -> None:
+    ex = load_example()
+    t = from_topic_plan(
+        plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers), ex.history
+    )
+    assert t.groups == () and t.capacity_source is None
+    assert t.dimensions[0].capacity_scope == "topic"
+    # What the core says for a planned group (no members yet) on the same topic.
+    planned = plan_topic(
+        ex.history,
+        ex.producer,
+        ex.consumer,
+        brokers=ex.brokers,
+        groups=[GroupInfo("new-service", "range", 0)],
+    ).groups[0]
+    assert (t.recommended_consumers, t.strategy) == (planned.members_now, planned.strategy)

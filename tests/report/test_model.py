@@ -1,0 +1,150 @@
+"""The report model: JSON round trips, checks with clear messages, derived figures."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from datetime import datetime
+
+import pytest
+
+from planner.report import (
+    DimensionArithmetic,
+    FleetReport,
+    HotKeyMark,
+    PartitionLoadChart,
+    ThroughputHistory,
+    TopicReport,
+)
+from tests.report.fleets import HOSTILE_TOPIC, INTERVAL, REPORT_SETTINGS
+
+
+def _fleet(*topics: TopicReport, **changes: object) -> FleetReport:
+    fields: dict[str, object] = {
+        "run_key": "r1",
+        "interval_start": INTERVAL[0],
+        "interval_end": INTERVAL[1],
+        "generated_at": INTERVAL[1],
+        "settings": REPORT_SETTINGS,
+        "topics": topics,
+    }
+    fields.update(changes)
+    return FleetReport(**fields)  # type: ignore[arg-type]
+
+
+def _error_topic(name: str = "t") -> TopicReport:
+    return TopicReport(topic=name, status="error", error="boom")
+
+
+def test_a_planned_fleet_goes_to_json_and_back_unchanged(planned_fleet: FleetReport) -> None:
+    text = json.dumps(planned_fleet.to_json_dict(), allow_nan=False)
+    again = FleetReport.from_json_dict(json.loads(text))
+    assert again == planned_fleet
+    assert again.topics[0].history is not None
+    assert isinstance(again.topics[0].history.ts_s, tuple)
+    assert again.generated_at == planned_fleet.generated_at
+
+
+def test_lists_become_tuples_and_whole_numbers_floats() -> None:
+    history = ThroughputHistory(ts_s=[0, 3600], mib_in=[1, None])  # type: ignore[arg-type]
+    assert history.ts_s == (0.0, 3600.0)
+    assert isinstance(history.ts_s[0], float)
+    assert history.mib_in == (1.0, None)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"status": "grow"}, "status: must be one of 'ok'"),
+        ({"status": "increase"}, "status 'increase' needs required_partitions"),
+        ({"error": None}, "status 'error' needs an error message"),
+        ({"current_partitions": 0}, "current_partitions: must be 1 or above, got 0"),
+        ({"current_partitions": True}, "current_partitions: must be a whole number"),
+        ({"warnings": "one string"}, "warnings: must be a list, got str"),
+        ({"topic": ""}, "topic: the name is empty"),
+    ],
+)
+def test_bad_topic_values_name_the_topic_and_field(
+    changes: dict[str, object], message: str
+) -> None:
+    name = changes.get("topic", "t")
+    with pytest.raises(ValueError, match=re.escape(f"topic {name!r}: {message}")):
+        dataclasses.replace(_error_topic(), **changes)
+
+
+def test_a_bad_value_deep_in_json_names_its_path(planned_fleet: FleetReport) -> None:
+    data = planned_fleet.to_json_dict()
+    data["topics"][0]["groups"][1]["status"] = "bored"
+    with pytest.raises(ValueError, match=r"groups\[1\]\.status: must be one of"):
+        FleetReport.from_json_dict(data)
+    data = planned_fleet.to_json_dict()
+    data["topics"][2]["surprise"] = 1
+    with pytest.raises(ValueError, match=r"FleetReport\.topics\[2\]: unknown field\(s\) surprise"):
+        FleetReport.from_json_dict(data)
+    data = planned_fleet.to_json_dict()
+    del data["topics"][0]["status"]
+    with pytest.raises(ValueError, match="status"):
+        FleetReport.from_json_dict(data)
+
+
+def test_fleet_checks() -> None:
+    with pytest.raises(ValueError, match="'t' appears more than once"):
+        _fleet(_error_topic(), _error_topic())
+    with pytest.raises(ValueError, match="interval_end must be after interval_start"):
+        _fleet(interval_end=INTERVAL[0])
+    with pytest.raises(ValueError, match="aware UTC datetime"):
+        _fleet(generated_at=datetime(2026, 11, 22))
+    for link in ("javascript:alert(1)", "/etc/passwd", "https://example.com/docs", "a\nb"):
+        with pytest.raises(ValueError, match="data_docs_path"):
+            _fleet(data_docs_path=link)
+    assert _fleet(data_docs_path="../data-docs/index.html").data_docs_path
+
+
+def test_chart_series_must_line_up() -> None:
+    with pytest.raises(ValueError, match="2 values for 3 timestamps"):
+        ThroughputHistory(ts_s=(0.0, 1.0, 2.0), mib_in=(1.0, 2.0))
+    with pytest.raises(ValueError, match="ascending"):
+        ThroughputHistory(ts_s=(2.0, 1.0))
+    with pytest.raises(ValueError, match=r"partition 4 outside 0\.\.3"):
+        PartitionLoadChart((0.1,) * 4, (HotKeyMark("k", 4, 0.5),), 0.77, "today")
+
+
+def _dimension(dimension: str, peak: float, tp: float | None, tc: float | None) -> object:
+    return DimensionArithmetic(
+        dimension=dimension,  # type: ignore[arg-type]
+        peak=peak,
+        growth_per_year=0.0,
+        growth_method="none",
+        growth_factor=1.0,
+        grown=peak,
+        headroom_pct=30.0,
+        target=peak * 1.3,
+        producer_capacity=tp,
+        consumer_capacity=tc,
+        capacity_scope="topic",
+        producer_partitions=None,
+        consumer_partitions=None,
+        required=None,
+        side=None,
+    )
+
+
+def test_headroom_is_taken_in_the_tightest_dimension() -> None:
+    topic = dataclasses.replace(
+        _error_topic(),
+        dimensions=(
+            _dimension("mib_in", 10.0, 5.0, 2.0),  # 10 partitions carry 20: +100 %
+            _dimension("records_in", 1_000.0, 150.0, 300.0),  # 10 carry 1,500: +50 %
+            _dimension("mib_out", 8.0, 0.1, 4.0),  # Tp does not apply: 10 carry 40: +400 %
+        ),
+    )
+    assert topic.headroom_pct(10) == pytest.approx(50.0)
+    assert topic.headroom_pct(4) == pytest.approx(-40.0)  # 4 x 150 = 600 < 1,000
+    assert topic.headroom_pct(None) is None
+    no_capacity = dataclasses.replace(topic, dimensions=(_dimension("mib_in", 1.0, None, None),))
+    assert no_capacity.headroom_pct(10) is None
+
+
+def test_any_text_is_a_topic_name() -> None:
+    assert _error_topic(HOSTILE_TOPIC).topic == HOSTILE_TOPIC

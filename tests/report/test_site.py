@@ -1,0 +1,243 @@
+"""The rendered site: its files, the JSON and Markdown exports, names, and escaping."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from planner.report import FleetReport, iter_site, page_names, render_site
+from planner.report.layout import SCRIPT, STYLE
+from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC
+
+GOLDEN = Path(__file__).parent / "golden"
+KAFKA_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
+
+
+class _Page(HTMLParser):
+    """Every element, attribute and text run of a page, as the browser's parser sees them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self.text: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in = tag if tag in ("script", "style") else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "script":
+            self.scripts.append(data)
+        elif self._in == "style":
+            self.styles.append(data)
+        else:
+            self.text.append(data)
+
+    def attr_values(self, name: str) -> list[str]:
+        return [v for _, a in self.tags if (v := a.get(name)) is not None]
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    page.close()
+    return page
+
+
+def _html_files(site: Path) -> list[Path]:
+    return sorted(site.glob("*.html")) + sorted((site / "topics").glob("*.html"))
+
+
+def test_the_site_has_exactly_its_files(rendered_site: Path, planned_fleet: FleetReport) -> None:
+    files = sorted(
+        str(p.relative_to(rendered_site)) for p in rendered_site.rglob("*") if p.is_file()
+    )
+    pages = page_names(t.topic for t in planned_fleet.topics)
+    expected = sorted(
+        [
+            "index.html",
+            "recommendations.json",
+            "summary.md",
+            "data-docs/index.html",
+            *(f"topics/{name}" for name in pages.values()),
+        ]
+    )
+    assert files == expected
+
+
+def test_render_site_refuses_a_folder_with_files(tmp_path: Path, typed_fleet: FleetReport) -> None:
+    (tmp_path / "old.html").write_text("stale")
+    with pytest.raises(FileExistsError, match="must be missing or empty"):
+        render_site(typed_fleet, tmp_path)
+    render_site(typed_fleet, tmp_path / "new")
+    assert (tmp_path / "new" / "index.html").is_file()
+
+
+def test_iter_site_writes_the_index_last(typed_fleet: FleetReport) -> None:
+    paths = [path for path, _ in iter_site(typed_fleet)]
+    assert paths[-1] == "index.html"
+    assert all(p.startswith("topics/") for p in paths[: len(typed_fleet.topics)])
+
+
+def test_recommendations_json(rendered_site: Path, planned_fleet: FleetReport) -> None:
+    records = json.loads((rendered_site / "recommendations.json").read_text(encoding="utf-8"))
+    assert [r["topic"] for r in records] == sorted(t.topic for t in planned_fleet.topics)
+    required = {
+        "topic",
+        "current_partitions",
+        "required_partitions",
+        "recommended_partitions",
+        "recommended_consumers",
+        "strategy",
+        "deciding",
+        "warnings",
+        "status",
+        "groups",
+    }
+    assert all(required <= set(r) for r in records)
+    example = next(r for r in records if r["topic"] == EXAMPLE_TOPIC)
+    # The bundled example's plan (see `partition-planner demo`).
+    assert example["status"] == "plan-increase"
+    assert (example["current_partitions"], example["recommended_partitions"]) == (12, 16)
+    assert (example["required_partitions_now"], example["required_partitions"]) == (10, 14)
+    assert example["deciding"] == {"dimension": "mib_in", "side": "consumer"}
+    assert example["recommended_consumers"] == 11
+    assert example["strategy"] == "cooperative-sticky"
+    assert [g["group_id"] for g in example["groups"]] == ["fraud-scoring", "ledger-writer"]
+    assert example["groups"][0]["status"] == "under-provisioned"
+    assert example["groups"][0]["recommended_members"] == 11
+    assert any(w.startswith("keyed topic: going from 12 to 16") for w in example["warnings"])
+    assert (rendered_site / example["page"]).is_file()
+    missing = next(r for r in records if r["topic"] == HOSTILE_ATTR)
+    assert missing["status"] == "missing-capacity"
+    assert missing["recommended_partitions"] is None and missing["deciding"] is None
+
+
+def test_summary_matches_the_golden_file(tmp_path: Path, typed_fleet: FleetReport) -> None:
+    """Refresh with `UPDATE_GOLDEN=1 pytest tests/report/test_site.py`."""
+    render_site(typed_fleet, tmp_path / "site")
+    summary = (tmp_path / "site" / "summary.md").read_text(encoding="utf-8")
+    golden = GOLDEN / "summary.md"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.write_text(summary, encoding="utf-8")
+    assert summary == golden.read_text(encoding="utf-8")
+    # Action first: increase now, then within the horizon, then groups, then the rest.
+    order = [summary.index(h) for h in ("## Increase now", "## Increase within", "## Consumer")]
+    assert order == sorted(order)
+
+
+def test_summary_markdown_renders_names_as_text(typed_fleet: FleetReport, tmp_path: Path) -> None:
+    render_site(typed_fleet, tmp_path / "site")
+    html = MarkdownIt("commonmark").render((tmp_path / "site" / "summary.md").read_text())
+    page = _Page()
+    page.feed(html)
+    assert {tag for tag, _ in page.tags} <= {"h1", "h2", "p", "ul", "li", "code", "strong"}
+    text = "".join(page.text)
+    assert "new`topic" in text  # a backtick inside a name survives its code span
+    assert "group 'billing' is `under-provisioned` *now* | [see] <page>" in text
+
+
+@given(st.lists(st.text(min_size=1, max_size=300), min_size=1, max_size=8, unique=True))
+def test_page_names_are_safe_and_distinct_for_any_names(names: list[str]) -> None:
+    pages = page_names(names)
+    files = list(pages.values())
+    assert len({f.casefold() for f in files}) == len(files)
+    for name, file in pages.items():
+        assert re.fullmatch(r"[A-Za-z0-9._~-]+\.html", file)
+        assert not file.startswith(".") and ".." not in file.split("/")
+        assert len(file.encode()) <= 255
+        if KAFKA_NAME.fullmatch(name) and not name.startswith("."):
+            casefold_twins = [n for n in names if n.casefold() == name.casefold()]
+            assert (file == f"{name}.html") == (len(casefold_twins) == 1)
+
+
+def test_page_names_examples() -> None:
+    pages = page_names(["orders", "Orders", "a_b", "a?b", "..", ".hidden", HOSTILE_TOPIC])
+    assert pages["a_b"] == "a_b.html"
+    assert pages["orders"] != pages["Orders"] and "~" in pages["orders"]
+    assert pages["a?b"].startswith("a_b~")
+    assert pages[".."].startswith("topic~")
+    assert pages[".hidden"].startswith("hidden~")
+    assert pages[HOSTILE_TOPIC].startswith("script_alert_1_script~")
+
+
+def test_hostile_names_are_escaped_everywhere(rendered_site: Path) -> None:
+    for path in _html_files(rendered_site):
+        page = _parse(path)
+        tags = {tag for tag, _ in page.tags}
+        assert "img" not in tags, path
+        handlers = [n for _, a in page.tags for n in a if n.startswith("on")]
+        assert handlers == [], path
+        # The only script is the index's own, byte for byte; nothing else runs.
+        assert page.scripts == ([SCRIPT] if path.name == "index.html" else []), path
+        for href in page.attr_values("href"):
+            parts = urlsplit(href)
+            assert not parts.scheme or href == "data:,", (path, href)
+        for src in page.attr_values("src"):
+            raise AssertionError(f"{path}: fetches {src}")
+    text = "".join(_parse(rendered_site / "index.html").text)
+    assert HOSTILE_TOPIC in text and HOSTILE_ATTR in text
+    pages = page_names([HOSTILE_TOPIC])
+    topic = _parse(rendered_site / "topics" / pages[HOSTILE_TOPIC])
+    topic_text = "".join(topic.text)
+    assert HOSTILE_TOPIC in topic_text  # heading, title, charts' descriptions
+    assert HOSTILE_ATTR in topic_text  # the group id and the hot key
+    assert f"Hot: key {HOSTILE_ATTR!r}" in topic_text  # in the partition chart's <desc>
+    records = json.loads((rendered_site / "recommendations.json").read_text())
+    assert {HOSTILE_TOPIC, HOSTILE_ATTR} <= {r["topic"] for r in records}
+    summary = MarkdownIt("commonmark").render((rendered_site / "summary.md").read_text())
+    assert "<script" not in summary and "<img" not in summary
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in summary
+
+
+def _csp_hashes(page: _Page) -> set[str]:
+    (policy,) = [
+        a["content"] for t, a in page.tags if t == "meta" and a.get("http-equiv") and a["content"]
+    ]
+    return set(re.findall(r"'sha256-([A-Za-z0-9+/=]+)'", policy or ""))
+
+
+def test_the_content_security_policy_allows_exactly_the_inline_style_and_script(
+    rendered_site: Path,
+) -> None:
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+    for path in _html_files(rendered_site):
+        page = _parse(path)
+        assert page.styles == [STYLE]
+        expected = {digest(STYLE), *(digest(s) for s in page.scripts)}
+        assert _csp_hashes(page) == expected, path
+
+
+def test_every_relative_link_resolves_on_disk(rendered_site: Path) -> None:
+    for path in _html_files(rendered_site):
+        page = _parse(path)
+        ids = set(page.attr_values("id"))
+        for href in page.attr_values("href"):
+            parts = urlsplit(href)
+            if parts.scheme:
+                continue
+            if not parts.path:
+                assert parts.fragment in ids, (path, href)
+                continue
+            target = (path.parent / unquote(parts.path)).resolve()
+            assert target.is_file(), (path, href)
+            assert rendered_site.resolve() in target.parents, (path, href)
