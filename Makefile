@@ -21,6 +21,7 @@ bench: setup
 	@$(PY) benchmarks/partitioners_bench.py
 	@$(PY) benchmarks/assignors_bench.py
 	@$(PY) benchmarks/simulate_bench.py
+	@$(PY) benchmarks/sample_bench.py
 
 # Re-resolve the pinned environment after editing pyproject.toml.
 lock:

@@ -6,6 +6,8 @@ Subcommands:
   demo      the model on the bundled example topic, with a recommendation
   perf-test read kafka-producer/consumer-perf-test output into Tp and Tc
   collect   gather one data interval's figures from the configured sources
+  show      a topic's latest published recommendation, from the store
+  sample    write a realistic sample fleet as a landing folder (demos, tests, benchmarks)
 
 Bad arguments print one line naming the flag and exit with code 2.
 """
@@ -105,11 +107,13 @@ def _json_default(value: Any) -> Any:
         from dataclasses import asdict
 
         return asdict(value)
+    if hasattr(value, "isoformat"):  # datetime, date
+        return value.isoformat()
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from planner.commands import collect, demo, perf_test, simulate, size
+    from planner.commands import collect, demo, perf_test, sample, show, simulate, size
 
     parser = _Parser(prog="partition-planner", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -118,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_parser(sub)
     perf_test.add_parser(sub)
     collect.add_parser(sub)
+    sample.add_parser(sub)
+    show.add_parser(sub)
     return parser
 
 
