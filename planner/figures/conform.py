@@ -87,9 +87,11 @@ class _Checker:
 
     def __init__(self, n: int) -> None:
         self.bad = np.zeros(n, dtype=bool)
-        self.field: list[str | None] = [None] * n
-        self.value: list[str | None] = [None] * n
-        self.reason: list[str] = [""] * n
+        # Only failed rows get an entry: most tables have none, and a sample of 20 M keys
+        # must not pay for three 20 M-element lists.
+        self.field: dict[int, str | None] = {}
+        self.value: dict[int, str | None] = {}
+        self.reason: dict[int, str] = {}
 
     def fail(self, mask: np.ndarray, field: str, raw: pa.Array, reason: str) -> None:
         fresh = np.flatnonzero(mask & ~self.bad)
@@ -218,10 +220,16 @@ def _check_domain(rule: str, values: pa.Array, name: str, raw: pa.Array, check: 
         floor = 1 if rule == "count" else 0
         check.fail(present & (arr < floor), name, raw, f"must be {floor} or more")
     elif rule in {"topic", "topic_or_default"}:
-        legal = _mask(pc.match_substring_regex(values, _TOPIC))
-        legal &= ~_mask(pc.is_in(values, pa.array([".", ".."])))
+        # A fleet has thousands of topics but millions of rows: judge each name once.
+        encoded = pc.dictionary_encode(values)
+        names = encoded.dictionary
+        ok = pc.and_(
+            pc.match_substring_regex(names, _TOPIC),
+            pc.invert(pc.is_in(names, pa.array([".", ".."]))),
+        )
         if rule == "topic_or_default":
-            legal |= _mask(pc.equal(values, "*"))
+            ok = pc.or_(ok, pc.equal(names, "*"))
+        legal = _mask(pc.take(ok, encoded.indices))
         check.fail(
             present & ~legal,
             name,
@@ -356,6 +364,31 @@ def conform(
     return Conformed(table, rejected, kept_rows)
 
 
+def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
+    """The key columns in a cheap form to group on, plus the row index `__i`.
+
+    Text keys become dictionary codes when they repeat a lot (topic names), and the
+    optional `key`/`key_hex` pair of the key-sample table becomes one column (a text
+    key and a hex key can never be equal, so they are told apart by a prefix).
+    """
+    columns: dict[str, pa.Array] = {}
+    rest = list(keys)
+    if "key" in rest and "key_hex" in rest:
+        rest = [k for k in rest if k not in {"key", "key_hex"}]
+        text = pc.binary_join_element_wise("t", table.column("key"), "")
+        hexed = pc.binary_join_element_wise("h", table.column("key_hex"), "")
+        columns["__key"] = pc.coalesce(text, hexed)
+    for k in rest:
+        col = table.column(k)
+        if pa.types.is_string(col.type):
+            col = pc.fill_null(col, "\x00<null>")
+            if table.num_rows > 1_000:
+                col = pc.dictionary_encode(col).combine_chunks().indices
+        columns[k] = col
+    columns["__i"] = pa.array(np.arange(table.num_rows))
+    return pa.table(columns)
+
+
 def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conformed:
     """Keep the first row of every key of `name`; reject the later ones.
 
@@ -367,31 +400,27 @@ def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conforme
     spec = TABLES[name]
     if table.num_rows == 0:
         return Conformed(table, empty("rejected"), rows)
-    indexed = table.append_column("__i", pa.array(np.arange(table.num_rows)))
-    keys = [k for k in spec.key]
-    filled = indexed
-    for k in keys:
-        col = filled.column(k)
-        if pa.types.is_string(col.type):
-            filled = filled.set_column(
-                filled.column_names.index(k), k, pc.fill_null(col, "\x00<null>")
-            )
-    first = filled.group_by(keys, use_threads=False).aggregate([("__i", "min")])
+    keys = list(spec.key)
+    filled = _grouping_columns(table, keys)
+    group_keys = [c for c in filled.column_names if c != "__i"]
+    first = filled.group_by(group_keys, use_threads=False).aggregate([("__i", "min")])
     winners = np.zeros(table.num_rows, dtype=bool)
     winners[first.column("__i_min").to_numpy()] = True
     if winners.all():
         return Conformed(table, empty("rejected"), rows)
     losers = np.flatnonzero(~winners)
     firsts = filled.take(pa.array(losers)).join(
-        first, keys=keys, join_type="left outer", use_threads=False
+        first, keys=group_keys, join_type="left outer", use_threads=False
     )
     firsts = firsts.sort_by("__i")
     origin = table.column("source").take(firsts.column("__i_min")).to_pylist()
-    row_of = None if rows is None else rows.to_pylist()
+    first_rows = (
+        [None] * len(losers) if rows is None else rows.take(firsts.column("__i_min")).to_pylist()
+    )
     reasons = [
         f"duplicate ({', '.join(keys)}): first given by {src}"
-        + ("" if row_of is None else f" row {row_of[j]}")
-        for src, j in zip(origin, firsts.column("__i_min").to_pylist(), strict=True)
+        + ("" if row is None else f" row {row}")
+        for src, row in zip(origin, first_rows, strict=True)
     ]
     lost = table.take(pa.array(losers))
     values = [", ".join(str(lost.column(k)[i].as_py()) for k in keys) for i in range(len(losers))]
@@ -399,8 +428,10 @@ def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conforme
         {
             "table": pa.array([name] * len(losers), pa.string()),
             "source": lost.column("source"),
-            "row": pa.array(
-                [None if row_of is None else row_of[i] for i in losers.tolist()], pa.int64()
+            "row": (
+                pa.nulls(len(losers), pa.int64())
+                if rows is None
+                else rows.take(pa.array(losers)).cast(pa.int64())
             ),
             "field": pa.array([keys[-1]] * len(losers), pa.string()),
             "value": pa.array(values, pa.string()),
