@@ -352,13 +352,14 @@ def conform(
     keep = pa.array(~check.bad)
     table = good.filter(keep).cast(spec.schema)
     bad_rows = np.flatnonzero(check.bad)
+    failed = bad_rows.tolist()
     rejected = rejections(
         name,
         source,
         numbers[bad_rows].tolist(),
-        [check.field[i] for i in bad_rows],
-        [check.value[i] for i in bad_rows],
-        [check.reason[i] for i in bad_rows],
+        [check.field[i] for i in failed],
+        [check.value[i] for i in failed],
+        [check.reason[i] for i in failed],
     )
     kept_rows = pa.array(numbers[~check.bad], pa.int64())
     return Conformed(table, rejected, kept_rows)
