@@ -1,0 +1,343 @@
+"""Benchmark: both Spark jobs end to end on a sample fleet, beside a bare Spark job.
+
+Fleet: `partition-planner sample` (`planner.sample.write_landing`) for N topics x 30 days
+of hourly figures, collected into the canonical figures dataset by
+`planner.collect.run.collect_interval` (the last day is the run, the 29 before it its
+history). Generating and collecting are set-up, timed apart.
+
+Measured, each in a fresh Python process on `local[2]` with the jobs' default settings,
+JVM start-up included, as a scheduler would run them:
+
+- ours: `python -m spark_jobs.size_partitions`, then `python -m
+  spark_jobs.simulate_assignments`, on the run;
+- reference: a bare Spark job that reads the same throughput files with the same
+  explicit schema and computes each topic's maximum rates (`groupBy(topic).max`),
+  written to Parquet: the floor for any Spark job over this data.
+
+Peak memory is sampled from /proc every 0.2 s over each process tree: the driver's
+Python, the JVM (driver and executor in one, in local mode), and the Python workers
+(summed). Targets (issue 4): both jobs at most 5 minutes and at most 3x the bare job.
+
+Usage:
+    .venv/bin/python benchmarks/spark_bench.py [--sizes 1000,10000] [--days 30]
+        [--runs N] [--work DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+END = datetime(2026, 11, 23, tzinfo=UTC)
+SEED = 0
+LIMIT_S = 300.0
+LIMIT_RATIO = 3.0
+
+
+@dataclass
+class Peak:
+    """Peak resident memory of one process tree, MiB."""
+
+    driver_python: float = 0.0
+    jvm: float = 0.0
+    python_workers: float = 0.0
+    total: float = 0.0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def _rss_mib(pid: int) -> tuple[float, str]:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            rss = next((line for line in handle if line.startswith("VmRSS:")), "VmRSS: 0 kB")
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return 0.0, ""
+    return int(rss.split()[1]) / 1024, cmdline
+
+
+def _sample(root: int, peak: Peak) -> None:
+    tree, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        tree.append(pid)
+        stack.extend(_children(pid))
+    now = Peak()
+    for pid in tree:
+        rss, cmdline = _rss_mib(pid)
+        if "java" in cmdline.split(" ", 1)[0]:
+            now.jvm += rss
+        elif "pyspark.daemon" in cmdline or "pyspark.worker" in cmdline:
+            now.python_workers += rss
+        elif pid == root:
+            now.driver_python += rss
+    now.total = now.driver_python + now.jvm + now.python_workers
+    for name in ("driver_python", "jvm", "python_workers", "total"):
+        setattr(peak, name, max(getattr(peak, name), getattr(now, name)))
+
+
+@dataclass
+class Measured:
+    """One process: wall time and peak memory."""
+
+    seconds: float
+    peak: Peak = field(default_factory=Peak)
+
+
+def _measure(command: list[str], env: dict[str, str]) -> Measured:
+    peak = Peak()
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            _sample(process.pid, peak)
+            done.wait(0.2)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out, err = process.communicate()
+    elapsed = time.perf_counter() - started
+    done.set()
+    watcher.join()
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:4])} failed:\n{out[-2000:]}\n{err[-4000:]}")
+    return Measured(elapsed, peak)
+
+
+def bare_job(figures: Path, out: Path, interval: str, lookback_days: float) -> None:
+    """The reference: read the run's throughput files, each topic's maximum rates."""
+    from pyspark.sql import functions as F
+
+    from planner.figures.dataset import interval_path
+    from spark_jobs.figures import locate_run
+    from spark_jobs.schemas import figures_schema
+    from spark_jobs.session import build_session
+    from spark_jobs.settings import SparkSettings
+
+    run = locate_run(figures, interval, lookback_days=lookback_days)
+    spark = build_session(SparkSettings(), "bare_max_rate")
+    paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
+    rates = spark.read.schema(figures_schema("throughput")).parquet(*paths)
+    peaks = rates.groupBy("topic").agg(
+        F.max("bytes_in_per_s").alias("bytes_in_per_s"),
+        F.max("records_in_per_s").alias("records_in_per_s"),
+        F.max("bytes_out_per_s").alias("bytes_out_per_s"),
+    )
+    peaks.write.mode("overwrite").parquet(str(out / "max_rates"))
+    spark.stop()
+
+
+def _fleet(work: Path, topics: int, days: int) -> tuple[Path, str, dict[str, float]]:
+    from planner.collect.landing import LandingSource
+    from planner.collect.run import collect_interval
+    from planner.figures.dataset import DataInterval
+    from planner.sample import write_landing
+
+    landing, figures = work / "landing", work / "figures"
+    run = DataInterval.day((END - timedelta(days=1)).date())
+    timings: dict[str, float] = {}
+    if not (figures / f"interval={run.key}" / "_manifest.json").exists():
+        shutil.rmtree(landing, ignore_errors=True)
+        shutil.rmtree(figures, ignore_errors=True)
+        started = time.perf_counter()
+        write_landing(landing, topics=topics, days=days, seed=SEED, end=END)
+        timings["generate_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        collect_interval([LandingSource(landing)], run, figures, history_days=days - 1)
+        timings["collect_s"] = time.perf_counter() - started
+    return figures, run.key, timings
+
+
+def _fleet_facts(figures: Path, key: str) -> dict[str, int]:
+    import pyarrow.parquet as pq
+
+    from planner.figures.dataset import list_intervals, read_manifest
+
+    manifest = read_manifest(figures, key) or {}
+    rows = sum(
+        (read_manifest(figures, i) or {}).get("tables", {}).get("throughput", 0)
+        for i in list_intervals(figures)
+    )
+    groups = pq.read_table(figures / f"interval={key}" / "groups.parquet", columns=["group_id"])
+    return {
+        "throughput_rows": rows,
+        "key_rows": manifest.get("tables", {}).get("keys", 0),
+        "groups": len(set(groups.column("group_id").to_pylist())),
+        "topics": manifest.get("tables", {}).get("topics", 0),
+    }
+
+
+def run_size(work: Path, topics: int, days: int, runs: int) -> dict[str, Any]:
+    """Set up the fleet of one size and measure both sides `runs` times, interleaved."""
+    figures, key, setup = _fleet(work, topics, days)
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    common = ["--figures", str(figures), "--interval", key, "--lookback-days", str(days)]
+    bare, ours, sizing, simulate = [], [], [], []
+    for i in range(runs):
+        out = work / f"out-{i}"
+        shutil.rmtree(out, ignore_errors=True)
+        bare.append(
+            _measure(
+                [
+                    sys.executable,
+                    __file__,
+                    "--bare",
+                    "--figures",
+                    str(figures),
+                    "--out",
+                    str(out),
+                    "--interval",
+                    key,
+                    "--days",
+                    str(days),
+                ],
+                env,
+            )
+        )
+        first = _measure(
+            [sys.executable, "-m", "spark_jobs.size_partitions", *common, "--out", str(out)], env
+        )
+        second = _measure(
+            [sys.executable, "-m", "spark_jobs.simulate_assignments", *common, "--out", str(out)],
+            env,
+        )
+        sizing.append(first)
+        simulate.append(second)
+        ours.append(Measured(first.seconds + second.seconds))
+    best = min(range(runs), key=lambda i: ours[i].seconds)
+    bare_best = min(m.seconds for m in bare)
+    return {
+        "topics": topics,
+        "days": days,
+        **_fleet_facts(figures, key),
+        **setup,
+        "bare_s": [m.seconds for m in bare],
+        "size_partitions_s": [m.seconds for m in sizing],
+        "simulate_assignments_s": [m.seconds for m in simulate],
+        "ours_s": [m.seconds for m in ours],
+        "ratio_best": ours[best].seconds / bare_best,
+        "peak_mib": {
+            "bare": asdict(max(bare, key=lambda m: m.peak.total).peak),
+            "size_partitions": asdict(max(sizing, key=lambda m: m.peak.total).peak),
+            "simulate_assignments": asdict(max(simulate, key=lambda m: m.peak.total).peak),
+        },
+        "output_rows": _output_rows(work / f"out-{best}", key),
+    }
+
+
+def _output_rows(out: Path, key: str) -> dict[str, int]:
+    import pyarrow.parquet as pq
+
+    return {
+        name: pq.read_metadata(path).num_rows
+        if path.is_file()
+        else sum(pq.read_metadata(p).num_rows for p in path.iterdir())
+        for name in ("sizing", "simulations", "recommendations")
+        for path in [out / name / f"run={key}"]
+    }
+
+
+def _print(results: list[dict[str, Any]]) -> None:
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    for r in results:
+        print(
+            f"\n{r['topics']:,} topics x {r['days']} days: "
+            f"{r['throughput_rows']:,} throughput rows, {r['key_rows']:,} key rows, "
+            f"{r['groups']:,} groups"
+            + (
+                f" (generated in {r['generate_s']:.1f} s, collected in {r['collect_s']:.1f} s)"
+                if "generate_s" in r
+                else ""
+            )
+        )
+        rows = (
+            ("bare job (read, max per topic)", r["bare_s"]),
+            ("size_partitions", r["size_partitions_s"]),
+            ("simulate_assignments", r["simulate_assignments_s"]),
+            ("both jobs", r["ours_s"]),
+        )
+        for name, values in rows:
+            print(
+                f"  {name:32s} best {min(values):7.1f} s   "
+                f"median {statistics.median(values):7.1f} s"
+            )
+        print(f"  ratio (best both / best bare): {r['ratio_best']:.2f}  (target <= {LIMIT_RATIO})")
+        print(f"  within {LIMIT_S:.0f} s: {min(r['ours_s']) <= LIMIT_S}")
+        for name, peak in r["peak_mib"].items():
+            print(
+                f"  peak MiB {name:22s} driver Python {peak['driver_python']:6.0f}  "
+                f"JVM {peak['jvm']:6.0f}  Python workers {peak['python_workers']:6.0f}  "
+                f"total {peak['total']:6.0f}"
+            )
+        print("  output rows: " + ", ".join(f"{k} {v:,}" for k, v in r["output_rows"].items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="1000,10000", help="topic counts, comma-separated")
+    p.add_argument("--days", type=int, default=30)
+    p.add_argument("--runs", type=int, default=2)
+    p.add_argument("--work", type=Path, help="keep fleets and outputs here (reused if present)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--interval", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.bare:
+        bare_job(args.figures, args.out, args.interval, float(args.days))
+        return 0
+    work = args.work or Path(tempfile.mkdtemp(prefix="spark-bench-"))
+    results = []
+    try:
+        for size in (int(s) for s in args.sizes.split(",")):
+            results.append(run_size(work / f"fleet-{size}", size, args.days, args.runs))
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        _print(results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""The input suites: the figures tables as a whole, before sizing starts.
+
+Collection (`planner.figures.conform`) already checks every row and keeps the bad ones
+out, in the `rejected` table. These suites re-check the same column rules on the whole
+table (a gate: a table that reaches sizing broken means a bug or a bypassed collector)
+and add what no single row can show: unique keys across sources, the replication factor
+against the broker count, one strategy per consumer group, a table that is not empty.
+
+One builder per suite; `expectations.catalog` names them `<table>.input`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from expectations.rules import at_least, column_rules, query, rows_at_least
+from planner.figures.schema import TABLES
+
+if TYPE_CHECKING:
+    from great_expectations.expectations.expectation import Expectation
+
+__all__ = [
+    "BROKER_COUNT",
+    "capacity_input",
+    "groups_input",
+    "keys_input",
+    "throughput_input",
+    "topics_input",
+]
+
+#: The suite parameter `topics.input` takes: the number of brokers in the cluster table.
+BROKER_COUNT = "broker_count"
+
+
+def throughput_input() -> list[Expectation]:
+    """`throughput.input`: rate samples, finite and >= 0, one per (topic, ts), not none."""
+    return [
+        *column_rules(TABLES["throughput"]),
+        rows_at_least(1, "an interval without throughput samples has nothing to size"),
+    ]
+
+
+def topics_input() -> list[Expectation]:
+    """`topics.input`: the topics as they are, replication factor within the broker count.
+
+    The broker count is the suite parameter `broker_count` (the rows of the `cluster`
+    table), so the suite stays one reviewed document and each run's value is recorded in
+    its validation result. Kafka refuses a replication factor above the live brokers at
+    topic creation; a topic that claims one means the topics and cluster tables disagree.
+    """
+    bound = at_least(
+        "replication_factor",
+        1,
+        maximum={"$PARAMETER": BROKER_COUNT},
+        why="Kafka refuses more replicas than brokers",
+    )
+    return [
+        *column_rules(TABLES["topics"], overrides={"replication_factor": [bound]}),
+        rows_at_least(1, "a run without topics has nothing to size"),
+    ]
+
+
+def capacity_input() -> list[Expectation]:
+    """`capacity.input`: Tp and Tc above zero, one row per topic (or `*`), a figure each.
+
+    An empty table is allowed: every topic then gets a recommendation that says its
+    capacity is missing instead of a number (issue 4, bad input).
+    """
+    return [
+        *column_rules(TABLES["capacity"]),
+        query(
+            "capacity.has_figure",
+            """
+            SELECT topic, source FROM {batch}
+            WHERE producer_mib_per_s IS NULL AND producer_records_per_s IS NULL
+              AND consumer_mib_per_s IS NULL AND consumer_records_per_s IS NULL
+            """,
+            "every capacity row gives at least one of Tp or Tc (MiB/s or records/s)",
+        ),
+    ]
+
+
+def groups_input() -> list[Expectation]:
+    """`groups.input`: subscriptions, one per (group, topic), one strategy per group.
+
+    A classic consumer group runs one assignor: the group coordinator picks a protocol all
+    members support, so a group listed with two strategies is a collection error.
+    """
+    return [
+        *column_rules(TABLES["groups"]),
+        query(
+            "groups.one_strategy",
+            """
+            SELECT group_id, concat_ws(', ', sort_array(collect_set(strategy))) AS strategies
+            FROM {batch} GROUP BY group_id HAVING count(DISTINCT strategy) > 1
+            """,
+            "each consumer group has one assignment strategy across its topics",
+        ),
+    ]
+
+
+def keys_input() -> list[Expectation]:
+    """`keys.input`: key samples, counts finite and >= 0, text or hex but not both."""
+    return [
+        *column_rules(TABLES["keys"]),
+        query(
+            "keys.text_or_hex",
+            """
+            SELECT topic, key, key_hex FROM {batch}
+            WHERE key IS NOT NULL AND key_hex IS NOT NULL
+            """,
+            "a key is given as text or as hex bytes, not both",
+        ),
+    ]

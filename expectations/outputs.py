@@ -1,0 +1,413 @@
+"""The output suites: what the Spark jobs wrote, checked before anything is published.
+
+The datasets and their columns are those of `spark_jobs.schemas` (`sizing`,
+`simulations`, `recommendations`); each suite first checks that the frame has them with
+their Spark types, then the domain: Kafka cannot shrink a topic, so a recommendation is
+never below the current count; it is never below the sizing rule's requirement; a classic
+consumer group's useful size is between 1 and the partition count; every simulated
+assignment hands out each partition exactly once, and the members' loads add up to the
+topic's load; one row per topic per run.
+
+Loads in `simulations` are in consumers (1.0 is one consumer's whole capacity Tc), so a
+partition above 1.0 is one no consumer can keep up with. Float comparisons allow a
+relative error of 1e-9, the same tolerance the simulation core uses for a fit.
+
+One builder per suite; `expectations.catalog` names them `<dataset>.output`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from expectations.rules import (
+    at_least,
+    columns_present,
+    finite_at_least,
+    in_set,
+    not_null,
+    query,
+    topic_name,
+    unique,
+)
+
+if TYPE_CHECKING:
+    from great_expectations.expectations.expectation import Expectation
+
+__all__ = [
+    "ROW_KEYS",
+    "recommendations_output",
+    "simulations_output",
+    "sizing_output",
+]
+
+#: Columns that identify one row of each output dataset (unique per dataset).
+ROW_KEYS: Mapping[str, tuple[str, ...]] = {
+    "sizing": ("run", "topic"),
+    "simulations": ("run", "scope", "topic", "group_id", "partitions", "members", "strategy"),
+    "recommendations": ("run", "topic"),
+}
+
+#: `side` values of the sizing rule (`planner.sizing.Side`).
+_SIDES = ("producer", "consumer", "both")
+#: Statuses of a topic the sizing job could not plan (`spark_jobs.planning`), beside
+#: `spark_jobs.planning.PLANNED_STATUSES`. A new status fails the suite until added here.
+_UNPLANNED_STATUSES = ("unknown-topic", "no-figures", "missing-capacity", "error")
+#: Relative tolerance of float identities (a sum of loads, min <= mean <= max).
+_TOLERANCE = 1e-9
+#: Spark SQL double literals: a plain `1e-9` or `1.0` may parse as DECIMAL.
+_TOL = f"{_TOLERANCE!r}D"
+_ONE_PLUS_TOL = f"{1.0 + _TOLERANCE!r}D"
+
+
+def _schema(dataset: str) -> Any:
+    from spark_jobs import schemas
+
+    return {
+        "sizing": schemas.SIZING,
+        "simulations": schemas.SIMULATIONS,
+        "recommendations": schemas.RECOMMENDATIONS,
+    }[dataset]
+
+
+def _sql_list(values: Sequence[str]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+def _planned() -> tuple[str, ...]:
+    from spark_jobs.planning import PLANNED_STATUSES
+
+    return PLANNED_STATUSES
+
+
+def _columns_used(rules: Sequence[Expectation]) -> set[str]:
+    used: set[str] = set()
+    for rule in rules:
+        kwargs = rule.configuration.kwargs
+        used.update(kwargs[k] for k in ("column", "column_A", "column_B") if k in kwargs)
+        used.update(kwargs.get("column_list", ()))
+    return used
+
+
+def _with_structure(dataset: str, rules: Sequence[Expectation]) -> list[Expectation]:
+    """`rules` after the checks of the dataset's shape.
+
+    Every column of the schema is present, the non-nullable ones are given in every row,
+    and the columns the column rules read have their Spark type. The jobs write and read
+    with these explicit schemas, so types of the other (display) columns are left to
+    them rather than listed here a hundred times.
+    """
+    import great_expectations.expectations as gxe
+
+    schema = _schema(dataset)
+    used = _columns_used(rules)
+    out: list[Expectation] = [columns_present([f.name for f in schema.fields])]
+    for field in schema.fields:
+        if field.name in used:
+            type_name = type(field.dataType).__name__
+            out.append(
+                gxe.ExpectColumnValuesToBeOfType(
+                    column=field.name, type_=type_name, description=f"{field.name} is {type_name}"
+                )
+            )
+        if not field.nullable:
+            out.append(not_null(field.name))
+    return [*out, *rules]
+
+
+def _not_below(a: str, b: str, why: str) -> Expectation:
+    """`a >= b` in every row where both are given."""
+    import great_expectations.expectations as gxe
+
+    return gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+        column_A=a,
+        column_B=b,
+        or_equal=True,
+        ignore_row_if="either_value_is_missing",
+        description=f"{a} >= {b}: {why}",
+    )
+
+
+def _topic_rows(dataset: str) -> list[Expectation]:
+    """Rules every per-topic output (sizing, recommendations) shares."""
+    from planner.assignors import STRATEGIES
+    from spark_jobs.schemas import DIMENSIONS
+
+    planned = _planned()
+    return [
+        *topic_name("topic"),
+        unique(ROW_KEYS[dataset]),
+        in_set("status", (*planned, *_UNPLANNED_STATUSES), "topic status"),
+        at_least("brokers", 1),
+        at_least("current_partitions", 1, why="a topic has at least one partition"),
+        query(
+            f"{dataset}.replicas_within_brokers",
+            f"""
+            SELECT topic, status, replication_factor, brokers FROM {{batch}}
+            WHERE status IN ({_sql_list(planned)}) AND replication_factor > brokers
+            """,
+            # Not for every row: a topic that claims more replicas than brokers cannot be
+            # planned, and its row says so with status `error` (the input suite stops
+            # such a run before sizing anyway).
+            "a planned topic has no more replicas than the cluster has brokers (Kafka "
+            "refuses more)",
+        ),
+        at_least("required_partitions", 1),
+        _not_below(
+            "recommended_partitions",
+            "current_partitions",
+            "Kafka cannot shrink a topic's partition count",
+        ),
+        _not_below(
+            "recommended_partitions",
+            "required_partitions",
+            "never below the sizing rule's requirement at the end of the horizon",
+        ),
+        _not_below(
+            "required_partitions",
+            "rule_partitions",
+            "the requirement is the rule's, or the key skew's when that is larger",
+        ),
+        _not_below(
+            "required_partitions",
+            "skew_partitions",
+            "the requirement is the rule's, or the key skew's when that is larger",
+        ),
+        in_set("deciding_dimension", DIMENSIONS, "sizing dimension"),
+        in_set("deciding_side", _SIDES, "side of the sizing rule"),
+        finite_at_least("tp_mib_per_s", 0.0, strict=True),
+        finite_at_least("tp_records_per_s", 0.0, strict=True),
+        finite_at_least("tc_mib_per_s", 0.0, strict=True),
+        finite_at_least("tc_records_per_s", 0.0, strict=True),
+        query(
+            f"{dataset}.planned_has_numbers",
+            f"""
+            SELECT topic, status, required_partitions, recommended_partitions FROM {{batch}}
+            WHERE (status IN ({_sql_list(planned)}))
+                  <> (required_partitions IS NOT NULL AND recommended_partitions IS NOT NULL)
+            """,
+            "a planned topic has a requirement and a recommendation; a topic that could not "
+            "be planned (no capacity, no figures) has neither, and its status says why",
+        ),
+        query(
+            f"{dataset}.group_members",
+            f"""
+            SELECT topic, g.group_id, g.strategy, g.recommended_members, recommended_partitions
+            FROM {{batch}} LATERAL VIEW explode(groups) AS g
+            WHERE size(g.topics) = 1 AND g.recommended_members IS NOT NULL
+              AND g.strategy IN ({_sql_list(STRATEGIES)})
+              AND (g.recommended_members < 1 OR g.recommended_members > recommended_partitions)
+            """,
+            "a classic group that reads only this topic is recommended between 1 and the "
+            "recommended partition count of members (more would sit idle)",
+        ),
+    ]
+
+
+def _rule_rows() -> list[Expectation]:
+    """The sizing rule in each dimension: enough partitions on each side for the target."""
+    from spark_jobs.schemas import DIMENSIONS
+
+    out: list[Expectation] = []
+    for dim in DIMENSIONS:
+        for rate in ("peak", "grown", "target"):
+            out.append(finite_at_least(f"{dim}_{rate}_per_s", 0.0))
+        # mib_out is one group's read rate: only the consumer side applies to it.
+        sides = (
+            (("consumer", "tc"),) if dim == "mib_out" else (("producer", "tp"), ("consumer", "tc"))
+        )
+        for side, _ in sides:
+            out.append(
+                _not_below(
+                    f"{dim}_required_partitions",
+                    f"{dim}_{side}_partitions",
+                    f"the requirement in {dim} is the larger side's",
+                )
+            )
+        unit = "mib_per_s" if dim.startswith("mib") else "records_per_s"
+        short = " OR ".join(
+            f"{dim}_{side}_partitions * {cap}_{unit} < {dim}_target_per_s * (1 - {_TOL})"
+            for side, cap in sides
+        )
+        columns = [f"{dim}_target_per_s"]
+        columns += [f"{cap}_{unit}, {dim}_{side}_partitions" for side, cap in sides]
+        out.append(
+            query(
+                f"sizing.rule.{dim}",
+                f"SELECT topic, {', '.join(columns)} FROM {{batch}} WHERE {short}",
+                f"the sizing rule in {dim}: on each measured side, partitions x the "
+                "single-partition capacity reach the target (partitions >= target / Tp and "
+                ">= target / Tc)",
+            )
+        )
+    required = ", ".join(f"{dim}_required_partitions" for dim in DIMENSIONS)
+    out.append(
+        query(
+            "sizing.rule.largest_dimension",
+            f"""
+            SELECT topic, rule_partitions, {required} FROM {{batch}}
+            WHERE rule_partitions <> greatest({required})
+            """,
+            "the rule's requirement is the largest of the dimensions' requirements",
+        )
+    )
+    return out
+
+
+def sizing_output() -> list[Expectation]:
+    """`sizing.output`: per topic, the rule in every dimension and the partition choice."""
+    return _with_structure(
+        "sizing",
+        [
+            *_topic_rows("sizing"),
+            *_rule_rows(),
+            query(
+                "sizing.one_recommended_candidate",
+                """
+            SELECT topic, recommended_partitions,
+                   size(filter(candidates, c -> c.is_recommended)) AS recommended_candidates
+            FROM {batch}
+            WHERE recommended_partitions IS NOT NULL AND (
+                size(filter(candidates, c -> c.is_recommended)) <> 1
+                OR NOT exists(candidates,
+                              c -> c.is_recommended AND c.partitions = recommended_partitions))
+            """,
+                "exactly one candidate is marked recommended, and it is the recommended count",
+            ),
+        ],
+    )
+
+
+def recommendations_output() -> list[Expectation]:
+    """`recommendations.output`: one published answer per topic per run, consistent."""
+    from planner.assignors import STRATEGIES
+
+    planned = _planned()
+    return _with_structure(
+        "recommendations",
+        [
+            *_topic_rows("recommendations"),
+            in_set("strategy", STRATEGIES, "assignment strategy"),
+            at_least("recommended_consumers", 1, why="a consuming group needs at least one member"),
+            query(
+                "recommendations.consumers_within_partitions",
+                f"""
+                SELECT topic, consumers_group_id, strategy, recommended_consumers,
+                       recommended_partitions
+                FROM {{batch}}
+                WHERE recommended_consumers > recommended_partitions
+                  AND strategy IN ({_sql_list(STRATEGIES)})
+                  AND (consumers_group_id IS NULL OR exists(
+                          groups, g -> g.group_id = consumers_group_id AND size(g.topics) = 1))
+                """,
+                # A group that reads several topics can use up to their partitions together,
+                # and a share group (KIP-932) more consumers than partitions: both left out.
+                "recommended_consumers is at most recommended_partitions for a classic group "
+                "that reads only this topic (or the one group planned for it): members beyond "
+                "the partition count sit idle",
+            ),
+            query(
+                "recommendations.planned_has_consumers",
+                f"""
+            SELECT topic, status, recommended_consumers, strategy FROM {{batch}}
+            WHERE (status IN ({_sql_list(planned)}))
+                  <> (recommended_consumers IS NOT NULL AND strategy IS NOT NULL)
+            """,
+                "a planned topic has a consumer count and a strategy; an unplanned one neither",
+            ),
+        ],
+    )
+
+
+def simulations_output() -> list[Expectation]:
+    """`simulations.output`: every candidate's assignment covers the partitions once."""
+    from planner.assignors import STRATEGIES
+
+    return _with_structure(
+        "simulations",
+        [
+            *topic_name("topic"),
+            unique(ROW_KEYS["simulations"]),
+            in_set("scope", ("topic", "group"), "simulation scope"),
+            at_least("partitions", 1),
+            at_least("members", 1),
+            in_set("strategy", STRATEGIES, "assignment strategy"),
+            at_least("idle_members", 0),
+            _not_below("members", "idle_members", "idle members are members"),
+            _not_below(
+                "max_member_partitions", "min_member_partitions", "the busiest owns the most"
+            ),
+            finite_at_least("max_load", 0.0),
+            finite_at_least("min_load", 0.0),
+            finite_at_least("mean_load", 0.0),
+            finite_at_least("max_partition_load", 0.0),
+            finite_at_least("imbalance", 1.0),
+            finite_at_least("load_limit", 0.0, strict=True),
+            query(
+                "simulations.scope_keys",
+                """
+            SELECT scope, topic, group_id FROM {batch}
+            WHERE (scope = 'topic' AND (topic IS NULL OR group_id IS NOT NULL))
+               OR (scope = 'group' AND group_id IS NULL)
+            """,
+                "a topic's rows name the topic and no group; a multi-topic group's name the group",
+            ),
+            query(
+                "simulations.each_partition_once",
+                """
+            SELECT scope, topic, group_id, partitions, members, strategy,
+                   max_member_partitions, min_member_partitions, idle_members
+            FROM {batch}
+            WHERE max_member_partitions * (members - idle_members) < partitions
+               OR min_member_partitions * members > partitions
+               OR (min_member_partitions = 0) <> (idle_members > 0)
+               OR (scope = 'topic' AND (
+                      max_member_partitions <> ceil(partitions / members)
+                   OR min_member_partitions <> floor(partitions / members)
+                   OR idle_members <> greatest(0, members - partitions)))
+            """,
+                "the members' partition counts are those of an assignment that gives each "
+                "partition to exactly one member: the owners can hold them all and no more, "
+                "only idle members own none, and a one-topic group gets ceil(P/C) or "
+                "floor(P/C) each with max(0, C-P) idle",
+            ),
+            query(
+                "simulations.loads_ordered",
+                f"""
+            SELECT scope, topic, group_id, partitions, members, strategy,
+                   min_load, mean_load, max_load, max_partition_load
+            FROM {{batch}}
+            WHERE min_load > mean_load * {_ONE_PLUS_TOL} + {_TOL}
+               OR mean_load > max_load * {_ONE_PLUS_TOL} + {_TOL}
+               OR max_partition_load > max_load * {_ONE_PLUS_TOL} + {_TOL}
+            """,
+                "min_load <= mean_load <= max_load, and the busiest member carries at least the "
+                "busiest partition (every partition has an owner)",
+            ),
+            query(
+                "simulations.load_adds_up",
+                f"""
+            SELECT run, scope, topic, group_id,
+                   min(mean_load * members) AS least_total, max(mean_load * members) AS most_total
+            FROM {{batch}} GROUP BY run, scope, topic, group_id
+            HAVING max(mean_load * members) - min(mean_load * members)
+                   > {_TOL} * greatest(1.0D, max(mean_load * members))
+            """,
+                "the members' loads add up to the topic's load: mean load x members is the same "
+                "for every candidate count, group size and strategy of a topic (or group)",
+            ),
+            query(
+                "simulations.capacity_flags",
+                f"""
+            SELECT scope, topic, group_id, partitions, members, strategy,
+                   max_load, load_limit, within_capacity, max_partition_load, hot_partition
+            FROM {{batch}}
+            WHERE within_capacity <> (max_load <= load_limit * {_ONE_PLUS_TOL})
+               OR hot_partition <> (max_partition_load > 1.0D)
+            """,
+                "within_capacity says the busiest member is within the load limit (relative "
+                "tolerance 1e-9, as the simulation core), hot_partition that the busiest "
+                "partition is above one consumer's capacity (1.0: loads are in consumers)",
+            ),
+        ],
+    )

@@ -1,0 +1,549 @@
+"""One topic's sizing row: the figures Spark gathered, through `plan_topic`, into a row.
+
+This is the body of the `size_partitions` job's Arrow function, kept free of
+Spark so that it can be tested and reasoned about on its own. It decides nothing about
+Kafka: `planner.recommend.plan_topic` does. What it adds is the bookkeeping around it:
+units, the fan-out of multi-topic groups, the statuses of topics that cannot be planned,
+and the candidate partition counts with their cost panels.
+
+Inputs, per topic (built by `spark_jobs.size_partitions`):
+
+- throughput rows `ts, mib_in, records_in, mib_out` (MiB/s, records/s),
+- at most one facts row: the topic's snapshot (`partitions`, `replication_factor`,
+  `keyed`, `partitioner`, `retention_ms`), Tp and Tc with their source, the consumer
+  groups that read only this topic, how many groups read it in all, and its key sample.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from planner.cost import ClusterShape, PartitionCost, partition_cost
+from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
+from planner.recommend.partitions import even_group_sizes
+from planner.sizing import PlanningTarget, SideCapacity, targets_from_history
+from spark_jobs.schemas import COST_FIELDS, SIZING, arrow_schema, empty_row
+from spark_jobs.settings import JobSettings
+
+__all__ = [
+    "ONE_GROUP",
+    "PLANNED_STATUSES",
+    "key_sample",
+    "size_batches",
+    "size_batches_udf",
+    "sizing_row",
+]
+
+#: Statuses of a topic `plan_topic` planned.
+PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase")
+#: The id of the group planned for every topic as if one group read only it. Real group
+#: ids are never empty (the figures' `groups` table rejects them), so it cannot clash.
+ONE_GROUP = ""
+# The planned group starts on the strategy the planner prefers on a tie, so its plan
+# carries no "switch strategy" note.
+_ONE_GROUP_STRATEGY = "cooperative-sticky"
+_MIB = float(2**20)
+_SECONDS_PER_DAY = 86_400
+_UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
+
+
+def key_sample(facts: pa.Table) -> tuple[pa.Array | None, npt.NDArray[np.float64] | None]:
+    """The key sample of a one-row facts table: keys (Arrow binary) and counts.
+
+    The keys stay in Arrow's layout, which is what `planner.partitioners` hashes; no
+    Python object is made per key.
+    """
+    if "key_sample" not in facts.column_names or facts.num_rows == 0:
+        return None, None
+    column = facts.column("key_sample").combine_chunks()
+    if column.null_count == len(column):
+        return None, None
+    entries = pc.list_flatten(column)
+    if len(entries) == 0:
+        return None, None
+    keys = entries.field("key")
+    counts = entries.field("count").to_numpy(zero_copy_only=False).astype(np.float64)
+    return keys, counts
+
+
+def _seconds(ts: pa.ChunkedArray | pa.Array) -> npt.NDArray[np.float64]:
+    micros = pc.cast(ts, pa.timestamp("us", tz="UTC")).cast(pa.int64())
+    return np.asarray(micros.to_numpy(zero_copy_only=False), dtype=np.float64) / 1e6
+
+
+def _floats(column: pa.ChunkedArray) -> npt.NDArray[np.float64] | None:
+    if column.null_count == len(column):
+        return None
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _history_arrays(throughput: pa.Table) -> dict[str, Any]:
+    # Samples sorted by time: the core's sums run in a fixed order, so a rerun on the
+    # same figures gives the same last bit whatever order Spark delivered the rows in.
+    ordered = throughput.sort_by([("ts", "ascending")])
+    mib_out = ordered.column("mib_out")
+    return {
+        "ts_s": _seconds(ordered.column("ts")),
+        "mib_in": _floats(ordered.column("mib_in")),
+        "records_in": _floats(ordered.column("records_in")),
+        "mib_out": _floats(pc.fill_null(mib_out, math.nan))
+        if mib_out.null_count < len(mib_out)
+        else None,
+    }
+
+
+def _capacities(facts: Mapping[str, Any]) -> tuple[SideCapacity, SideCapacity]:
+    return (
+        SideCapacity(facts["tp_mib_per_s"], facts["tp_records_per_s"]),
+        SideCapacity(facts["tc_mib_per_s"], facts["tc_records_per_s"]),
+    )
+
+
+def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
+    return [
+        GroupInfo(g["group_id"], g["strategy"], int(g["members"])) for g in facts["groups"] or ()
+    ]
+
+
+def _fan_out_scale(passed_groups: int, consuming_groups: int) -> float:
+    # plan_topic divides bytes out by the groups it is given, but it is given only the
+    # groups that read nothing else (plus the planned one): a group that also reads
+    # other topics is simulated separately, yet still fetches this topic's bytes. Scale
+    # so that the division is by every group that reads the topic.
+    return max(1, passed_groups) / max(1, consuming_groups)
+
+
+def _unplanned_groups(
+    facts: Mapping[str, Any] | None, topic: str, why: str
+) -> list[dict[str, Any]]:
+    if facts is None:
+        return []
+    return [
+        {
+            "group_id": g.group_id,
+            "topics": [topic],
+            "current_strategy": g.strategy,
+            "strategy": None,
+            "current_members": g.members,
+            "recommended_members": None,
+            "members_now": None,
+            "members_at_horizon": None,
+            "busiest_utilisation": None,
+            "idle_members_now": None,
+            "fits": None,
+            "status": "unplanned",
+            "notes": [why],
+        }
+        for g in _groups(facts)
+    ]
+
+
+def _targets_columns(row: dict[str, Any], targets: Mapping[str, PlanningTarget]) -> None:
+    for dim, t in targets.items():
+        row[f"{dim}_peak_per_s"] = t.peak
+        row[f"{dim}_growth_per_year"] = t.growth_per_year
+        row[f"{dim}_growth_source"] = t.growth_source
+        row[f"{dim}_growth_factor"] = t.growth_factor
+        row[f"{dim}_grown_per_s"] = t.grown
+        row[f"{dim}_target_per_s"] = t.target
+
+
+def _cost_columns(cost: PartitionCost, prefix: str) -> dict[str, Any]:
+    return {f"{prefix}{f.name}": getattr(cost, f.name) for f in COST_FIELDS}
+
+
+def _group_row(plan: GroupPlan, topic: str) -> dict[str, Any]:
+    return {
+        "group_id": plan.group_id,
+        "topics": [topic],
+        "current_strategy": plan.current_strategy,
+        "strategy": plan.strategy,
+        "current_members": plan.current_members,
+        "recommended_members": plan.recommended_members,
+        "members_now": plan.members_now,
+        "members_at_horizon": plan.members_at_horizon,
+        "busiest_utilisation": plan.busiest_utilisation,
+        "idle_members_now": plan.idle_members_now,
+        "fits": plan.fits,
+        "status": plan.status,
+        "notes": list(plan.notes),
+    }
+
+
+def _candidates(
+    plan: TopicPlan,
+    history: TopicHistory,
+    brokers: int,
+    settings: JobSettings,
+) -> list[dict[str, Any]]:
+    choice = plan.choice
+    simulated = {choice.required_now, choice.required, choice.recommended}
+    if choice.current is not None:
+        simulated.add(choice.current)
+    simulated.update(settings.simulate_partitions)
+    considered = {n for n, _ in choice.candidates}
+    mib_target = plan.targets.get("mib_in")
+    cluster = ClusterShape(brokers, history.replication_factor)
+    out = []
+    for n in sorted(simulated | considered):
+        # The same call plan_topic makes for its cost panel, at every candidate.
+        cost = partition_cost(
+            n,
+            cluster,
+            settings.planning.cost,
+            retention_ms=history.retention_ms,
+            bytes_in_per_s=mib_target.target * _MIB if mib_target else None,
+        )
+        out.append(
+            {
+                "partitions": n,
+                "is_current": n == choice.current,
+                "is_required_now": n == choice.required_now,
+                "is_required": n == choice.required,
+                "is_recommended": n == choice.recommended,
+                "considered": n in considered,
+                "simulated": n in simulated,
+                "even_group_sizes": list(even_group_sizes(n)),
+                **_cost_columns(cost, ""),
+                "cost_warnings": list(cost.warnings),
+            }
+        )
+    return out
+
+
+def _capacity_rationale(facts: Mapping[str, Any]) -> str:
+    parts = []
+    for side, name in (("tp", "Tp"), ("tc", "Tc")):
+        mib, records = facts[f"{side}_mib_per_s"], facts[f"{side}_records_per_s"]
+        figures = [
+            f"{mib:g} MiB/s" if mib is not None else "",
+            f"{records:g} records/s" if records is not None else "",
+        ]
+        text = " and ".join(f for f in figures if f) or "not measured"
+        source = facts[f"{side}_source"]
+        origin = {"topic": "the topic's own measurement", "*": "the fleet default '*'"}.get(
+            source, "nowhere"
+        )
+        by = f", {facts[f'{side}_measured_by']}" if facts[f"{side}_measured_by"] else ""
+        parts.append(f"{name} {text} per partition from {origin}{by}")
+    return "; ".join(parts)
+
+
+def _history(
+    topic: str,
+    arrays: Mapping[str, Any],
+    facts: Mapping[str, Any],
+    keys: Any,
+    counts: Any,
+    scale: float,
+) -> TopicHistory:
+    mib_out = arrays["mib_out"]
+    keyed = bool(facts["keyed"])
+    return TopicHistory(
+        topic=topic,
+        ts_s=arrays["ts_s"],
+        mib_in=arrays["mib_in"],
+        records_in=arrays["records_in"],
+        mib_out=None if mib_out is None else mib_out * scale,
+        current_partitions=facts["partitions"],
+        replication_factor=int(facts["replication_factor"]),
+        keyed=keyed,
+        partitioner=facts["partitioner"] or "murmur2_random",
+        retention_ms=facts["retention_ms"],
+        keys=keys if keyed else None,
+        key_counts=counts if keyed else None,
+    )
+
+
+def _peaks_without_capacity(
+    row: dict[str, Any], history: TopicHistory, passed: int, settings: JobSettings
+) -> None:
+    # No rule without Tp and Tc, but the peak, growth and target are still worth
+    # showing: they say what the missing measurement has to carry.
+    samples = {
+        d: np.asarray(v, dtype=np.float64)
+        for d, v in (("mib_in", history.mib_in), ("records_in", history.records_in))
+        if v is not None
+    }
+    if history.mib_out is not None:
+        samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / max(1, passed)
+    s = settings.planning
+    try:
+        targets = targets_from_history(
+            samples,
+            history.ts_s,
+            percentile=s.percentile,
+            growth_model=s.growth_model,
+            min_growth_days=s.min_growth_days,
+            horizon_days=s.horizon_days,
+            floor_growth_per_year=s.floor_growth_per_year,
+            headroom_pct=s.headroom_pct,
+        )
+    except ValueError:
+        return
+    _targets_columns(row, targets)
+
+
+def _fill_plan(
+    row: dict[str, Any], plan: TopicPlan, history: TopicHistory, brokers: int, settings: JobSettings
+) -> None:
+    _targets_columns(row, plan.targets)
+    for r in plan.sizing.requirements:
+        row[f"{r.dimension}_producer_partitions"] = r.producer_partitions
+        row[f"{r.dimension}_consumer_partitions"] = r.consumer_partitions
+        row[f"{r.dimension}_required_partitions"] = r.required
+        row[f"{r.dimension}_side"] = r.side
+    choice = plan.choice
+    skew = plan.skew
+    row.update(
+        status=plan.status,
+        rule_partitions=plan.sizing.required_partitions,
+        skew_partitions=skew.partitions if skew is not None and skew.fits else None,
+        required_partitions_now=choice.required_now,
+        required_partitions=choice.required,
+        recommended_partitions=choice.recommended,
+        over_provision=choice.over_provision,
+        deciding_dimension=plan.sizing.deciding_dimension,
+        deciding_side=plan.sizing.deciding_side,
+        choice_reason=choice.reason,
+        skipped_dimensions=list(plan.sizing.skipped),
+        consumers_now=plan.utilisation_now,
+        consumers_at_horizon=plan.utilisation_at_horizon,
+        busiest_partition_share=skew.busiest_share if skew is not None else None,
+        hot_key_share=skew.hot_share if skew is not None else None,
+        hot_keys=[
+            {
+                "key": None if h.key is None else h.key.decode("utf-8", "backslashreplace"),
+                "key_hex": None if h.key is None else h.key.hex(),
+                "share": h.share,
+                "partitions_worth": h.rate,
+            }
+            for h in plan.hot_keys
+        ],
+        cost_warnings=list(plan.cost.warnings),
+        candidates=_candidates(plan, history, brokers, settings),
+        **_cost_columns(plan.cost, "cost_"),
+    )
+    groups = [g for g in plan.groups if g.group_id != ONE_GROUP]
+    one = next(g for g in plan.groups if g.group_id == ONE_GROUP)
+    row["one_group_members"] = one.members_now
+    row["one_group_strategy"] = one.strategy
+    row["groups"] = [_group_row(g, history.topic) for g in groups]
+    row["warnings"] = list(row["warnings"]) + list(plan.warnings)
+    row["rationale"] = list(row["rationale"]) + list(plan.rationale)
+
+
+def sizing_row(
+    topic: str,
+    throughput: pa.Table,
+    facts: pa.Table,
+    *,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+) -> dict[str, Any]:
+    """The `sizing` row of one topic.
+
+    Args:
+        topic: The topic.
+        throughput: Its samples in the history window (`ts`, `mib_in`, `records_in`,
+            `mib_out`), any order; may be empty.
+        facts: Its facts row (see the module docstring); empty when the run's topics
+            table does not list it.
+        run: The run key.
+        brokers: Brokers in the cluster.
+        settings: The job settings.
+
+    Returns:
+        A dict with every `SIZING` column. `plan_topic` refusing the figures (a
+        `ValueError`) gives status `error` with its message, not an exception: one bad
+        topic must not stop the fleet.
+    """
+    row = empty_row(SIZING)
+    info = facts.drop_columns(["key_sample"]).to_pylist()[0] if facts.num_rows else None
+    ts = throughput.column("ts") if throughput.num_rows else None
+    days = int(np.unique(np.floor(_seconds(ts) / _SECONDS_PER_DAY)).size) if ts is not None else 0
+    row.update(
+        run=run,
+        topic=topic,
+        brokers=brokers,
+        samples=throughput.num_rows,
+        history_days=days,
+        consuming_groups=int(info["consuming_groups"]) if info else 0,
+        warnings=[],
+        rationale=[],
+        groups=[],
+        hot_keys=[],
+        candidates=[],
+        skipped_dimensions=[],
+        cost_warnings=[],
+    )
+    if info is None:
+        why = (
+            "throughput figures for a topic the run's topics table does not list (deleted, "
+            "or the snapshot is incomplete): not planned"
+        )
+        row.update(status="unknown-topic", status_detail=why, warnings=[why])
+        return row
+    for name in (
+        "replication_factor",
+        "keyed",
+        "partitioner",
+        "retention_ms",
+        "tp_mib_per_s",
+        "tp_records_per_s",
+        "tc_mib_per_s",
+        "tc_records_per_s",
+        "tp_source",
+        "tc_source",
+        "tp_measured_by",
+        "tc_measured_by",
+    ):
+        row[name] = info[name]
+    row["current_partitions"] = info["partitions"]
+    row["partitioner"] = info["partitioner"] or "murmur2_random"
+    keys, counts = key_sample(facts)
+    row["key_sample_keys"] = len(keys) if keys is not None and info["keyed"] else None
+
+    if throughput.num_rows == 0:
+        why = (
+            f"no throughput samples in the {settings.lookback_days:g} days before the end of "
+            f"the run: not planned"
+        )
+        row.update(
+            status="no-figures",
+            status_detail=why,
+            warnings=[why],
+            groups=_unplanned_groups(info, topic, why),
+        )
+        return row
+
+    groups = _groups(info)
+    passed = [*groups, GroupInfo(ONE_GROUP, _ONE_GROUP_STRATEGY, 0)]
+    scale = _fan_out_scale(len(passed), row["consuming_groups"])
+    history = _history(topic, _history_arrays(throughput), info, keys, counts, scale)
+    producer, consumer = _capacities(info)
+    if info["tc_mib_per_s"] is None and info["tc_records_per_s"] is None:
+        why = (
+            "no consumer capacity (Tc) for this topic and no fleet default '*' with one: "
+            "Tc sizes the consumers and usually decides the partition count, so no number "
+            "is given without it; measure it with kafka-consumer-perf-test, processing "
+            "included"
+        )
+        row.update(
+            status="missing-capacity",
+            status_detail=why,
+            warnings=[why],
+            groups=_unplanned_groups(info, topic, why),
+        )
+        _peaks_without_capacity(row, history, len(passed), settings)
+        return row
+    if info["tp_mib_per_s"] is None and info["tp_records_per_s"] is None:
+        row["warnings"].append(
+            "no producer capacity (Tp) for this topic and no fleet default '*' with one: "
+            "sized on the consumer side only; measure Tp with kafka-producer-perf-test"
+        )
+    if info["keyed"] and keys is None:
+        row["warnings"].append(
+            "keyed topic without a key sample: partitions are assumed evenly loaded, so "
+            "uneven hashing or a hot key cannot be seen; collect a key sample (keys table)"
+        )
+    row["rationale"] = [_capacity_rationale(info)]
+    if history.mib_out is not None and row["consuming_groups"] > 1:
+        row["rationale"].append(
+            f"{_UNITS['mib_out']}: bytes out divided over the {row['consuming_groups']} "
+            f"consumer groups that read the topic"
+        )
+    try:
+        plan = plan_topic(
+            history,
+            producer,
+            consumer,
+            brokers=brokers,
+            groups=passed,
+            settings=settings.sizing_plan,
+        )
+    except ValueError as exc:
+        why = f"could not plan this topic: {exc}"
+        row.update(
+            status="error",
+            status_detail=str(exc),
+            warnings=[*row["warnings"], why],
+            groups=_unplanned_groups(info, topic, why),
+        )
+        return row
+    _fill_plan(row, plan, history, brokers, settings)
+    return row
+
+
+_SAMPLES = pa.schema(
+    [
+        pa.field("ts", pa.timestamp("us", tz="UTC")),
+        pa.field("mib_in", pa.float64()),
+        pa.field("records_in", pa.float64()),
+        pa.field("mib_out", pa.float64()),
+    ]
+)
+
+
+def _samples_of(cell: pa.ListScalar) -> pa.Table:
+    # A topic's samples, zero-copy out of the batch's list column.
+    if not cell.is_valid:
+        return _SAMPLES.empty_table()
+    return pa.Table.from_struct_array(cell.values)
+
+
+def size_batches(
+    batches: Iterator[pa.RecordBatch], *, run: str, brokers: int, settings: JobSettings
+) -> Iterator[pa.RecordBatch]:
+    """The `mapInArrow` body of `size_partitions`: one sizing row per topic row.
+
+    Input columns: `topic`, `samples` (the topic's throughput rows as a list of structs
+    `ts, mib_in, records_in, mib_out`; null when it has none), `known` (true when the
+    run's topics table lists it; null otherwise), the facts columns of
+    `size_partitions.topic_facts`, and `key_sample`. Many topics arrive in one batch and
+    leave as one batch: Spark and Arrow are paid per batch, not per topic.
+    """
+    schema = arrow_schema("sizing")
+    for batch in batches:
+        table = pa.Table.from_batches([batch])
+        samples = table.column("samples").combine_chunks()
+        facts = table.drop_columns(["samples"])
+        known = table.column("known").to_pylist()
+        rows = []
+        for i, topic in enumerate(table.column("topic").to_pylist()):
+            row_facts = facts.slice(i, 1) if known[i] else facts.slice(i, 0)
+            rows.append(
+                sizing_row(
+                    topic,
+                    _samples_of(samples[i]),
+                    row_facts,
+                    run=run,
+                    brokers=brokers,
+                    settings=settings,
+                )
+            )
+        if rows:
+            yield from pa.Table.from_pylist(rows, schema=schema).to_batches()
+
+
+def size_batches_udf(
+    *, run: str, brokers: int, settings: JobSettings
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """`size_batches` bound to a run, for `DataFrame.mapInArrow`.
+
+    A plain function rather than a `functools.partial`: PySpark reads the hints of an
+    Arrow function to choose how to call it, and cannot read a partial's.
+    """
+
+    def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return size_batches(batches, run=run, brokers=brokers, settings=settings)
+
+    return apply

@@ -1,0 +1,327 @@
+"""Explicit Spark schemas: the figures the jobs read and the three datasets they write.
+
+Inputs are converted from the canonical Arrow schemas in `planner.figures.schema`, so the
+jobs and the collectors can never disagree on a column. Outputs are spelled out here
+once, and `docs/spark-jobs.md` describes every column with its unit.
+
+Units in the outputs: `mib_in_*` and `mib_out_*` rates are MiB/s (`mib_out` is the read
+rate of one consuming group), `records_in_*` rates are records/s, Tp and Tc are per
+partition, and simulated loads are in consumers (1.0 = one consumer's whole capacity Tc,
+the tightest of MiB/s and records/s).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    DataType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from planner.figures.schema import TABLES
+
+__all__ = [
+    "CANDIDATE",
+    "COST_FIELDS",
+    "DIMENSIONS",
+    "GROUP_PLAN",
+    "GROUP_RESULT",
+    "HOT_KEY",
+    "RECOMMENDATIONS",
+    "SIMULATIONS",
+    "SIZING",
+    "arrow_schema",
+    "figures_schema",
+    "relaxed",
+]
+
+#: Planner dimensions, in the core's order, and the unit of their rates.
+DIMENSIONS: tuple[str, ...] = ("mib_in", "records_in", "mib_out")
+DIMENSION_UNITS = {"mib_in": "MiB/s", "records_in": "records/s", "mib_out": "MiB/s per group"}
+
+_ARROW_TO_SPARK: dict[pa.DataType, DataType] = {
+    pa.string(): StringType(),
+    pa.float64(): DoubleType(),
+    pa.int32(): IntegerType(),
+    pa.int64(): LongType(),
+    pa.bool_(): BooleanType(),
+    pa.binary(): BinaryType(),
+}
+
+
+def figures_schema(table: str) -> StructType:
+    """The Spark schema of a canonical figures table (`throughput`, `topics`, ...).
+
+    Raises:
+        KeyError: an unknown table.
+        TypeError: a column type with no Spark counterpart here (a schema change that
+            must be looked at, not guessed).
+    """
+    fields = []
+    for field in TABLES[table].schema:
+        if pa.types.is_timestamp(field.type):
+            if field.type.tz != "UTC":
+                raise TypeError(f"{table}.{field.name}: timestamps must be UTC, got {field.type}")
+            spark_type: DataType = TimestampType()
+        else:
+            try:
+                spark_type = _ARROW_TO_SPARK[field.type]
+            except KeyError:
+                raise TypeError(f"{table}.{field.name}: no Spark type for {field.type}") from None
+        fields.append(StructField(field.name, spark_type, nullable=field.nullable))
+    return StructType(fields)
+
+
+def _f(name: str, data_type: DataType, nullable: bool = True) -> StructField:
+    return StructField(name, data_type, nullable=nullable)
+
+
+_S, _D, _I, _L, _B = StringType(), DoubleType(), IntegerType(), LongType(), BooleanType()
+_TEXTS = ArrayType(_S, containsNull=False)
+
+#: The cost panel of one partition count (`planner.cost.PartitionCost`), without warnings.
+COST_FIELDS: tuple[StructField, ...] = (
+    _f("producer_batch_memory_bytes", _L),
+    _f("producer_buffer_share", _D),
+    _f("replicas_total", _I),
+    _f("replicas_per_broker", _I),
+    _f("replicas_per_broker_limit", _I),
+    _f("latency_rule_limit", _I),
+    _f("leaders_per_broker", _I),
+    _f("election_unavailability_ms", _D),
+    _f("segments_per_replica", _I),
+    _f("file_handles_per_broker", _L),
+    _f("consumer_threads", _I),
+)
+
+#: One candidate partition count, why it is a candidate, and what it costs.
+CANDIDATE = StructType(
+    [
+        _f("partitions", _I, False),
+        _f("is_current", _B, False),
+        _f("is_required_now", _B, False),
+        _f("is_required", _B, False),
+        _f("is_recommended", _B, False),
+        _f("considered", _B, False),
+        _f("simulated", _B, False),
+        _f("even_group_sizes", ArrayType(_I, containsNull=False)),
+        *COST_FIELDS,
+        _f("cost_warnings", _TEXTS),
+    ]
+)
+
+#: A key above one partition's capacity by itself.
+HOT_KEY = StructType(
+    [
+        _f("key", _S),
+        _f("key_hex", _S),
+        _f("share", _D, False),
+        _f("partitions_worth", _D, False),
+    ]
+)
+
+#: The plan of one consumer group reading the topic.
+GROUP_PLAN = StructType(
+    [
+        _f("group_id", _S, False),
+        _f("topics", _TEXTS),
+        _f("current_strategy", _S),
+        _f("strategy", _S),
+        _f("current_members", _I),
+        _f("recommended_members", _I),
+        _f("members_now", _I),
+        _f("members_at_horizon", _I),
+        _f("busiest_utilisation", _D),
+        _f("idle_members_now", _I),
+        _f("fits", _B),
+        _f("status", _S, False),
+        _f("notes", _TEXTS),
+    ]
+)
+
+
+def _dimension_fields() -> list[StructField]:
+    fields: list[StructField] = []
+    for dim in DIMENSIONS:
+        fields += [
+            _f(f"{dim}_peak_per_s", _D),
+            _f(f"{dim}_growth_per_year", _D),
+            _f(f"{dim}_growth_source", _S),
+            _f(f"{dim}_growth_factor", _D),
+            _f(f"{dim}_grown_per_s", _D),
+            _f(f"{dim}_target_per_s", _D),
+            _f(f"{dim}_producer_partitions", _I),
+            _f(f"{dim}_consumer_partitions", _I),
+            _f(f"{dim}_required_partitions", _I),
+            _f(f"{dim}_side", _S),
+        ]
+    return fields
+
+
+_TOPIC_FIELDS: list[StructField] = [
+    _f("run", _S, False),
+    _f("topic", _S, False),
+    _f("status", _S, False),
+    _f("status_detail", _S),
+    _f("current_partitions", _I),
+    _f("replication_factor", _I),
+    _f("keyed", _B),
+    _f("partitioner", _S),
+    _f("retention_ms", _L),
+    _f("brokers", _I, False),
+    _f("consuming_groups", _I, False),
+    _f("samples", _L, False),
+    _f("history_days", _I, False),
+    _f("tp_mib_per_s", _D),
+    _f("tp_records_per_s", _D),
+    _f("tc_mib_per_s", _D),
+    _f("tc_records_per_s", _D),
+    _f("tp_source", _S),
+    _f("tc_source", _S),
+    _f("tp_measured_by", _S),
+    _f("tc_measured_by", _S),
+    *_dimension_fields(),
+    _f("rule_partitions", _I),
+    _f("skew_partitions", _I),
+    _f("required_partitions_now", _I),
+    _f("required_partitions", _I),
+    _f("recommended_partitions", _I),
+    _f("over_provision", _I),
+    _f("deciding_dimension", _S),
+    _f("deciding_side", _S),
+    _f("choice_reason", _S),
+    _f("skipped_dimensions", _TEXTS),
+    _f("consumers_now", _D),
+    _f("consumers_at_horizon", _D),
+    _f("key_sample_keys", _L),
+    _f("busiest_partition_share", _D),
+    _f("hot_key_share", _D),
+    _f("hot_keys", ArrayType(HOT_KEY, containsNull=False)),
+    *(_f(f"cost_{f.name}", f.dataType) for f in COST_FIELDS),
+    _f("cost_warnings", _TEXTS),
+    _f("candidates", ArrayType(CANDIDATE, containsNull=False)),
+]
+
+_PLAN_FIELDS: list[StructField] = [
+    _f("one_group_members", _I),
+    _f("one_group_strategy", _S),
+    _f("groups", ArrayType(GROUP_PLAN, containsNull=False)),
+    _f("warnings", _TEXTS),
+    _f("rationale", _TEXTS),
+]
+
+#: `sizing`: one row per topic, what `plan_topic` decided about its partitions.
+SIZING = StructType(_TOPIC_FIELDS + _PLAN_FIELDS)
+
+#: `simulations`: one row per (topic or multi-topic group, partitions, members, strategy).
+SIMULATIONS = StructType(
+    [
+        _f("run", _S, False),
+        _f("scope", _S, False),
+        _f("topic", _S),
+        _f("group_id", _S),
+        _f("topics", _TEXTS),
+        _f("partitions", _I, False),
+        _f("members", _I, False),
+        _f("strategy", _S, False),
+        _f("is_recommended_partitions", _B, False),
+        _f("is_current_partitions", _B, False),
+        _f("max_member_partitions", _I, False),
+        _f("min_member_partitions", _I, False),
+        _f("max_load", _D, False),
+        _f("min_load", _D, False),
+        _f("mean_load", _D, False),
+        _f("imbalance", _D, False),
+        _f("idle_members", _I, False),
+        _f("load_limit", _D, False),
+        _f("within_capacity", _B, False),
+        _f("max_partition_load", _D, False),
+        _f("hot_partition", _B, False),
+        _f("grow_moved", _I),
+        _f("grow_revoked", _I),
+        _f("shrink_moved", _I),
+        _f("shrink_revoked", _I),
+    ]
+)
+
+#: `recommendations`: one row per topic, the published answer.
+RECOMMENDATIONS = StructType(
+    [
+        *_TOPIC_FIELDS[:4],
+        _f("recommended_consumers", _I),
+        _f("consumers_group_id", _S),
+        _f("strategy", _S),
+        *_TOPIC_FIELDS[4:],
+        *_PLAN_FIELDS,
+    ]
+)
+
+
+#: Internal, between the two halves of `simulate_assignments`: one multi-topic group's
+#: plan, the warnings for its topics, and its simulation rows.
+GROUP_RESULT = StructType(
+    [
+        _f("group_id", _S, False),
+        _f("plan", GROUP_PLAN, False),
+        _f("warnings", _TEXTS),
+        _f("grid", ArrayType(SIMULATIONS, containsNull=False)),
+    ]
+)
+
+
+@cache
+def _arrow_schema_cached(name: str) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema: pa.Schema = to_arrow_schema(_BY_NAME[name], prefers_large_types=False)
+    return schema
+
+
+_BY_NAME: dict[str, StructType] = {
+    "sizing": SIZING,
+    "simulations": SIMULATIONS,
+    "recommendations": RECOMMENDATIONS,
+    "group_result": GROUP_RESULT,
+}
+
+
+def arrow_schema(name: str) -> pa.Schema:
+    """The Arrow schema of output dataset `name`, as Spark's Arrow UDFs expect it."""
+    return _arrow_schema_cached(name)
+
+
+def relaxed(data_type: DataType) -> DataType:
+    """`data_type` with every field and element nullable.
+
+    What Spark makes of a schema once it has been through a Parquet file, and the form a
+    cast may target (Spark refuses to cast to a non-nullable element type).
+    """
+    if isinstance(data_type, StructType):
+        return StructType(
+            [StructField(f.name, relaxed(f.dataType), nullable=True) for f in data_type.fields]
+        )
+    if isinstance(data_type, ArrayType):
+        return ArrayType(relaxed(data_type.elementType), containsNull=True)
+    return data_type
+
+
+def field_names(schema: StructType) -> list[str]:
+    """Column names of a Spark schema, in order."""
+    return [f.name for f in schema.fields]
+
+
+def empty_row(schema: StructType) -> dict[str, Any]:
+    """A row of `schema` with every column None (filled in by the caller)."""
+    return dict.fromkeys(field_names(schema))

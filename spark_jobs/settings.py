@@ -1,0 +1,210 @@
+"""The jobs' settings: planning (the core's `PlanSettings`), the data window, and Spark.
+
+Read once into frozen objects that the jobs pass down; nothing below reads the
+environment or a file. The file is the planner config (`planner.config`, one TOML file
+for the whole pipeline); the jobs use these parts of it:
+
+    [figures]
+    history_days = 30             # history before the end of the run: peak and growth fit
+
+    [planning]                    # planner.recommend.PlanSettings
+    headroom_pct = 30
+    horizon_days = 180
+    partition_grid = [12, 24, 48] # if given: counts simulated for every topic as well
+
+    [spark]
+    master = "local[2]"           # if omitted: spark-submit's --master, else local[2]
+    [spark.conf]                  # any Spark setting; these have typed defaults here:
+    "spark.sql.shuffle.partitions" = "8"
+    "spark.driver.memory" = "2g"
+    "spark.sql.execution.arrow.maxRecordsPerBatch" = "10000"
+
+Defaults suit the 2-core machines the project runs on; see docs/spark-jobs.md.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from planner.recommend import PlanSettings
+
+__all__ = [
+    "DEFAULT_MASTER",
+    "JobSettings",
+    "SettingsError",
+    "SparkSettings",
+    "load_settings",
+]
+
+#: The master used when neither the settings nor spark-submit name one.
+DEFAULT_MASTER = "local[2]"
+
+
+class SettingsError(ValueError):
+    """A settings file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """How the jobs run on Spark.
+
+    Attributes:
+        master: Spark master URL; None means the one spark-submit was given, else
+            `local[2]`.
+        shuffle_partitions: `spark.sql.shuffle.partitions`. A few per core: enough
+            tasks to even out topics of very different cost (a keyed topic with a
+            100,000-key sample costs as much as a hundred keyless ones), few enough
+            that task overhead stays small.
+        driver_memory: `spark.driver.memory` (only effective when the job starts the
+            JVM itself, i.e. not under spark-submit, which takes `--driver-memory`).
+        arrow_batch_records: `spark.sql.execution.arrow.maxRecordsPerBatch`.
+        simulation_files: Parquet files the `simulations` dataset is written as
+            (rows hash-partitioned by topic or group, so the split is deterministic).
+        ui: Whether to start the Spark web UI.
+        conf: Any other Spark settings, passed through.
+    """
+
+    master: str | None = None
+    shuffle_partitions: int = 8
+    driver_memory: str = "2g"
+    arrow_batch_records: int = 10_000
+    simulation_files: int = 2
+    ui: bool = False
+    conf: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("shuffle_partitions", "arrow_batch_records", "simulation_files"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise SettingsError(f"spark.{name} must be a whole number >= 1, got {value!r}")
+
+    def spark_conf(self) -> dict[str, str]:
+        """Every Spark setting these settings imply, as text (master excluded)."""
+        conf = {
+            "spark.sql.shuffle.partitions": str(self.shuffle_partitions),
+            "spark.default.parallelism": str(self.shuffle_partitions),
+            "spark.driver.memory": self.driver_memory,
+            "spark.sql.execution.arrow.pyspark.enabled": "true",
+            "spark.sql.execution.arrow.maxRecordsPerBatch": str(self.arrow_batch_records),
+            # Times in the figures are UTC; so are the data intervals.
+            "spark.sql.session.timeZone": "UTC",
+            "spark.ui.enabled": "true" if self.ui else "false",
+            # AQE sizes partitions by bytes, not by what the Python planner costs per
+            # topic: coalescing a small shuffle into one partition would leave the
+            # per-topic planning on one core.
+            "spark.sql.adaptive.coalescePartitions.enabled": "false",
+        }
+        conf.update(self.conf)
+        return conf
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """Everything the two jobs need besides their paths.
+
+    Attributes:
+        planning: The core's planning settings. The jobs plan each topic at its own
+            candidates only (`partition_grid` is not used by `size_partitions`); the
+            simulated counts are `simulate_partitions` plus each topic's candidates.
+        lookback_days: Days of throughput history before the end of the run's data
+            interval used for the peak and the growth fit (the run's own interval is
+            always used whole, even when it is longer).
+        simulate_partitions: Partition counts simulated for every planned topic
+            besides its current, required and recommended counts.
+        spark: Spark settings.
+    """
+
+    planning: PlanSettings = field(default_factory=PlanSettings)
+    lookback_days: float = 30.0
+    simulate_partitions: tuple[int, ...] = ()
+    spark: SparkSettings = field(default_factory=SparkSettings)
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.lookback_days) or self.lookback_days < 0:
+            raise SettingsError(f"lookback_days must be zero or above, got {self.lookback_days!r}")
+        if any(p < 1 for p in self.simulate_partitions):
+            raise SettingsError(
+                f"simulate_partitions must be whole numbers >= 1, got {self.simulate_partitions}"
+            )
+
+    @property
+    def sizing_plan(self) -> PlanSettings:
+        """The planning settings `size_partitions` gives `plan_topic`.
+
+        Without the partition grid: the plan's own grid is then simulated at the
+        recommended count only, which is all its group plans and warnings read; the
+        grid over the candidates is `simulate_assignments`' work.
+        """
+        return replace(self.planning, partition_grid=())
+
+    def with_overrides(
+        self, *, master: str | None = None, lookback_days: float | None = None
+    ) -> JobSettings:
+        """These settings with the command line's explicit values on top."""
+        out = self
+        if master is not None:
+            out = replace(out, spark=replace(out.spark, master=master))
+        if lookback_days is not None:
+            out = replace(out, lookback_days=lookback_days)
+        return out
+
+
+def _whole(conf: dict[str, str], key: str, default: int, path: Path) -> int:
+    text = conf.pop(key, None)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise SettingsError(f"{path} [spark.conf] {key}: a whole number >= 1, got {text!r}")
+    return value
+
+
+def load_settings(path: str | Path | None = None) -> JobSettings:
+    """The job settings: defaults, with the planner config file at `path` (if any).
+
+    The file is checked by `planner.config.load_config` (the same rules for every part
+    of the pipeline). Two settings count only when the file gives them: `[spark] master`
+    (else spark-submit's master applies) and `[planning] partition_grid` (else each
+    topic simulates its own candidates only, not the core's default grid).
+
+    Raises:
+        SettingsError: the planner config refuses the file; the message names the file
+            and the key.
+    """
+    if path is None:
+        return JobSettings()
+    from planner.config import ConfigError, load_config
+
+    path = Path(path)
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        raise SettingsError(str(exc)) from None
+    given = tomllib.loads(path.read_text(encoding="utf-8"))
+    conf = dict(config.spark_conf)
+    spark = SparkSettings(
+        master=config.spark_master if "master" in given.get("spark", {}) else None,
+        shuffle_partitions=_whole(conf, "spark.sql.shuffle.partitions", 8, path),
+        driver_memory=conf.pop("spark.driver.memory", "2g"),
+        arrow_batch_records=_whole(
+            conf, "spark.sql.execution.arrow.maxRecordsPerBatch", 10_000, path
+        ),
+        conf=conf,
+    )
+    grid = config.planning.partition_grid if "partition_grid" in given.get("planning", {}) else ()
+    try:
+        return JobSettings(
+            planning=config.planning,
+            lookback_days=float(config.history_days),
+            simulate_partitions=tuple(grid),
+            spark=spark,
+        )
+    except SettingsError as exc:
+        raise SettingsError(f"{path}: {exc}") from None

@@ -1,0 +1,303 @@
+"""Job 2, `simulate_assignments`: consumer groups on the candidates, and the answer.
+
+Reads the run's `sizing` dataset (job 1) and, from the run's figures, the consumer
+groups and key samples. Then:
+
+1. every planned topic's planning grid (each simulated candidate count x group size x
+   strategy: member loads, idle members, the headroom check, churn), applied per topic
+   with an Arrow function (`spark_jobs.simulation.simulate_topics`);
+2. every group that reads several topics, simulated as one group on its topics'
+   recommended counts and sized (`spark_jobs.groups`);
+3. the recommendation per topic: the sizing, its groups (one-topic groups as
+   `plan_topic` planned them, multi-topic groups from 2), the consumers and strategy
+   to run, and the warnings.
+
+Outputs the `simulations` and `recommendations` datasets of the run.
+
+    python -m spark_jobs.simulate_assignments --figures FIGURES --out OUT --interval 2026-11-21
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spark_jobs import simulation
+from spark_jobs.figures import RunFigures
+from spark_jobs.outputs import Output, run_path, write_run
+from spark_jobs.planning import PLANNED_STATUSES
+from spark_jobs.runner import JobError, main_for
+from spark_jobs.schemas import GROUP_RESULT, RECOMMENDATIONS, SIMULATIONS, SIZING, relaxed
+from spark_jobs.settings import JobSettings
+from spark_jobs.size_partitions import key_samples
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+__all__ = [
+    "group_inputs",
+    "main",
+    "multi_topic_groups",
+    "plan_groups",
+    "recommend",
+    "simulate_topics",
+    "simulation_inputs",
+    "simulations",
+]
+
+#: Group sizes past the partition count simulated at least (idle members), as plan_topic.
+MIN_EXTRA_MEMBERS = 4
+
+
+def _keyed_samples(samples: DataFrame, topics: DataFrame) -> DataFrame:
+    # Only the samples of keyed topics among `topics` (the filter reaches the keys scan),
+    # joined by a shuffle: a sample is megabytes and must never be broadcast. The shuffle
+    # also spreads the topics over the shuffle partitions for the Arrow step.
+    from pyspark.sql import functions as F
+
+    wanted = topics.where(F.col("keyed")).select("topic").distinct()
+    return samples.join(F.broadcast(wanted), "topic", "left_semi").hint("shuffle_merge")
+
+
+def simulation_inputs(sizing: DataFrame, groups: DataFrame, samples: DataFrame) -> DataFrame:
+    """One row per planned topic with what its grid needs.
+
+    Returns:
+        `topic, current_partitions, recommended_partitions, keyed, partitioner,
+        consumers_at_horizon, simulate_counts (the candidates flagged simulated, in
+        order), extra_members (at least 4, and enough to show the largest group that
+        reads the topic), key_sample`.
+    """
+    from pyspark.sql import functions as F
+
+    largest = groups.groupBy("topic").agg(F.max("members").alias("largest_group"))
+    counts = F.array_sort(
+        F.transform(F.filter("candidates", lambda c: c["simulated"]), lambda c: c["partitions"])
+    )
+    planned = sizing.where(F.col("status").isin(*PLANNED_STATUSES))
+    return (
+        planned.join(F.broadcast(largest), "topic", "left")
+        .join(_keyed_samples(samples, planned), "topic", "left")
+        .select(
+            "topic",
+            "current_partitions",
+            "recommended_partitions",
+            "keyed",
+            "partitioner",
+            "consumers_at_horizon",
+            counts.alias("simulate_counts"),
+            F.greatest(F.lit(MIN_EXTRA_MEMBERS), F.coalesce("largest_group", F.lit(0)))
+            .cast("int")
+            .alias("extra_members"),
+            F.when(F.col("keyed"), F.col("key_sample")).alias("key_sample"),
+        )
+    )
+
+
+def simulate_topics(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFrame:
+    """The `simulations` rows of every planned topic (scope `topic`).
+
+    Topics are spread over `shuffle_partitions` tasks by hash, so the two cores share
+    the keyed topics' heavier grids.
+    """
+    body = simulation.topic_grids_udf(run=run, headroom_pct=settings.planning.headroom_pct)
+    return inputs.repartition(settings.spark.shuffle_partitions, "topic").mapInArrow(
+        body, SIMULATIONS
+    )
+
+
+def multi_topic_groups(groups: DataFrame) -> DataFrame:
+    """The subscriptions of groups that read more than one topic."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    per_group = Window.partitionBy("group_id")
+    return (
+        groups.withColumn("group_topics", F.size(F.collect_set("topic").over(per_group)))
+        .where(F.col("group_topics") > 1)
+        .select("group_id", "topic", "strategy", "members")
+    )
+
+
+def group_inputs(multi: DataFrame, sizing: DataFrame, samples: DataFrame) -> DataFrame:
+    """Each subscription of a multi-topic group, with its topic's sizing and key sample."""
+    from pyspark.sql import functions as F
+
+    sized = sizing.select(
+        "topic",
+        "status",
+        "current_partitions",
+        "recommended_partitions",
+        "consumers_now",
+        "consumers_at_horizon",
+        "keyed",
+        "partitioner",
+    )
+    with_sizing = multi.join(F.broadcast(sized), "topic", "left")
+    return with_sizing.join(_keyed_samples(samples, with_sizing), "topic", "left").withColumn(
+        "key_sample", F.when(F.col("keyed"), F.col("key_sample"))
+    )
+
+
+def plan_groups(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFrame:
+    """One `GROUP_RESULT` row per multi-topic group."""
+    body = simulation.group_plans_udf(run=run, headroom_pct=settings.planning.headroom_pct)
+    return inputs.groupBy("group_id").applyInArrow(body, GROUP_RESULT)
+
+
+def simulations(topic_rows: DataFrame, group_results: DataFrame) -> DataFrame:
+    """Topic grids and multi-topic group rows together, `SIMULATIONS` columns."""
+    from pyspark.sql import functions as F
+
+    group_rows = group_results.select(F.explode("grid").alias("row")).select("row.*")
+    return topic_rows.unionByName(group_rows)
+
+
+def _by_size(left: Column, right: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    # Largest recommendation first; on a tie the smaller group id, so the pick is stable.
+    return (
+        F.when(left["recommended_members"] > right["recommended_members"], -1)
+        .when(left["recommended_members"] < right["recommended_members"], 1)
+        .when(left["group_id"] < right["group_id"], -1)
+        .when(left["group_id"] > right["group_id"], 1)
+        .otherwise(0)
+    )
+
+
+def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
+    """The `recommendations` rows: sizing, every group, consumers and strategy, why.
+
+    `recommended_consumers` is the recommended size of the largest group (with a plan)
+    that reads the topic, `consumers_group_id` that group and `strategy` its strategy;
+    when no group with a plan reads the topic, the members one group reading only it
+    would need today and the strategy for it (`consumers_group_id` null). Null for a
+    topic without a plan.
+    """
+    from pyspark.sql import functions as F
+
+    multi = (
+        group_results.select(F.explode("plan.topics").alias("topic"), "plan", "warnings")
+        .groupBy("topic")
+        .agg(
+            F.array_sort(F.collect_list("plan")).alias("multi_groups"),
+            F.array_sort(
+                F.collect_list(F.struct(F.col("plan.group_id").alias("g"), "warnings"))
+            ).alias("multi_warnings"),
+        )
+    )
+    joined = sizing.join(multi, "topic", "left")
+    # A typed empty array of the groups' own type, for topics no multi-topic group reads.
+    no_groups = F.filter("groups", lambda g: F.lit(False))
+    everyone = F.array_sort(F.concat(F.col("groups"), F.coalesce("multi_groups", no_groups)))
+    planned = F.filter("all_groups", lambda g: g["recommended_members"].isNotNull())
+    largest = F.get(F.array_sort("planned_groups", _by_size), 0)
+    line_for_group = F.format_string(
+        "consumers: %d, the recommended size of group '%s' (%s), %s",
+        F.col("pick.recommended_members"),
+        F.col("pick.group_id"),
+        F.col("pick.strategy"),
+        F.when(
+            F.size("planned_groups") > 1,
+            F.format_string(
+                "the largest of the %d groups with a plan that read the topic",
+                F.size("planned_groups"),
+            ),
+        ).otherwise(F.lit("the only group with a plan that reads the topic")),
+    )
+    line_for_one = F.format_string(
+        "consumers: no consumer group with a plan reads the topic; one group reading only "
+        "it would need %d members today (%s)",
+        F.col("one_group_members"),
+        F.col("one_group_strategy"),
+    )
+    consumer_line = (
+        F.when(F.col("pick").isNotNull(), F.array(line_for_group))
+        .when(F.col("one_group_members").isNotNull(), F.array(line_for_one))
+        .otherwise(F.filter("rationale", lambda r: F.lit(False)))
+    )
+    extra_warnings = F.coalesce(
+        F.flatten(F.transform("multi_warnings", lambda w: w["warnings"])),
+        F.array().cast("array<string>"),
+    )
+    staged = (
+        joined.withColumn("all_groups", everyone)
+        .withColumn("planned_groups", planned)
+        .withColumn("pick", largest)
+    )
+    derived = {
+        "recommended_consumers": F.coalesce("pick.recommended_members", "one_group_members"),
+        "consumers_group_id": F.col("pick.group_id"),
+        "strategy": F.when(F.col("pick").isNotNull(), F.col("pick.strategy")).otherwise(
+            F.col("one_group_strategy")
+        ),
+        "groups": F.col("all_groups"),
+        "warnings": F.concat("warnings", extra_warnings),
+        "rationale": F.concat("rationale", consumer_line),
+    }
+    return staged.select(
+        *(
+            derived.get(field.name, F.col(field.name))
+            .cast(relaxed(field.dataType))
+            .alias(field.name)
+            for field in RECOMMENDATIONS.fields
+        )
+    )
+
+
+def _read_sizing(spark: SparkSession, out: Path, run: str) -> DataFrame:
+    folder = run_path(out, "sizing", run)
+    if not folder.is_dir():
+        raise JobError(
+            f"{folder}: no sizing for run {run}; run size_partitions for this interval first"
+        )
+    return spark.read.schema(SIZING).parquet(str(folder))
+
+
+def _body(
+    spark: SparkSession, figures: RunFigures, settings: JobSettings, args: argparse.Namespace
+) -> dict[str, Path]:
+    sizing = _read_sizing(spark, args.out, figures.key)
+    groups = figures.table(spark, "groups")
+    samples = key_samples(figures.table(spark, "keys"))
+    run = figures.key
+    topic_rows = simulate_topics(
+        simulation_inputs(sizing, groups, samples), run=run, settings=settings
+    )
+    group_results = plan_groups(
+        group_inputs(multi_topic_groups(groups), sizing, samples), run=run, settings=settings
+    ).localCheckpoint()
+    outputs = {
+        "simulations": Output(
+            simulations(topic_rows, group_results),
+            files=settings.spark.simulation_files,
+            partition_by=("scope", "topic", "group_id"),
+            sort_by=("scope", "topic", "group_id", "partitions", "members", "strategy"),
+        ),
+        "recommendations": Output(
+            recommend(sizing, group_results),
+            files=1,
+            partition_by=("topic",),
+            sort_by=("topic",),
+        ),
+    }
+    return write_run(outputs, args.out, run)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the job; see `python -m spark_jobs.simulate_assignments --help`."""
+    return main_for(
+        "simulate_assignments",
+        "Simulate consumer groups on every topic's candidates and write the "
+        "simulations and recommendations datasets (needs the run's sizing).",
+        _body,
+        argv,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

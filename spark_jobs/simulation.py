@@ -1,0 +1,206 @@
+"""The Arrow functions of `simulate_assignments`: per-topic grids and multi-topic groups.
+
+Kept free of Spark, like `spark_jobs.planning`: Spark hands these functions Arrow data
+and takes Arrow data back.
+
+- `simulate_topics` (`mapInArrow`, one sizing row per planned topic in): the planning
+  grid of `planner.simulate.simulate_grid` for the topic's simulated candidate counts,
+  every group size from 1 to `P + extra_members` and every strategy, exactly the call
+  `plan_topic` makes (loads in consumers at the end of the horizon, capacity 1.0, the
+  member headroom of `member_headroom_pct`). Keyed topics hash their key sample, kept
+  in Arrow's layout.
+- `plan_groups` (`groupBy("group_id").applyInArrow`): one group that reads several
+  topics, planned by `spark_jobs.groups.plan_group_of_topics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from planner.recommend.plan import member_headroom_pct
+from planner.simulate import TopicLoad, simulate_grid
+from spark_jobs.groups import GroupTopic, plan_group_of_topics
+from spark_jobs.planning import key_sample
+from spark_jobs.schemas import arrow_schema
+
+__all__ = ["grid_table", "group_plans_udf", "plan_groups", "simulate_topics", "topic_grids_udf"]
+
+_GRID_COLUMNS = (
+    "members",
+    "strategy",
+    "max_member_partitions",
+    "min_member_partitions",
+    "max_load",
+    "min_load",
+    "mean_load",
+    "imbalance",
+    "idle_members",
+    "within_capacity",
+    "max_partition_load",
+    "hot_partition",
+    "grow_moved",
+    "grow_revoked",
+    "shrink_moved",
+    "shrink_revoked",
+)
+
+
+def grid_table(
+    topic: str,
+    load: TopicLoad,
+    *,
+    run: str,
+    counts: Sequence[int],
+    extra_members: int,
+    current: int | None,
+    recommended: int,
+    headroom_pct: float,
+) -> pa.Table:
+    """The `simulations` rows of one topic (scope `topic`).
+
+    Args:
+        topic: The topic.
+        load: Its load in consumers at the end of the horizon, with its key sample.
+        run: The run key.
+        counts: Partition counts to simulate.
+        extra_members: Group sizes past each count to include (idle members).
+        current: Partitions today.
+        recommended: The recommended count.
+        headroom_pct: The planning headroom (%).
+    """
+    grid = simulate_grid(
+        load,
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(headroom_pct),
+        partition_counts=counts,
+        extra_members=extra_members,
+    )
+    n = len(grid)
+    columns = grid.columns()
+    data: dict[str, Any] = {
+        "run": [run] * n,
+        "scope": ["topic"] * n,
+        "topic": [topic] * n,
+        "group_id": pa.nulls(n, pa.string()),
+        "topics": [[topic]] * n,
+        "partitions": columns["partitions"],
+        "is_recommended_partitions": columns["partitions"] == recommended,
+        "is_current_partitions": columns["partitions"] == (current if current else -1),
+        "load_limit": np.full(n, grid.load_limit),
+        **{name: columns[name] for name in _GRID_COLUMNS},
+    }
+    schema = arrow_schema("simulations")
+    return pa.Table.from_pydict({f.name: data[f.name] for f in schema}, schema=schema)
+
+
+def simulate_topics(
+    batches: Iterator[pa.RecordBatch], *, run: str, headroom_pct: float
+) -> Iterator[pa.RecordBatch]:
+    """`mapInArrow` body: for every input row (one planned topic), its grid rows.
+
+    Input columns: `topic, current_partitions, recommended_partitions, keyed,
+    partitioner, consumers_at_horizon, simulate_counts, extra_members, key_sample`.
+    """
+    for batch in batches:
+        table = pa.Table.from_batches([batch])
+        facts = table.drop_columns(["key_sample"]).to_pylist()
+        grids = []
+        for i, info in enumerate(facts):
+            keys, counts = key_sample(table.slice(i, 1)) if info["keyed"] else (None, None)
+            load = TopicLoad(info["consumers_at_horizon"], keys, counts, info["partitioner"])
+            grid = grid_table(
+                info["topic"],
+                load,
+                run=run,
+                counts=info["simulate_counts"],
+                extra_members=info["extra_members"],
+                current=info["current_partitions"],
+                recommended=info["recommended_partitions"],
+                headroom_pct=headroom_pct,
+            )
+            grids.append(grid)
+        if grids:
+            # One batch per input batch: Spark pays per batch, not per row.
+            yield from pa.concat_tables(grids).combine_chunks().to_batches()
+
+
+def plan_groups(
+    key: Sequence[pa.Scalar], table: pa.Table, *, run: str, headroom_pct: float
+) -> pa.Table:
+    """`applyInArrow` body: one multi-topic group in (one row per topic), one row out.
+
+    Input columns: `group_id, topic, strategy, members`, and per topic its sizing
+    `status, current_partitions, recommended_partitions, consumers_now,
+    consumers_at_horizon, keyed, partitioner, key_sample` (null when the run does not
+    know the topic).
+    """
+    group_id = key[0].as_py()
+    ordered = table.sort_by([("topic", "ascending")])
+    rows = ordered.drop_columns(["key_sample"]).to_pylist()
+    strategies = sorted({r["strategy"] for r in rows})
+    sizes = sorted({int(r["members"]) for r in rows})
+    topics = []
+    for i, r in enumerate(rows):
+        keys, counts = key_sample(ordered.slice(i, 1)) if r["keyed"] else (None, None)
+        topics.append(
+            GroupTopic(
+                topic=r["topic"],
+                status=r["status"],
+                current_partitions=r["current_partitions"],
+                partitions=r["recommended_partitions"],
+                consumers_now=r["consumers_now"],
+                consumers_at_horizon=r["consumers_at_horizon"],
+                partitioner=r["partitioner"] or "murmur2_random",
+                keys=keys,
+                key_counts=counts,
+            )
+        )
+    # The groups table has one row per subscription; a group's rows should agree.
+    strategy, members = rows[0]["strategy"], max(sizes)
+    result = plan_group_of_topics(group_id, strategy, members, topics, headroom_pct=headroom_pct)
+    if len(strategies) > 1 or len(sizes) > 1:
+        result.plan["notes"].append(
+            f"the groups table disagrees with itself about this group (strategies "
+            f"{', '.join(strategies)}; members {', '.join(map(str, sizes))}): planned with "
+            f"{strategy} and {members} members"
+        )
+    for row in result.grid:
+        row["run"] = run
+    out = {
+        "group_id": group_id,
+        "plan": result.plan,
+        "warnings": result.warnings,
+        "grid": result.grid,
+    }
+    return pa.Table.from_pylist([out], schema=arrow_schema("group_result"))
+
+
+# PySpark 4.2 reads an Arrow function's type hints to pick its calling convention, and
+# fails (UnboundLocalError) on a functools.partial, whose hints it cannot resolve. The
+# factories below return plain functions with the hints it looks for.
+
+
+def topic_grids_udf(
+    *, run: str, headroom_pct: float
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """`simulate_topics` bound to a run, for `DataFrame.mapInArrow`."""
+
+    def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return simulate_topics(batches, run=run, headroom_pct=headroom_pct)
+
+    return apply
+
+
+def group_plans_udf(
+    *, run: str, headroom_pct: float
+) -> Callable[[tuple[pa.Scalar, ...], pa.Table], pa.Table]:
+    """`plan_groups` bound to a run, for `GroupedData.applyInArrow`."""
+
+    def apply(key: tuple[pa.Scalar, ...], table: pa.Table) -> pa.Table:
+        return plan_groups(key, table, run=run, headroom_pct=headroom_pct)
+
+    return apply

@@ -1,0 +1,290 @@
+"""Job 1, `size_partitions`: how many partitions every topic of the fleet needs.
+
+Spark does the data work: the history window, bytes to MiB, each topic's Tp and Tc
+(its own or the fleet default `*`), the consumer groups reading it, its key sample,
+and the grouping by topic. The planning of each topic is `planner.recommend.plan_topic`,
+applied to every topic by an Arrow function over batches of topics (`mapInArrow`; each
+row one topic: its samples as a list, its facts and key sample; see
+`spark_jobs.planning`). Output: the `sizing` dataset, one row per topic.
+
+    python -m spark_jobs.size_partitions --figures FIGURES --out OUT --interval 2026-11-21
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spark_jobs import planning
+from spark_jobs.figures import RunFigures
+from spark_jobs.outputs import Output, write_run
+from spark_jobs.runner import main_for
+from spark_jobs.schemas import SIZING
+from spark_jobs.settings import JobSettings
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+__all__ = [
+    "capacity_for_topics",
+    "group_facts",
+    "key_samples",
+    "main",
+    "size_topics",
+    "sizing",
+    "throughput_mib",
+    "topic_facts",
+    "topic_samples",
+]
+
+_MIB = float(2**20)
+DEFAULT_TOPIC = "*"
+
+
+def throughput_mib(throughput: DataFrame) -> DataFrame:
+    """Samples in the planner's units: `topic, ts, mib_in, records_in, mib_out`.
+
+    Byte rates in the figures are bytes/s; the planner works in MiB/s (2**20 bytes, the
+    unit Kafka's perf tools print as "MB").
+    """
+    from pyspark.sql import functions as F
+
+    return throughput.select(
+        "topic",
+        "ts",
+        (F.col("bytes_in_per_s") / _MIB).alias("mib_in"),
+        F.col("records_in_per_s").alias("records_in"),
+        (F.col("bytes_out_per_s") / _MIB).alias("mib_out"),
+    )
+
+
+def _side(own: str, default: str, side: str) -> list[Column]:
+    from pyspark.sql import functions as F
+
+    mib, records = f"{side}_mib_per_s", f"{side}_records_per_s"
+    has_own = F.col(f"{own}.{mib}").isNotNull() | F.col(f"{own}.{records}").isNotNull()
+    has_default = F.col(f"{default}.{mib}").isNotNull() | F.col(f"{default}.{records}").isNotNull()
+    short = {"producer": "tp", "consumer": "tc"}[side]
+    return [
+        F.when(has_own, F.col(f"{own}.{mib}"))
+        .otherwise(F.col(f"{default}.{mib}"))
+        .alias(f"{short}_mib_per_s"),
+        F.when(has_own, F.col(f"{own}.{records}"))
+        .otherwise(F.col(f"{default}.{records}"))
+        .alias(f"{short}_records_per_s"),
+        F.when(has_own, F.lit("topic"))
+        .when(has_default, F.lit(DEFAULT_TOPIC))
+        .alias(f"{short}_source"),
+        F.when(has_own, F.col(f"{own}.source"))
+        .when(has_default, F.col(f"{default}.source"))
+        .alias(f"{short}_measured_by"),
+    ]
+
+
+def capacity_for_topics(topics: DataFrame, capacity: DataFrame) -> DataFrame:
+    """Tp and Tc for every topic, its own or the fleet default `*`, side by side.
+
+    A side is taken whole from one row: if the topic's own capacity row has any
+    producer figure (MiB/s or records/s), both producer figures come from it, else both
+    from the `*` row; the same for the consumer side. A perf-test run measures one side
+    in both units at once, with the topic's record size, so a topic's own records/s is
+    never paired with a default MiB/s measured on other records. A side that neither
+    row has is null (its source too).
+
+    Returns:
+        `topic, tp_mib_per_s, tp_records_per_s, tp_source, tp_measured_by, tc_...`, one
+        row per topic of `topics`; `*_source` is `topic`, `*` or null.
+    """
+    from pyspark.sql import functions as F
+
+    own = capacity.where(F.col("topic") != DEFAULT_TOPIC).alias("own")
+    default = capacity.where(F.col("topic") == DEFAULT_TOPIC).drop("topic").alias("fleet")
+    joined = (
+        topics.select("topic")
+        .alias("t")
+        .join(own, F.col("t.topic") == F.col("own.topic"), "left")
+        .join(F.broadcast(default), F.lit(True), "left")
+    )
+    return joined.select(
+        F.col("t.topic").alias("topic"),
+        *_side("own", "fleet", "producer"),
+        *_side("own", "fleet", "consumer"),
+    )
+
+
+def group_facts(groups: DataFrame) -> DataFrame:
+    """Per topic: the groups that read only it, and how many groups read it at all.
+
+    Returns:
+        `topic, groups (array of group_id, strategy, members; by group id),
+        consuming_groups, max_members`. Groups that read several topics count in
+        `consuming_groups` (they fetch the topic's bytes) but are planned on their own
+        by `simulate_assignments`.
+    """
+    from pyspark.sql import functions as F
+
+    reach = groups.groupBy("group_id").agg(F.countDistinct("topic").alias("group_topics"))
+    single = F.when(F.col("group_topics") == 1, F.struct("group_id", "strategy", "members"))
+    return (
+        groups.join(reach, "group_id")
+        .groupBy("topic")
+        .agg(
+            F.array_sort(F.collect_list(single)).alias("groups"),
+            F.countDistinct("group_id").cast("int").alias("consuming_groups"),
+            F.max("members").alias("max_members"),
+        )
+    )
+
+
+def key_samples(keys: DataFrame) -> DataFrame:
+    """Per topic: its key sample as `array<struct<key: binary, count: double>>`.
+
+    A key is its bytes: `key` as UTF-8, or `key_hex` decoded; neither is the null key.
+    The same bytes spelled twice (as text and as hex) are one key, their counts added
+    (the core refuses a repeated key, which would hide a hot one). Keys are sorted by
+    their bytes, so the sample reaches the planner in the same order on every run.
+    """
+    from pyspark.sql import functions as F
+
+    as_bytes = F.coalesce(F.encode(F.col("key"), "UTF-8"), F.unhex(F.col("key_hex")))
+    # Added in sorted order: float sums depend on the order of the terms.
+    total = F.aggregate(F.array_sort(F.collect_list("count")), F.lit(0.0), lambda a, x: a + x)
+    return (
+        keys.select("topic", as_bytes.alias("key"), "count")
+        # One shuffle by topic serves both aggregations (by key within a topic, then by
+        # topic), instead of one shuffle each.
+        .repartition("topic")
+        .groupBy("topic", "key")
+        .agg(total.alias("count"))
+        .groupBy("topic")
+        .agg(F.array_sort(F.collect_list(F.struct("key", "count"))).alias("key_sample"))
+    )
+
+
+def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) -> DataFrame:
+    """One row per topic of the run with everything the planner needs besides figures.
+
+    Returns:
+        `topic, partitions, replication_factor, keyed, partitioner, retention_ms`, the
+        columns of `capacity_for_topics`, `groups`, `consuming_groups`, `max_members`.
+        Small (one row per topic), so the joins here are broadcast.
+    """
+    from pyspark.sql import functions as F
+
+    empty_groups = F.array().cast("array<struct<group_id:string,strategy:string,members:int>>")
+    return (
+        topics.select(
+            "topic", "partitions", "replication_factor", "keyed", "partitioner", "retention_ms"
+        )
+        .join(F.broadcast(capacity_for_topics(topics, capacity)), "topic", "left")
+        .join(F.broadcast(group_facts(groups)), "topic", "left")
+        .select(
+            "topic",
+            "partitions",
+            "replication_factor",
+            "keyed",
+            F.coalesce("partitioner", F.lit("murmur2_random")).alias("partitioner"),
+            "retention_ms",
+            "tp_mib_per_s",
+            "tp_records_per_s",
+            "tp_source",
+            "tp_measured_by",
+            "tc_mib_per_s",
+            "tc_records_per_s",
+            "tc_source",
+            "tc_measured_by",
+            F.coalesce("groups", empty_groups).alias("groups"),
+            F.coalesce("consuming_groups", F.lit(0)).alias("consuming_groups"),
+            F.coalesce("max_members", F.lit(0)).alias("max_members"),
+        )
+    )
+
+
+def topic_samples(throughput: DataFrame) -> DataFrame:
+    """Each topic's samples as one list: `topic, samples array<struct<ts, mib_in,
+    records_in, mib_out>>` (in no particular order: the planner sorts them by time)."""
+    from pyspark.sql import functions as F
+
+    sample = F.struct("ts", "mib_in", "records_in", "mib_out")
+    return throughput.groupBy("topic").agg(F.collect_list(sample).alias("samples"))
+
+
+def size_topics(
+    throughput: DataFrame,
+    facts: DataFrame,
+    samples: DataFrame,
+    *,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+) -> DataFrame:
+    """The `sizing` rows: `plan_topic` on every topic, many topics per Arrow batch.
+
+    The topic's facts and key sample are joined on the facts side first, then met with
+    the throughput lists in one full outer join; both sides come out of an aggregation by
+    topic, so the lists and the key samples are shuffled once each.
+
+    Args:
+        throughput: Samples in the planner's units (`throughput_mib`), history window.
+        facts: `topic_facts`.
+        samples: `key_samples` (used for keyed topics only).
+        run: The run key, written into every row.
+        brokers: Brokers in the cluster.
+        settings: The job settings.
+
+    Returns:
+        One row per topic found in either input (a topic with figures but no facts row
+        is `unknown-topic`, one with facts but no figures `no-figures`), `SIZING` schema.
+    """
+    from pyspark.sql import functions as F
+
+    keyed = samples.join(F.broadcast(facts.where("keyed").select("topic")), "topic", "left_semi")
+    # Key samples are large (a 100,000-key sample is megabytes): never broadcast them.
+    described = facts.withColumn("known", F.lit(True)).join(
+        keyed.hint("shuffle_merge"), "topic", "left"
+    )
+    plan = planning.size_batches_udf(run=run, brokers=brokers, settings=settings)
+    return topic_samples(throughput).join(described, "topic", "full").mapInArrow(plan, SIZING)
+
+
+def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> DataFrame:
+    """Read the run's figures and size every topic (the job without its output)."""
+    brokers = figures.table(spark, "cluster").select("broker_id").distinct().count()
+    facts = topic_facts(
+        figures.table(spark, "topics"),
+        capacity=figures.table(spark, "capacity"),
+        groups=figures.table(spark, "groups"),
+    )
+    return size_topics(
+        figures.throughput(spark).transform(throughput_mib),
+        facts,
+        key_samples(figures.table(spark, "keys")),
+        run=figures.key,
+        brokers=brokers,
+        settings=settings,
+    )
+
+
+def _body(
+    spark: SparkSession, figures: RunFigures, settings: JobSettings, args: argparse.Namespace
+) -> dict[str, Path]:
+    frame = sizing(spark, figures, settings)
+    output = Output(frame, files=1, partition_by=("topic",), sort_by=("topic",))
+    return write_run({"sizing": output}, args.out, figures.key)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the job; see `python -m spark_jobs.size_partitions --help`."""
+    return main_for(
+        "size_partitions",
+        "Size the partitions of every topic of a data interval (writes the sizing dataset).",
+        _body,
+        argv,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""A consumer group that reads several topics is sized as one group."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planner.recommend.plan import member_headroom_pct
+from planner.simulate import simulate_group
+from spark_jobs.groups import GroupTopic, plan_group_of_topics
+
+LIMIT = 1 - member_headroom_pct(30.0) / 100  # 0.769: a member may carry 2 x 0.3, not 3
+
+
+def _topic(name: str, partitions: int, now: float, horizon: float | None = None) -> GroupTopic:
+    return GroupTopic(name, "ok", partitions, partitions, now, horizon if horizon else now)
+
+
+def _six_even_partitions(members: int, strategy: str = "roundrobin") -> object:
+    # Topic a: 4 partitions of 0.3 consumers each; topic b: 2 of 0.3.
+    return plan_group_of_topics(
+        "mixed",
+        strategy,
+        members,
+        [_topic("a", 4, 1.2), _topic("b", 2, 0.6)],
+        headroom_pct=30.0,
+    )
+
+
+def test_the_group_needs_three_members_dealt_together_and_four_cut_per_topic() -> None:
+    # roundrobin deals all six partitions: 3 members own 2 each (0.6 <= 0.769). range
+    # cuts each topic on its own: a = [2, 1, 1], b = [1, 1, 0], so with 3 members the
+    # first owns 3 partitions (0.9): range needs 4.
+    result = _six_even_partitions(2)
+    plan = result.plan
+    assert (plan["members_now"], plan["members_at_horizon"]) == (3, 3)
+    # Three strategies need 3 at the same load; cooperative-sticky revokes the fewest
+    # partitions when a member joins (the eager ones revoke all 6).
+    assert plan["strategy"] == "cooperative-sticky"
+    assert plan["busiest_utilisation"] == pytest.approx(0.6)
+    assert plan["status"] == "under-provisioned"
+    assert plan["recommended_members"] == 3
+    fits = {(r["strategy"], r["members"]): r["within_capacity"] for r in result.grid}
+    assert fits[("range", 3)] is False
+    assert fits[("range", 4)] is True
+    assert fits[("roundrobin", 3)] is True
+    assert plan["topics"] == ["a", "b"]
+
+
+def test_grid_rows_are_simulate_group_on_the_group_s_topics() -> None:
+    result = _six_even_partitions(2)
+    row = next(r for r in result.grid if (r["strategy"], r["members"]) == ("range", 3))
+    direct = simulate_group(
+        {"a": np.full(4, 0.3), "b": np.full(2, 0.3)},
+        {m: ["a", "b"] for m in ("consumer-000", "consumer-001", "consumer-002")},
+        "range",
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(30.0),
+    )
+    assert row["max_load"] == pytest.approx(direct.max_load)
+    assert row["max_member_partitions"] == 3
+    assert row["partitions"] == 6
+    assert row["load_limit"] == pytest.approx(LIMIT)
+    chosen = next(
+        r for r in result.grid if (r["strategy"], r["members"]) == ("cooperative-sticky", 3)
+    )
+    assert chosen["grow_revoked"] is not None and chosen["grow_revoked"] < 6
+    eager = next(r for r in result.grid if (r["strategy"], r["members"]) == ("roundrobin", 3))
+    assert eager["grow_revoked"] == 6
+
+
+def test_idle_members_make_an_over_provisioned_group() -> None:
+    result = _six_even_partitions(8)
+    plan = result.plan
+    assert plan["idle_members_now"] == 2
+    assert plan["status"] == "over-provisioned"
+    assert plan["recommended_members"] == plan["members_at_horizon"] == 3
+    assert result.warnings == [
+        "group 'mixed' reads a, b with 8 members for 6 partitions in all: 2 sit idle"
+    ]
+
+
+def test_growth_is_carried_per_topic() -> None:
+    # Topic a doubles by the end of the horizon, b does not: today 3 members fit, at the
+    # horizon a's partitions weigh 0.6 each and every member needs one to itself (6).
+    result = plan_group_of_topics(
+        "grows",
+        "roundrobin",
+        3,
+        [_topic("a", 4, 1.2, 2.4), _topic("b", 2, 0.6)],
+        headroom_pct=30.0,
+    )
+    assert result.plan["members_now"] == 3
+    assert result.plan["members_at_horizon"] == 6
+    assert result.plan["status"] == "ok"
+
+
+def test_a_topic_without_a_plan_leaves_the_group_unplanned() -> None:
+    missing = GroupTopic("legacy", "missing-capacity", 4, None, None, None)
+    result = plan_group_of_topics(
+        "g", "range", 2, [_topic("a", 4, 1.2), missing], headroom_pct=30.0
+    )
+    assert result.plan["status"] == "unplanned"
+    assert result.plan["recommended_members"] is None
+    assert result.plan["notes"] == [
+        "not planned: the group also reads topics without a plan: legacy (missing-capacity)"
+    ]
+    assert result.grid == []
+
+
+def test_a_partition_no_member_can_keep_up_with() -> None:
+    # One partition of topic b weighs 0.9 consumers: no group size fits.
+    result = plan_group_of_topics(
+        "hot", "range", 2, [_topic("a", 2, 0.2), _topic("b", 1, 0.9)], headroom_pct=30.0
+    )
+    assert result.plan["fits"] is False
+    assert result.plan["members_now"] == 3
+    assert "cannot keep up" in result.plan["notes"][0]

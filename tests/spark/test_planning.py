@@ -1,0 +1,240 @@
+"""The per-topic sizing function gives `plan_topic`'s answer, and a status when it cannot."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from planner.cost import ClusterShape, partition_cost
+from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
+from planner.sizing import SideCapacity
+from spark_jobs.planning import ONE_GROUP, key_sample, size_batches, sizing_row
+from spark_jobs.schemas import SIZING
+from spark_jobs.settings import JobSettings
+from tests.spark import arrow_inputs as ai
+
+SETTINGS = JobSettings()
+MIB = 2**20
+
+
+def _row(throughput: pa.Table, facts: pa.Table, **kwargs: Any) -> dict[str, Any]:
+    settings = kwargs.pop("settings", SETTINGS)
+    topic = kwargs.pop("topic", "orders")
+    return sizing_row(
+        topic, throughput, facts, run="20261115T0000Z", brokers=3, settings=settings, **kwargs
+    )
+
+
+def _history(throughput: pa.Table, **kwargs: Any) -> TopicHistory:
+    ts = throughput.column("ts").cast(pa.int64()).to_numpy() / 1e6
+    out = throughput.column("mib_out")
+    return TopicHistory(
+        "orders",
+        ts,
+        mib_in=throughput.column("mib_in").to_numpy(),
+        records_in=throughput.column("records_in").to_numpy(),
+        mib_out=None if out.null_count == len(out) else out.to_numpy(),
+        retention_ms=604_800_000,
+        **{"current_partitions": 12, **kwargs},
+    )
+
+
+def _direct(history: TopicHistory, groups: list[GroupInfo], **kwargs: Any) -> Any:
+    return plan_topic(
+        history,
+        SideCapacity(10.0, 20_000.0),
+        SideCapacity(2.0, 4_000.0),
+        brokers=3,
+        groups=groups,
+        settings=kwargs.get("settings", PlanSettings(partition_grid=())),
+    )
+
+
+def test_a_keyless_topic_gets_plan_topics_numbers() -> None:
+    throughput = ai.hourly(out_ratio=1.5)
+    groups = [("audit", "range", 3), ("billing", "roundrobin", 9)]
+    row = _row(throughput, ai.facts(partitions=4, groups=groups))
+    plan = _direct(_history(throughput, current_partitions=4), [GroupInfo(*g) for g in groups])
+
+    assert row["status"] == plan.status == "increase"
+    assert row["recommended_partitions"] == plan.recommended_partitions
+    assert row["required_partitions"] == plan.choice.required
+    assert row["required_partitions_now"] == plan.choice.required_now
+    assert row["rule_partitions"] == plan.sizing.required_partitions
+    assert (row["deciding_dimension"], row["deciding_side"]) == (
+        plan.sizing.deciding_dimension,
+        plan.sizing.deciding_side,
+    )
+    for dim, target in plan.targets.items():
+        assert row[f"{dim}_peak_per_s"] == pytest.approx(target.peak, rel=1e-12)
+        assert row[f"{dim}_target_per_s"] == pytest.approx(target.target, rel=1e-12)
+        assert row[f"{dim}_growth_per_year"] == pytest.approx(target.growth_per_year, rel=1e-12)
+    assert row["mib_out_peak_per_s"] is not None
+    for r in plan.sizing.requirements:
+        assert row[f"{r.dimension}_required_partitions"] == r.required
+        assert row[f"{r.dimension}_side"] == r.side
+    assert row["consumers_now"] == pytest.approx(plan.utilisation_now, rel=1e-12)
+    assert row["cost_replicas_per_broker"] == plan.cost.replicas_per_broker
+    assert row["cost_producer_batch_memory_bytes"] == plan.cost.producer_batch_memory_bytes
+    assert [
+        (g["group_id"], g["members_now"], g["recommended_members"], g["strategy"], g["status"])
+        for g in row["groups"]
+    ] == [
+        (g.group_id, g.members_now, g.recommended_members, g.strategy, g.status)
+        for g in plan.groups
+    ]
+    assert set(plan.warnings) <= set(row["warnings"])
+    assert list(plan.rationale) == row["rationale"][-len(plan.rationale) :]
+
+
+def test_the_planned_single_group_is_reported_apart_from_real_groups() -> None:
+    row = _row(ai.hourly(), ai.facts(groups=[("audit", "range", 3)]))
+    assert [g["group_id"] for g in row["groups"]] == ["audit"]
+    assert ONE_GROUP not in [g["group_id"] for g in row["groups"]]
+    one = _direct(_history(ai.hourly()), [GroupInfo("x", "cooperative-sticky", 0)]).groups[0]
+    assert (row["one_group_members"], row["one_group_strategy"]) == (
+        one.members_now,
+        one.strategy,
+    )
+
+
+def test_bytes_out_are_shared_by_every_group_reading_the_topic() -> None:
+    # One group reads only this topic, two more read it among others: each fetches a
+    # third of the bytes out, whatever plan_topic is given.
+    throughput = ai.hourly(out_ratio=3.0)
+    row = _row(throughput, ai.facts(groups=[("solo", "range", 2)], consuming_groups=3))
+    alone = _row(throughput, ai.facts(groups=[("solo", "range", 2)]))
+    assert row["mib_out_peak_per_s"] == pytest.approx(alone["mib_out_peak_per_s"] / 3, rel=1e-12)
+    assert row["mib_in_peak_per_s"] == alone["mib_in_peak_per_s"]
+    assert any("3 consumer groups" in line for line in row["rationale"])
+
+
+def test_a_keyed_topic_hashes_its_sample_like_plan_topic() -> None:
+    ranks = np.arange(1, 3_001, dtype=np.float64)
+    keys = [f"user-{i}".encode() for i in range(3_000)]
+    counts = np.round(30_000 / ranks**1.1)
+    counts[0] = 60_000.0  # a key heavier than one partition's share at the target
+    facts = ai.facts(keyed=True, key_sample=ai.key_sample(keys, counts))
+    throughput = ai.hourly(mib=20.0)
+    row = _row(throughput, facts)
+    plan = _direct(_history(throughput, keyed=True, keys=keys, key_counts=counts), [])
+
+    assert row["key_sample_keys"] == 3_000
+    assert row["skew_partitions"] == plan.skew.partitions
+    assert row["recommended_partitions"] == plan.recommended_partitions
+    assert row["busiest_partition_share"] == pytest.approx(plan.skew.busiest_share, rel=1e-12)
+    assert [h["key"] for h in row["hot_keys"]] == [h.key.decode() for h in plan.hot_keys]
+    assert row["hot_keys"][0]["key_hex"] == b"user-0".hex()
+    assert any("hot key 'user-0'" in w for w in row["warnings"])
+
+
+def test_row_order_does_not_change_a_single_bit() -> None:
+    throughput = ai.hourly(out_ratio=1.0)
+    shuffled = throughput.take(np.random.default_rng(7).permutation(throughput.num_rows))
+    assert _row(shuffled, ai.facts()) == _row(throughput, ai.facts())
+
+
+def test_no_consumer_capacity_gives_no_number_but_the_peaks() -> None:
+    facts = ai.facts(
+        tc_mib_per_s=None, tc_records_per_s=None, tc_source=None, groups=[("g", "range", 2)]
+    )
+    row = _row(ai.hourly(), facts)
+    assert row["status"] == "missing-capacity"
+    assert row["required_partitions"] is None
+    assert row["recommended_partitions"] is None
+    assert row["candidates"] == []
+    assert row["mib_in_peak_per_s"] > 0
+    assert row["mib_in_target_per_s"] > row["mib_in_peak_per_s"]
+    assert "no consumer capacity (Tc)" in row["warnings"][0]
+    assert [(g["group_id"], g["status"], g["recommended_members"]) for g in row["groups"]] == [
+        ("g", "unplanned", None)
+    ]
+
+
+def test_no_producer_capacity_is_sized_on_consumers_with_a_warning() -> None:
+    facts = ai.facts(tp_mib_per_s=None, tp_records_per_s=None, tp_source=None)
+    row = _row(ai.hourly(), facts)
+    assert row["status"] in ("ok", "plan-increase", "increase")
+    assert row["mib_in_producer_partitions"] is None
+    assert row["deciding_side"] == "consumer"
+    assert any("no producer capacity (Tp)" in w for w in row["warnings"])
+
+
+def test_topics_without_figures_or_without_a_snapshot() -> None:
+    empty = ai.hourly().slice(0, 0)
+    no_figures = _row(empty, ai.facts(groups=[("g", "range", 1)]))
+    assert no_figures["status"] == "no-figures"
+    assert no_figures["samples"] == 0
+    assert no_figures["groups"][0]["status"] == "unplanned"
+    unknown = _row(ai.hourly(), ai.facts().slice(0, 0))
+    assert unknown["status"] == "unknown-topic"
+    assert unknown["current_partitions"] is None
+    assert unknown["samples"] == 14 * 24
+    assert unknown["history_days"] == 14
+
+
+def test_figures_the_core_refuses_make_one_error_row() -> None:
+    row = _row(ai.hourly(), ai.facts(replication_factor=5))
+    assert row["status"] == "error"
+    assert row["status_detail"] == "Replication factor: 5 larger than available brokers: 3"
+    assert row["recommended_partitions"] is None
+
+
+def test_candidates_carry_flags_and_the_core_cost_panel() -> None:
+    settings = replace(SETTINGS, simulate_partitions=(48,))
+    row = _row(ai.hourly(), ai.facts(partitions=4), settings=settings)
+    by_count = {c["partitions"]: c for c in row["candidates"]}
+    assert by_count[4]["is_current"] and by_count[4]["simulated"]
+    assert by_count[48]["simulated"] and not by_count[48]["considered"]
+    recommended = by_count[row["recommended_partitions"]]
+    assert recommended["is_recommended"] and recommended["considered"]
+    assert sum(c["is_recommended"] for c in row["candidates"]) == 1
+    cost = partition_cost(
+        48,
+        ClusterShape(brokers=3, replication_factor=3),
+        retention_ms=604_800_000,
+        bytes_in_per_s=row["mib_in_target_per_s"] * MIB,
+    )
+    assert by_count[48]["file_handles_per_broker"] == cost.file_handles_per_broker
+    assert by_count[48]["even_group_sizes"] == [1, 2, 3, 4, 6, 8, 12, 16, 24, 48]
+
+
+def test_the_arrow_function_sizes_a_batch_of_topics_into_one_batch() -> None:
+    # What Spark hands over: a topic per row, its samples as a list, its facts, `known`.
+    facts = pa.concat_tables([ai.facts("a"), ai.facts("b", partitions=1), ai.facts("c")])
+    lists = pa.array(
+        [
+            ai.hourly("a").drop_columns(["topic"]).to_struct_array().to_pylist(),
+            None,  # b: no figures in the window
+            ai.hourly("c").drop_columns(["topic"]).to_struct_array().to_pylist(),
+        ],
+        pa.list_(pa.struct(list(ai.THROUGHPUT.remove(0)))),
+    )
+    table = facts.append_column("samples", lists).append_column(
+        "known",
+        pa.array([True, True, None]),  # c: not in the topics table
+    )
+    out = list(
+        size_batches(
+            iter(table.combine_chunks().to_batches()), run="r", brokers=3, settings=SETTINGS
+        )
+    )
+    assert len(out) == 1
+    result = pa.Table.from_batches(out)
+    assert result.column_names == [f.name for f in SIZING.fields]
+    assert result.column("status").to_pylist() == ["ok", "no-figures", "unknown-topic"]
+    assert result.to_pylist()[0] == _row(ai.hourly("a"), ai.facts("a"), topic="a") | {"run": "r"}
+
+
+def test_key_sample_reads_keys_without_python_objects() -> None:
+    facts = ai.facts(key_sample=ai.key_sample([None, b"a", b"\x00\xff"], [1, 2, 3]))
+    keys, counts = key_sample(facts)
+    assert isinstance(keys, pa.BinaryArray)
+    assert keys.to_pylist() == [None, b"a", b"\x00\xff"]
+    assert counts.tolist() == [1.0, 2.0, 3.0]
+    assert key_sample(ai.facts()) == (None, None)
+    assert key_sample(ai.facts(key_sample=[])) == (None, None)

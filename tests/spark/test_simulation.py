@@ -1,0 +1,177 @@
+"""The per-topic grid is the core's grid; a multi-topic group row carries its plan."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from planner.recommend import GroupInfo, PlanSettings, plan_topic
+from planner.simulate import TopicLoad
+from planner.sizing import SideCapacity
+from spark_jobs.schemas import GROUP_RESULT, SIMULATIONS
+from spark_jobs.simulation import grid_table, plan_groups, simulate_topics
+from tests.spark import arrow_inputs as ai
+
+KEYS = [f"k{i}".encode() for i in range(500)]
+COUNTS = np.round(5_000 / np.arange(1, 501) ** 1.2)
+
+
+def test_the_topic_grid_is_plan_topic_s_grid() -> None:
+    throughput = ai.hourly(mib=12.0)
+    ts = throughput.column("ts").cast(pa.int64()).to_numpy() / 1e6
+    from planner.recommend import TopicHistory
+
+    history = TopicHistory(
+        "t",
+        ts,
+        mib_in=throughput.column("mib_in").to_numpy(),
+        current_partitions=6,
+        keyed=True,
+        keys=KEYS,
+        key_counts=COUNTS,
+    )
+    plan = plan_topic(
+        history,
+        SideCapacity(10.0),
+        SideCapacity(2.0),
+        brokers=3,
+        groups=[GroupInfo("g", "range", 7)],
+        settings=PlanSettings(partition_grid=(12, 24)),
+    )
+    p = plan.recommended_partitions
+    ours = grid_table(
+        "t",
+        TopicLoad(plan.utilisation_at_horizon, KEYS, COUNTS),
+        run="r",
+        counts=[6, p, 24],
+        extra_members=7,
+        current=6,
+        recommended=p,
+        headroom_pct=30.0,
+    )
+    assert ours.schema.names == [f.name for f in SIMULATIONS.fields]
+    core = plan.grid.to_arrow()
+    for count in (p, 24):
+        mine = ours.filter(pa.compute.equal(ours.column("partitions"), count))
+        theirs = core.filter(pa.compute.equal(core.column("partitions"), count))
+        assert mine.num_rows == theirs.num_rows == (count + 7) * 4
+        for name in (
+            "members",
+            "strategy",
+            "max_load",
+            "idle_members",
+            "grow_revoked",
+            "within_capacity",
+            "max_partition_load",
+        ):
+            assert mine.column(name).to_pylist() == theirs.column(name).to_pylist(), name
+    flags = ours.group_by("partitions").aggregate(
+        [("is_recommended_partitions", "all"), ("is_current_partitions", "all")]
+    )
+    assert {
+        r["partitions"]: (r["is_recommended_partitions_all"], r["is_current_partitions_all"])
+        for r in flags.to_pylist()
+    } == {6: (p == 6, True), p: (True, p == 6), 24: (p == 24, False)}
+
+
+def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
+    batch = pa.RecordBatch.from_pylist(
+        [
+            {
+                "topic": "a",
+                "current_partitions": 2,
+                "recommended_partitions": 3,
+                "keyed": False,
+                "partitioner": "murmur2_random",
+                "consumers_at_horizon": 1.5,
+                "simulate_counts": [2, 3],
+                "extra_members": 4,
+                "key_sample": None,
+            },
+            {
+                "topic": "b",
+                "current_partitions": 1,
+                "recommended_partitions": 1,
+                "keyed": True,
+                "partitioner": "murmur2_random",
+                "consumers_at_horizon": 0.5,
+                "simulate_counts": [1],
+                "extra_members": 4,
+                "key_sample": ai.key_sample([b"x", b"y"], [3.0, 1.0]),
+            },
+        ],
+        schema=pa.schema(
+            [
+                ("topic", pa.string()),
+                ("current_partitions", pa.int32()),
+                ("recommended_partitions", pa.int32()),
+                ("keyed", pa.bool_()),
+                ("partitioner", pa.string()),
+                ("consumers_at_horizon", pa.float64()),
+                ("simulate_counts", pa.list_(pa.int32())),
+                ("extra_members", pa.int32()),
+                ("key_sample", pa.list_(ai.KEY)),
+            ]
+        ),
+    )
+    out = pa.Table.from_batches(list(simulate_topics(iter([batch]), run="r", headroom_pct=30.0)))
+    per_topic = {
+        r["topic"]: r["count_all"]
+        for r in out.group_by("topic").aggregate([([], "count_all")]).to_pylist()
+    }
+    assert per_topic == {"a": (2 + 4 + 3 + 4) * 4, "b": (1 + 4) * 4}
+    b = out.filter(pa.compute.equal(out.column("topic"), "b")).to_pylist()[0]
+    assert b["max_partition_load"] == pytest.approx(0.5)  # one partition holds both keys
+    assert set(out.column("run").to_pylist()) == {"r"}
+
+
+def test_plan_groups_gives_one_row_with_the_plan_and_its_grid() -> None:
+    table = pa.Table.from_pylist(
+        [
+            {
+                "group_id": "g",
+                "topic": topic,
+                "strategy": strategy,
+                "members": members,
+                "status": "ok",
+                "current_partitions": p,
+                "recommended_partitions": p,
+                "consumers_now": load,
+                "consumers_at_horizon": load,
+                "keyed": False,
+                "partitioner": "murmur2_random",
+                "key_sample": None,
+            }
+            for topic, strategy, members, p, load in (
+                ("b", "range", 3, 2, 0.6),
+                ("a", "roundrobin", 2, 4, 1.2),
+            )
+        ],
+        schema=pa.schema(
+            [
+                ("group_id", pa.string()),
+                ("topic", pa.string()),
+                ("strategy", pa.string()),
+                ("members", pa.int32()),
+                ("status", pa.string()),
+                ("current_partitions", pa.int32()),
+                ("recommended_partitions", pa.int32()),
+                ("consumers_now", pa.float64()),
+                ("consumers_at_horizon", pa.float64()),
+                ("keyed", pa.bool_()),
+                ("partitioner", pa.string()),
+                ("key_sample", pa.list_(ai.KEY)),
+            ]
+        ),
+    )
+    out = plan_groups((pa.scalar("g"),), table, run="r", headroom_pct=30.0)
+    assert out.schema.names == [f.name for f in GROUP_RESULT.fields]
+    row = out.to_pylist()[0]
+    plan = row["plan"]
+    # The rows disagree: planned with the first topic's strategy and the most members.
+    assert (plan["current_strategy"], plan["current_members"]) == ("roundrobin", 3)
+    assert plan["notes"][-1].startswith("the groups table disagrees with itself")
+    assert plan["members_now"] == 3
+    assert {r["run"] for r in row["grid"]} == {"r"}
+    assert {r["scope"] for r in row["grid"]} == {"group"}

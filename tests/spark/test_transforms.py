@@ -1,0 +1,299 @@
+"""The jobs' DataFrame -> DataFrame transforms, on small inline frames."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.testing import assertDataFrameEqual
+
+from spark_jobs.planning import sizing_row
+from spark_jobs.schemas import SIZING, figures_schema
+from spark_jobs.settings import JobSettings
+from spark_jobs.simulate_assignments import (
+    group_inputs,
+    multi_topic_groups,
+    plan_groups,
+    recommend,
+    simulation_inputs,
+)
+from spark_jobs.size_partitions import (
+    capacity_for_topics,
+    group_facts,
+    key_samples,
+    throughput_mib,
+)
+from tests.spark import arrow_inputs as ai
+
+MIB = float(2**20)
+TS = datetime(2026, 11, 21, tzinfo=UTC)
+
+
+def _figures(spark: SparkSession, table: str, rows: list[dict[str, Any]]) -> DataFrame:
+    schema = figures_schema(table)
+    return spark.createDataFrame(
+        [tuple(row.get(f.name) for f in schema.fields) for row in rows], schema
+    )
+
+
+def _topics(spark: SparkSession, *names: str) -> DataFrame:
+    return _figures(
+        spark,
+        "topics",
+        [{"topic": n, "partitions": 3, "replication_factor": 1, "keyed": False} for n in names],
+    )
+
+
+def test_throughput_mib_converts_bytes_to_mebibytes(spark: SparkSession) -> None:
+    df = _figures(
+        spark,
+        "throughput",
+        [
+            {
+                "topic": "a",
+                "ts": TS,
+                "bytes_in_per_s": 3 * MIB,
+                "records_in_per_s": 10.0,
+                "bytes_out_per_s": 6 * MIB,
+                "source": "s",
+            },
+            {
+                "topic": "b",
+                "ts": TS,
+                "bytes_in_per_s": 512.0 * 1024,
+                "records_in_per_s": 1.0,
+                "bytes_out_per_s": None,
+                "source": "s",
+            },
+        ],
+    )
+    expected = spark.createDataFrame(
+        [("a", TS, 3.0, 10.0, 6.0), ("b", TS, 0.5, 1.0, None)],
+        "topic string, ts timestamp, mib_in double, records_in double, mib_out double",
+    )
+    assertDataFrameEqual(throughput_mib(df), expected)
+
+
+def _cap(topic: str, tp: tuple[Any, Any], tc: tuple[Any, Any], source: str) -> dict[str, Any]:
+    return {
+        "topic": topic,
+        "producer_mib_per_s": tp[0],
+        "producer_records_per_s": tp[1],
+        "consumer_mib_per_s": tc[0],
+        "consumer_records_per_s": tc[1],
+        "source": source,
+    }
+
+
+CAPACITY_COLUMNS = (
+    "topic string, tp_mib_per_s double, tp_records_per_s double, tp_source string, "
+    "tp_measured_by string, tc_mib_per_s double, tc_records_per_s double, tc_source string, "
+    "tc_measured_by string"
+)
+
+
+def test_capacity_falls_back_to_the_default_one_side_at_a_time(spark: SparkSession) -> None:
+    capacity = _figures(
+        spark,
+        "capacity",
+        [
+            _cap("*", (8.0, 16_000.0), (1.0, 2_000.0), "fleet"),
+            _cap("own", (10.0, 20_000.0), (2.0, 4_000.0), "perf-own"),
+            _cap("consumer-only", (None, None), (3.0, None), "perf-c"),
+            _cap("records-only", (None, 9_000.0), (None, None), "perf-r"),
+        ],
+    )
+    topics = _topics(spark, "own", "consumer-only", "records-only", "none")
+    expected = spark.createDataFrame(
+        [
+            ("own", 10.0, 20_000.0, "topic", "perf-own", 2.0, 4_000.0, "topic", "perf-own"),
+            ("consumer-only", 8.0, 16_000.0, "*", "fleet", 3.0, None, "topic", "perf-c"),
+            # The topic's own producer side is taken whole: its MiB/s stays unknown
+            # rather than borrowing the default's, measured on other records.
+            ("records-only", None, 9_000.0, "topic", "perf-r", 1.0, 2_000.0, "*", "fleet"),
+            ("none", 8.0, 16_000.0, "*", "fleet", 1.0, 2_000.0, "*", "fleet"),
+        ],
+        CAPACITY_COLUMNS,
+    )
+    assertDataFrameEqual(capacity_for_topics(topics, capacity), expected)
+
+
+def test_without_a_default_a_topic_without_figures_has_none(spark: SparkSession) -> None:
+    capacity = _figures(spark, "capacity", [_cap("own", (10.0, None), (2.0, None), "p")])
+    expected = spark.createDataFrame(
+        [
+            ("own", 10.0, None, "topic", "p", 2.0, None, "topic", "p"),
+            ("none", None, None, None, None, None, None, None, None),
+        ],
+        CAPACITY_COLUMNS,
+    )
+    assertDataFrameEqual(capacity_for_topics(_topics(spark, "own", "none"), capacity), expected)
+
+
+GROUPS = [
+    {"group_id": "solo", "topic": "a", "strategy": "range", "members": 2},
+    {"group_id": "pair", "topic": "a", "strategy": "roundrobin", "members": 5},
+    {"group_id": "pair", "topic": "b", "strategy": "roundrobin", "members": 5},
+    {"group_id": "also", "topic": "a", "strategy": "sticky", "members": 1},
+]
+
+
+def test_group_facts_keep_one_topic_groups_and_count_every_reader(spark: SparkSession) -> None:
+    groups = _figures(spark, "groups", GROUPS)
+    expected = spark.createDataFrame(
+        [
+            ("a", [("also", "sticky", 1), ("solo", "range", 2)], 3, 5),
+            ("b", [], 1, 5),
+        ],
+        "topic string, groups array<struct<group_id:string,strategy:string,members:int>>, "
+        "consuming_groups int, max_members int",
+    )
+    assertDataFrameEqual(group_facts(groups), expected)
+
+
+def test_multi_topic_groups_are_the_groups_with_several_topics(spark: SparkSession) -> None:
+    groups = _figures(spark, "groups", GROUPS)
+    expected = spark.createDataFrame(
+        [("pair", "a", "roundrobin", 5), ("pair", "b", "roundrobin", 5)],
+        "group_id string, topic string, strategy string, members int",
+    )
+    assertDataFrameEqual(multi_topic_groups(groups), expected)
+
+
+def test_key_samples_merge_spellings_of_one_key_and_sort_by_bytes(spark: SparkSession) -> None:
+    keys = _figures(
+        spark,
+        "keys",
+        [
+            {"topic": "t", "key": "ab", "count": 2.0},
+            {"topic": "t", "key_hex": "6162", "count": 3.0},  # the same bytes as "ab"
+            {"topic": "t", "key_hex": "00ff", "count": 1.0},
+            {"topic": "t", "count": 4.0},  # the null key
+            {"topic": "u", "key": "z", "count": 1.0},
+        ],
+    )
+    expected = spark.createDataFrame(
+        [
+            ("t", [(None, 4.0), (b"\x00\xff", 1.0), (b"ab", 5.0)]),
+            ("u", [(b"z", 1.0)]),
+        ],
+        "topic string, key_sample array<struct<key:binary,count:double>>",
+    )
+    assertDataFrameEqual(key_samples(keys), expected)
+
+
+def _sizing(spark: SparkSession, rows: list[dict[str, Any]]) -> DataFrame:
+    names = [f.name for f in SIZING.fields]
+    return spark.createDataFrame([tuple(r[n] for n in names) for r in rows], SIZING)
+
+
+@pytest.fixture(scope="module")
+def sized(spark: SparkSession) -> DataFrame:
+    """Three topics sized by the pure function: a and b planned, c without Tc."""
+    settings = JobSettings()
+    rows = [
+        sizing_row(
+            "a",
+            ai.hourly("a", mib=4.0),
+            ai.facts(
+                "a",
+                partitions=3,
+                groups=[("solo", "range", 2), ("also", "sticky", 1)],
+                consuming_groups=3,
+            ),
+            run="r",
+            brokers=3,
+            settings=settings,
+        ),
+        sizing_row(
+            "b",
+            ai.hourly("b", mib=1.0),
+            ai.facts("b", partitions=2, consuming_groups=1),
+            run="r",
+            brokers=3,
+            settings=settings,
+        ),
+        sizing_row(
+            "c",
+            ai.hourly("c"),
+            ai.facts("c", tc_mib_per_s=None, tc_records_per_s=None),
+            run="r",
+            brokers=3,
+            settings=settings,
+        ),
+    ]
+    return _sizing(spark, rows)
+
+
+def test_simulation_inputs_list_planned_topics_and_their_counts(
+    spark: SparkSession, sized: DataFrame
+) -> None:
+    groups = _figures(spark, "groups", GROUPS)
+    samples = key_samples(_figures(spark, "keys", [{"topic": "a", "key": "k", "count": 1.0}]))
+    got = simulation_inputs(sized, groups, samples).select(
+        "topic", "simulate_counts", "extra_members", "key_sample"
+    )
+    counts = {
+        r["topic"]: sorted(c["partitions"] for c in r["candidates"] if c["simulated"])
+        for r in sized.collect()
+    }
+    expected = spark.createDataFrame(
+        [("a", counts["a"], 5, None), ("b", counts["b"], 5, None)],
+        "topic string, simulate_counts array<int>, extra_members int, "
+        "key_sample array<struct<key:binary,count:double>>",
+    )
+    assertDataFrameEqual(got, expected)
+
+
+def test_recommend_picks_the_largest_group_and_keeps_every_group(
+    spark: SparkSession, sized: DataFrame
+) -> None:
+    groups = _figures(spark, "groups", GROUPS)
+    samples = key_samples(_figures(spark, "keys", []))
+    results = plan_groups(
+        group_inputs(multi_topic_groups(groups), sized, samples), run="r", settings=JobSettings()
+    )
+    out = recommend(sized, results)
+    rows = {r["topic"]: r for r in out.collect()}
+    a = rows["a"]
+    members = {g["group_id"]: g["recommended_members"] for g in a["groups"]}
+    assert sorted(members) == ["also", "pair", "solo"]
+    top = max(members.values())
+    assert a["recommended_consumers"] == top
+    assert a["consumers_group_id"] == min(g for g, m in members.items() if m == top)
+    assert a["rationale"][-1].startswith(f"consumers: {top}, the recommended size of group")
+    b = rows["b"]
+    assert [g["group_id"] for g in b["groups"]] == ["pair"]
+    assert b["consumers_group_id"] == "pair"
+    assert b["strategy"] == b["groups"][0]["strategy"]
+    c = rows["c"]
+    assert c["status"] == "missing-capacity"
+    assert c["recommended_consumers"] is None and c["strategy"] is None
+    assert c["warnings"][0].startswith("no consumer capacity (Tc)")
+    assert out.columns[:7] == [
+        "run",
+        "topic",
+        "status",
+        "status_detail",
+        "recommended_consumers",
+        "consumers_group_id",
+        "strategy",
+    ]
+
+
+def test_recommend_without_groups_sizes_one_group(spark: SparkSession, sized: DataFrame) -> None:
+    no_groups = _figures(spark, "groups", [])
+    samples = key_samples(_figures(spark, "keys", []))
+    lonely = sized.where("topic = 'b'")
+    results = plan_groups(
+        group_inputs(multi_topic_groups(no_groups), lonely, samples),
+        run="r",
+        settings=JobSettings(),
+    )
+    row = recommend(lonely, results).collect()[0]
+    assert row["groups"] == []
+    assert row["consumers_group_id"] is None
+    assert row["recommended_consumers"] == row["one_group_members"] >= 1
+    assert row["rationale"][-1].startswith("consumers: no consumer group with a plan reads")
