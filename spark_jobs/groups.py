@@ -4,8 +4,8 @@
 topics shares its members between them: with `range` each topic is cut separately (the
 first members get the extra partition of every topic), with `roundrobin` and a fresh
 `sticky` assignment all partitions are dealt together. So such a group is simulated as
-one group, with `planner.simulate.simulate_group`, on its topics' partitions at their
-recommended counts, and sized the way `plan_topic` sizes a one-topic group:
+one group, on its topics' partitions at their recommended counts, and sized the way
+`plan_topic` sizes a one-topic group:
 
 - loads are in consumers: each partition's share of its topic times the topic's
   `max(rate_d / Tc_d)`, each topic against its own Tc; a member's load is the sum over
@@ -20,7 +20,16 @@ recommended counts, and sized the way `plan_topic` sizes a one-topic group:
   members or above `members_at_horizon`, else `ok`, and the recommended size follows.
 
 Every member is assumed to subscribe to every topic of the group (the `groups` table
-records subscriptions per group, not per member). Pure: NumPy, PyArrow and `planner`.
+records subscriptions per group, not per member). With identical subscriptions and no
+previous owner, `planner.simulate.simulate_group` computes a fresh assignment from the
+core's closed forms: `range` cuts each topic on its own, the others deal all partitions
+(topics in Java order, then partitions) to the members in turn. The search over group
+sizes uses the same closed forms (`planner.simulate.closed_forms`), vectorised over
+every size at once, so a group of thousands of partitions costs milliseconds, not one
+`simulate_group` call per size; a test checks every row against `simulate_group`.
+`simulate_group` itself gives the churn (a member joining and the last one leaving,
+with the previous assignment) at each strategy's `members_now`, and the idle members of
+today's group. Pure: NumPy and `planner`.
 """
 
 from __future__ import annotations
@@ -33,15 +42,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner.assignors import java_order_key
 from planner.recommend.plan import member_headroom_pct
-from planner.simulate import STRATEGIES, TopicLoad, partition_loads, simulate_group
+from planner.simulate import STRATEGIES, imbalance, simulate_group
+from planner.simulate import closed_forms as cf
 from planner.simulate.grid import EAGER_STRATEGIES
 from spark_jobs.planning import PLANNED_STATUSES
 
-__all__ = ["GroupOfTopics", "GroupTopic", "plan_group_of_topics"]
+__all__ = ["GroupOfTopics", "GroupTopic", "plan_group_of_topics", "size_rows"]
 
 # Loads summed in floating point land a hair above an exact fit; the core uses the same.
 _FIT_TOLERANCE = 1e-9
+# Group sizes evaluated per step of the search (a sizes x partitions matrix each).
+_CHUNK = 256
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -55,9 +71,9 @@ class GroupTopic:
         partitions: The recommended partition count (None when not planned).
         consumers_now: Its load today in consumers (`max(rate_d / Tc_d)`).
         consumers_at_horizon: The same at the end of the horizon.
-        partitioner: The producers' partitioner.
-        keys: Its key sample (Arrow binary), keyed topics only.
-        key_counts: Counts for the key sample.
+        loads: Each partition's load at the end of the horizon, in consumers, at the
+            recommended count (a keyed topic's, from its key sample); None for an even
+            spread.
     """
 
     topic: str
@@ -66,9 +82,7 @@ class GroupTopic:
     partitions: int | None
     consumers_now: float | None
     consumers_at_horizon: float | None
-    partitioner: str = "murmur2_random"
-    keys: Any = None
-    key_counts: npt.NDArray[np.float64] | None = None
+    loads: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -77,9 +91,12 @@ class GroupOfTopics:
 
     Attributes:
         plan: A `GROUP_PLAN` row (see `spark_jobs.schemas`).
-        grid: `SIMULATIONS` rows (scope `group`, without `run`) for every size
-            simulated per strategy, at the recommended partition counts, loads at the
-            end of the horizon; churn only on each strategy's `members_now` row.
+        grid: `SIMULATIONS` rows (scope `group`, without `run`) for every strategy and
+            every size from 1 until the busiest member fits both today and at the end
+            of the horizon (and at least the current size; `range` at most up to its
+            largest topic's partition count), at the recommended
+            partition counts, loads at the end of the horizon; churn only on each
+            strategy's `members_now` row.
         warnings: Plain-language warnings for every topic of the group.
     """
 
@@ -88,18 +105,40 @@ class GroupOfTopics:
     warnings: list[str]
 
 
-def _member_ids(count: int, width: int) -> list[str]:
-    # Zero-padded so that Java string order is numeric order and a joining member
-    # (the next number) sorts last, as the grid assumes.
-    return [f"consumer-{i:0{width}d}" for i in range(count)]
+def size_rows(
+    weights: Sequence[FloatArray], sizes: IntArray, strategy: str
+) -> dict[str, npt.NDArray[Any]]:
+    """Member statistics of fresh assignments of one group, for every group size.
 
+    Args:
+        weights: Partition loads of each topic, topics in Java string order.
+        sizes: Group sizes (each >= 1).
+        strategy: One of `STRATEGIES`.
 
-@dataclass
-class _Scan:
-    strategy: str
-    rows: list[dict[str, Any]]
-    now_fit: tuple[int, float] | None = None
-    horizon_fit: int | None = None
+    Returns:
+        Per size: `max_load`, `min_load`, `max_member_partitions`,
+        `min_member_partitions`, `idle_members`.
+    """
+    ones = [np.ones(w.size) for w in weights]
+    if strategy == "range":
+        # Each topic cut on its own; the members' runs line up across topics.
+        loads = sum(cf.range_member_loads(w.size, sizes, w)[0] for w in weights)
+        counts = sum(cf.range_member_loads(o.size, sizes, o)[0] for o in ones)
+    else:
+        dealt = np.concatenate(weights)
+        loads = cf.roundrobin_member_loads(dealt.size, sizes, dealt)[0]
+        counts = cf.roundrobin_member_loads(dealt.size, sizes, np.concatenate(ones))[0]
+    starts = np.cumsum(sizes) - sizes
+    top, bottom = cf.segment_max_min(np.asarray(loads, dtype=np.float64), starts)
+    most, fewest = cf.segment_max_min(np.asarray(counts, dtype=np.float64), starts)
+    idle = np.add.reduceat((np.asarray(counts) == 0).astype(np.int64), starts)
+    return {
+        "max_load": top,
+        "min_load": bottom,
+        "max_member_partitions": most.astype(np.int64),
+        "min_member_partitions": fewest.astype(np.int64),
+        "idle_members": idle,
+    }
 
 
 def _unplanned(
@@ -123,31 +162,53 @@ def _unplanned(
     return GroupOfTopics(plan, [], [])
 
 
-def _row(result: Any, strategy: str, members: int, total: int, is_current: bool) -> dict[str, Any]:
-    return {
-        "scope": "group",
-        "topic": None,
-        "partitions": total,
-        "members": members,
-        "strategy": strategy,
-        "is_recommended_partitions": True,
-        "is_current_partitions": is_current,
-        "max_member_partitions": int(result.member_partitions.max()),
-        "min_member_partitions": int(result.member_partitions.min()),
-        "max_load": result.max_load,
-        "min_load": result.min_load,
-        "mean_load": result.mean_load,
-        "imbalance": result.imbalance,
-        "idle_members": result.idle_members,
-        "load_limit": result.load_limit,
-        "within_capacity": result.within_capacity,
-        "max_partition_load": result.max_partition_load,
-        "hot_partition": result.max_partition_load > 1.0,
-        "grow_moved": None,
-        "grow_revoked": None,
-        "shrink_moved": None,
-        "shrink_revoked": None,
-    }
+@dataclass
+class _Search:
+    """One strategy's sizes 1..n: busiest member today and at the horizon, and stats."""
+
+    strategy: str
+    stats: dict[str, npt.NDArray[Any]]
+    busiest_now: FloatArray
+    now_fit: int | None
+    horizon_fit: int | None
+
+
+def _search(
+    horizon: Sequence[FloatArray],
+    now: Sequence[FloatArray],
+    strategy: str,
+    limit: float,
+    wanted: int,
+) -> _Search:
+    # Sizes in chunks from 1 until both today and the horizon fit and the current size
+    # is covered; no group of more members than partitions needs simulating. Range cuts
+    # each topic on its own: past the largest topic's partition count member i owns
+    # partition i of every topic that has one, whatever the size, so only the idle count
+    # changes and the search stops there.
+    most = max(w.size for w in horizon) if strategy == "range" else sum(w.size for w in horizon)
+    chunks: list[dict[str, npt.NDArray[Any]]] = []
+    busiest: list[FloatArray] = []
+    now_fit = horizon_fit = None
+    first = 1
+    while first <= most:
+        sizes = np.arange(first, min(most, first + _CHUNK - 1) + 1, dtype=np.int64)
+        stats = size_rows(horizon, sizes, strategy)
+        today = size_rows(now, sizes, strategy)["max_load"]
+        chunks.append(stats)
+        busiest.append(today)
+        if now_fit is None and (fits := np.flatnonzero(today <= limit)).size:
+            now_fit = int(sizes[fits[0]])
+        if horizon_fit is None and (fits := np.flatnonzero(stats["max_load"] <= limit)).size:
+            horizon_fit = int(sizes[fits[0]])
+        last = int(sizes[-1])
+        if now_fit is not None and horizon_fit is not None and last >= wanted:
+            stop = max(now_fit, horizon_fit, wanted)
+            break
+        first = last + 1
+    else:
+        stop = most
+    merged = {k: np.concatenate([c[k] for c in chunks])[:stop] for k in chunks[0]}
+    return _Search(strategy, merged, np.concatenate(busiest)[:stop], now_fit, horizon_fit)
 
 
 def plan_group_of_topics(
@@ -171,7 +232,7 @@ def plan_group_of_topics(
         The plan (status `unplanned`, with the reason, when one of its topics has no
         plan), its simulation rows, and warnings for its topics.
     """
-    names = sorted(t.topic for t in topics)
+    names = sorted((t.topic for t in topics), key=java_order_key)
     blocked = [t for t in topics if t.status not in PLANNED_STATUSES]
     if blocked:
         reasons = ", ".join(
@@ -185,75 +246,70 @@ def plan_group_of_topics(
             members,
             f"not planned: the group also reads topics without a plan: {reasons}",
         )
-    horizon_loads: dict[str, npt.NDArray[np.float64]] = {}
-    ratio: dict[str, float] = {}
-    for t in topics:
+    by_name = {t.topic: t for t in topics}
+    horizon: dict[str, FloatArray] = {}
+    now: dict[str, FloatArray] = {}
+    for name in names:
+        t = by_name[name]
         assert t.partitions is not None and t.consumers_at_horizon is not None
-        load = TopicLoad(t.consumers_at_horizon, t.keys, t.key_counts, t.partitioner)
-        horizon_loads[t.topic] = partition_loads(load, t.partitions)
-        now = t.consumers_now or 0.0
-        ratio[t.topic] = now / t.consumers_at_horizon if t.consumers_at_horizon > 0 else 0.0
-    total = sum(int(w.size) for w in horizon_loads.values())
+        weights = (
+            np.asarray(t.loads, dtype=np.float64)
+            if t.loads is not None
+            else np.full(t.partitions, t.consumers_at_horizon / t.partitions)
+        )
+        if weights.size != t.partitions:
+            raise ValueError(
+                f"group {group_id!r}: topic {name!r} has {weights.size} partition loads "
+                f"for {t.partitions} partitions"
+            )
+        # Loads scale linearly with the topic; each topic by its own growth.
+        ratio = (t.consumers_now or 0.0) / t.consumers_at_horizon if t.consumers_at_horizon else 0.0
+        horizon[name], now[name] = weights, weights * ratio
+    total = sum(w.size for w in horizon.values())
     is_current = all(t.current_partitions == t.partitions for t in topics)
     keep_free = member_headroom_pct(headroom_pct)
-    limit = (1.0 - keep_free / 100.0) * (1.0 + _FIT_TOLERANCE)
-    width = max(3, len(str(total + 1)))
+    limit_plain = 1.0 - keep_free / 100.0
+    limit = limit_plain * (1.0 + _FIT_TOLERANCE)
     wanted = min(max(members, 1), total)
+    width = max(3, len(str(total + 1)))
+    searches = {
+        name: _search([horizon[n] for n in names], [now[n] for n in names], name, limit, wanted)
+        for name in STRATEGIES
+    }
 
     def simulate(count: int, strategy_name: str, previous: Any = None) -> Any:
         return simulate_group(
-            horizon_loads,
-            {m: names for m in _member_ids(count, width)},
+            horizon,
+            {f"consumer-{i:0{width}d}": names for i in range(count)},
             strategy_name,
             consumer_capacity=1.0,
             headroom_pct=keep_free,
             previous=previous,
         )
 
-    def now_load(result: Any) -> float:
-        scale = np.array([ratio[t] for t in result.topics])
-        return float((result.loads * scale).sum(axis=1).max())
-
-    scans: dict[str, _Scan] = {}
-    for name in STRATEGIES:
-        scan = _Scan(name, [])
-        for count in range(1, total + 1):
-            result = simulate(count, name)
-            scan.rows.append(_row(result, name, count, total, is_current))
-            busiest_now = now_load(result)
-            if scan.now_fit is None and busiest_now <= limit:
-                scan.now_fit = (count, busiest_now)
-            if scan.horizon_fit is None and result.max_load <= limit:
-                scan.horizon_fit = count
-            if scan.now_fit and scan.horizon_fit and count >= wanted:
-                break
-        scans[name] = scan
-
     def churn(name: str, count: int) -> dict[str, int]:
+        # A member joins (its id sorts last), or the last member leaves; counted by
+        # simulate_group against the fresh assignment, as the grid does.
         base = simulate(count, name)
         grown = simulate(count + 1, name, previous=base.assignment)
-        if count > 1:
-            # The last member leaves; its partitions count as moved.
-            shrunk = simulate(count - 1, name, previous=base.assignment)
-            shrink_moved = int(shrunk.moved or 0)
-        else:
-            shrink_moved = total  # the only member leaves: every partition loses its owner
+        shrink = total if count == 1 else int(simulate(count - 1, name, base.assignment).moved)
         eager = name in EAGER_STRATEGIES
         return {
-            "grow_moved": int(grown.moved or 0),
-            "grow_revoked": total if eager else int(grown.revoked or 0),
-            "shrink_moved": shrink_moved,
-            "shrink_revoked": total if eager else shrink_moved,
+            "grow_moved": int(grown.moved),
+            "grow_revoked": total if eager else int(grown.revoked),
+            "shrink_moved": shrink,
+            "shrink_revoked": total if eager else shrink,
         }
 
+    moves: dict[str, dict[str, int]] = {}
     best: tuple[int, float, int, str] | None = None
-    for name, scan in scans.items():
-        if scan.now_fit is None:
+    for name, found in searches.items():
+        if found.now_fit is None:
             continue
-        count, busiest = scan.now_fit
-        moves = churn(name, count)
-        scan.rows[count - 1].update(moves)
-        key = (count, round(busiest, 9), moves["grow_revoked"], name)
+        count = found.now_fit
+        busiest_now = float(found.busiest_now[count - 1])
+        moves[name] = churn(name, count)
+        key = (count, round(busiest_now, 9), moves[name]["grow_revoked"], name)
         if best is None or key < best:
             best = key
 
@@ -261,17 +317,17 @@ def plan_group_of_topics(
     if best is None:
         chosen = "cooperative-sticky"
         members_now = total
-        busiest = now_load(simulate(total, chosen))
+        busiest = float(searches[chosen].busiest_now[total - 1])
         notes.append(
-            f"even {total} members (one per partition of its {len(names)} topics) cannot keep "
-            f"up: the busiest member needs {busiest:.0%} of one consumer's capacity against "
-            f"a limit of {1 - keep_free / 100:.0%}"
+            f"even {total} members (one per partition of its {len(names)} topics) cannot "
+            f"keep up: the busiest member needs {busiest:.0%} of one consumer's capacity "
+            f"against a limit of {limit_plain:.0%}"
         )
     else:
         members_now, busiest, _, chosen = best
-    horizon = scans[chosen].horizon_fit
-    members_horizon = horizon if horizon is not None else total
-    idle_now = simulate(members, chosen).idle_members if members >= 1 else 0
+    horizon_fit = searches[chosen].horizon_fit
+    members_horizon = horizon_fit if horizon_fit is not None else total
+    idle_now = int(simulate(members, chosen).idle_members) if members >= 1 else 0
 
     status = "ok"
     if members < members_now:
@@ -323,8 +379,60 @@ def plan_group_of_topics(
         "status": status,
         "notes": notes,
     }
-    grid = [row for name in STRATEGIES for row in scans[name].rows]
-    for row in grid:
-        row["group_id"] = group_id
-        row["topics"] = names
-    return GroupOfTopics(plan, grid, warnings)
+    return GroupOfTopics(
+        plan,
+        _grid(group_id, names, searches, moves, horizon, total, is_current, limit_plain),
+        warnings,
+    )
+
+
+def _grid(
+    group_id: str,
+    names: list[str],
+    searches: dict[str, _Search],
+    moves: dict[str, dict[str, int]],
+    horizon: dict[str, FloatArray],
+    total: int,
+    is_current: bool,
+    limit: float,
+) -> list[dict[str, Any]]:
+    topic_load = float(sum(float(w.sum()) for w in horizon.values()))
+    hottest = max(float(w.max()) for w in horizon.values())
+    rows: list[dict[str, Any]] = []
+    for name in STRATEGIES:
+        found = searches[name]
+        stats = found.stats
+        sizes = np.arange(1, stats["max_load"].size + 1)
+        mean = topic_load / sizes
+        ratio = imbalance(stats["max_load"], mean)
+        for i, count in enumerate(sizes.tolist()):
+            row = {
+                "group_id": group_id,
+                "topics": names,
+                "scope": "group",
+                "topic": None,
+                "partitions": total,
+                "members": count,
+                "strategy": name,
+                "is_recommended_partitions": True,
+                "is_current_partitions": is_current,
+                "max_member_partitions": int(stats["max_member_partitions"][i]),
+                "min_member_partitions": int(stats["min_member_partitions"][i]),
+                "max_load": float(stats["max_load"][i]),
+                "min_load": float(stats["min_load"][i]),
+                "mean_load": float(mean[i]),
+                "imbalance": float(ratio[i]),
+                "idle_members": int(stats["idle_members"][i]),
+                "load_limit": limit,
+                "within_capacity": bool(stats["max_load"][i] <= limit * (1 + _FIT_TOLERANCE)),
+                "max_partition_load": hottest,
+                "hot_partition": hottest > 1.0,
+                "grow_moved": None,
+                "grow_revoked": None,
+                "shrink_moved": None,
+                "shrink_revoked": None,
+            }
+            if name in moves and count == found.now_fit:
+                row.update(moves[name])
+            rows.append(row)
+    return rows

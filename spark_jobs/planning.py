@@ -11,7 +11,8 @@ Inputs, per topic (built by `spark_jobs.size_partitions`):
 - throughput rows `ts, mib_in, records_in, mib_out` (MiB/s, records/s),
 - at most one facts row: the topic's snapshot (`partitions`, `replication_factor`,
   `keyed`, `partitioner`, `retention_ms`), Tp and Tc with their source, the consumer
-  groups that read only this topic, how many groups read it in all, and its key sample.
+  groups that read only this topic, and how many groups read it in all;
+- a keyed topic's key-sample rows (`key` as bytes, `count`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pyarrow.compute as pc
 from planner.cost import ClusterShape, PartitionCost, partition_cost
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
 from planner.recommend.partitions import even_group_sizes
+from planner.simulate import TopicLoad, loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity, targets_from_history
 from spark_jobs.schemas import COST_FIELDS, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
@@ -35,9 +37,11 @@ from spark_jobs.settings import JobSettings
 __all__ = [
     "ONE_GROUP",
     "PLANNED_STATUSES",
-    "key_sample",
+    "sample_from_rows",
     "size_batches",
     "size_batches_udf",
+    "size_keyed",
+    "size_keyed_udf",
     "sizing_row",
 ]
 
@@ -54,22 +58,26 @@ _SECONDS_PER_DAY = 86_400
 _UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
 
 
-def key_sample(facts: pa.Table) -> tuple[pa.Array | None, npt.NDArray[np.float64] | None]:
-    """The key sample of a one-row facts table: keys (Arrow binary) and counts.
+def sample_from_rows(rows: pa.Table) -> tuple[pa.Array | None, npt.NDArray[np.float64] | None]:
+    """A topic's key sample from its `keys` rows (`key` as bytes, `count`), any order.
 
-    The keys stay in Arrow's layout, which is what `planner.partitioners` hashes; no
-    Python object is made per key.
+    The same bytes spelled twice (as text and as hex) are one key, their counts added.
+    Rows are first sorted by key and count, so the keys come out sorted by their bytes
+    (the null key first) and every sum adds the same terms in the same order on every
+    run, whatever order Spark delivered the rows in. The keys stay in Arrow's layout,
+    which is what `planner.partitioners` hashes: no Python object is made per key.
+
+    Returns:
+        The distinct keys (Arrow binary) and their counts, or `(None, None)` for no rows.
     """
-    if "key_sample" not in facts.column_names or facts.num_rows == 0:
+    if rows.num_rows == 0:
         return None, None
-    column = facts.column("key_sample").combine_chunks()
-    if column.null_count == len(column):
-        return None, None
-    entries = pc.list_flatten(column)
-    if len(entries) == 0:
-        return None, None
-    keys = entries.field("key")
-    counts = entries.field("count").to_numpy(zero_copy_only=False).astype(np.float64)
+    ordered = rows.select(["key", "count"]).sort_by(
+        [("key", "ascending", "at_start"), ("count", "ascending", "at_start")]
+    )
+    merged = ordered.group_by("key", use_threads=False).aggregate([("count", "sum")])
+    keys = merged.column("key").combine_chunks()
+    counts = merged.column("count_sum").to_numpy().astype(np.float64)
     return keys, counts
 
 
@@ -331,6 +339,18 @@ def _fill_plan(
         candidates=_candidates(plan, history, brokers, settings),
         **_cost_columns(plan.cost, "cost_"),
     )
+    if history.keys is not None and history.key_counts is not None:
+        # Hashed here, once, at every count the simulation will look at; the grids and
+        # the multi-topic groups then need no key sample. The load is simulate_grid's
+        # own (in consumers at the end of the horizon), so its grid is unchanged.
+        load = TopicLoad(
+            plan.utilisation_at_horizon, history.keys, history.key_counts, history.partitioner
+        )
+        counts = [c["partitions"] for c in row["candidates"] if c["simulated"]]
+        row["partition_loads"] = [
+            {"partitions": n, "loads": loads.tolist()}
+            for n, loads in sorted(loads_by_count(load, counts).items())
+        ]
     groups = [g for g in plan.groups if g.group_id != ONE_GROUP]
     one = next(g for g in plan.groups if g.group_id == ONE_GROUP)
     row["one_group_members"] = one.members_now
@@ -345,6 +365,8 @@ def sizing_row(
     throughput: pa.Table,
     facts: pa.Table,
     *,
+    keys: pa.Array | None = None,
+    key_counts: npt.NDArray[np.float64] | None = None,
     run: str,
     brokers: int,
     settings: JobSettings,
@@ -357,6 +379,9 @@ def sizing_row(
             `mib_out`), any order; may be empty.
         facts: Its facts row (see the module docstring); empty when the run's topics
             table does not list it.
+        keys: Its key sample (distinct keys, Arrow binary; see `sample_from_rows`);
+            used for a keyed topic only.
+        key_counts: The counts of the key sample.
         run: The run key.
         brokers: Brokers in the cluster.
         settings: The job settings.
@@ -367,7 +392,7 @@ def sizing_row(
         topic must not stop the fleet.
     """
     row = empty_row(SIZING)
-    info = facts.drop_columns(["key_sample"]).to_pylist()[0] if facts.num_rows else None
+    info = facts.to_pylist()[0] if facts.num_rows else None
     ts = throughput.column("ts") if throughput.num_rows else None
     days = int(np.unique(np.floor(_seconds(ts) / _SECONDS_PER_DAY)).size) if ts is not None else 0
     row.update(
@@ -409,8 +434,9 @@ def sizing_row(
         row[name] = info[name]
     row["current_partitions"] = info["partitions"]
     row["partitioner"] = info["partitioner"] or "murmur2_random"
-    keys, counts = key_sample(facts)
-    row["key_sample_keys"] = len(keys) if keys is not None and info["keyed"] else None
+    if not info["keyed"]:
+        keys = key_counts = None
+    row["key_sample_keys"] = len(keys) if keys is not None else None
 
     if throughput.num_rows == 0:
         why = (
@@ -428,7 +454,7 @@ def sizing_row(
     groups = _groups(info)
     passed = [*groups, GroupInfo(ONE_GROUP, _ONE_GROUP_STRATEGY, 0)]
     scale = _fan_out_scale(len(passed), row["consuming_groups"])
-    history = _history(topic, _history_arrays(throughput), info, keys, counts, scale)
+    history = _history(topic, _history_arrays(throughput), info, keys, key_counts, scale)
     producer, consumer = _capacities(info)
     if info["tc_mib_per_s"] is None and info["tc_records_per_s"] is None:
         why = (
@@ -507,9 +533,10 @@ def size_batches(
 
     Input columns: `topic`, `samples` (the topic's throughput rows as a list of structs
     `ts, mib_in, records_in, mib_out`; null when it has none), `known` (true when the
-    run's topics table lists it; null otherwise), the facts columns of
-    `size_partitions.topic_facts`, and `key_sample`. Many topics arrive in one batch and
-    leave as one batch: Spark and Arrow are paid per batch, not per topic.
+    run's topics table lists it; null otherwise), and the facts columns of
+    `size_partitions.topic_facts`. Keyed topics go through `size_keyed` instead. Many
+    topics arrive in one batch and leave as one batch: Spark and Arrow are paid per
+    batch, not per topic.
     """
     schema = arrow_schema("sizing")
     for batch in batches:
@@ -532,6 +559,49 @@ def size_batches(
             )
         if rows:
             yield from pa.Table.from_pylist(rows, schema=schema).to_batches()
+
+
+def size_keyed(
+    topic_row: pa.Table, key_rows: pa.Table, *, run: str, brokers: int, settings: JobSettings
+) -> pa.Table:
+    """The cogrouped Arrow body of `size_partitions` for one keyed topic.
+
+    Args:
+        topic_row: The topic's row as `size_batches` takes it (samples list, facts,
+            `known`); empty for a topic that is not a keyed topic of the run (its key
+            rows are then ignored).
+        key_rows: Its `keys` rows: `key` (bytes; null for the null key), `count`.
+        run, brokers, settings: As `size_batches`.
+
+    Returns:
+        Its sizing row, or no row.
+    """
+    schema = arrow_schema("sizing")
+    if topic_row.num_rows == 0:
+        return schema.empty_table()
+    keys, counts = sample_from_rows(key_rows)
+    row = sizing_row(
+        topic_row.column("topic")[0].as_py(),
+        _samples_of(topic_row.column("samples").combine_chunks()[0]),
+        topic_row.drop_columns(["samples"]),
+        keys=keys,
+        key_counts=counts,
+        run=run,
+        brokers=brokers,
+        settings=settings,
+    )
+    return pa.Table.from_pylist([row], schema=schema)
+
+
+def size_keyed_udf(
+    *, run: str, brokers: int, settings: JobSettings
+) -> Callable[[pa.Table, pa.Table], pa.Table]:
+    """`size_keyed` bound to a run, for `PandasCogroupedOps.applyInArrow`."""
+
+    def apply(topic_row: pa.Table, key_rows: pa.Table) -> pa.Table:
+        return size_keyed(topic_row, key_rows, run=run, brokers=brokers, settings=settings)
+
+    return apply
 
 
 def size_batches_udf(

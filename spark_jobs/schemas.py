@@ -39,6 +39,7 @@ __all__ = [
     "GROUP_PLAN",
     "GROUP_RESULT",
     "HOT_KEY",
+    "PARTITION_LOADS",
     "RECOMMENDATIONS",
     "SIMULATIONS",
     "SIZING",
@@ -132,6 +133,14 @@ HOT_KEY = StructType(
     ]
 )
 
+#: A keyed topic's load on each partition at one simulated count, from its key sample.
+PARTITION_LOADS = StructType(
+    [
+        _f("partitions", _I, False),
+        _f("loads", ArrayType(_D, containsNull=False)),
+    ]
+)
+
 #: The plan of one consumer group reading the topic.
 GROUP_PLAN = StructType(
     [
@@ -209,6 +218,7 @@ _TOPIC_FIELDS: list[StructField] = [
     _f("busiest_partition_share", _D),
     _f("hot_key_share", _D),
     _f("hot_keys", ArrayType(HOT_KEY, containsNull=False)),
+    _f("partition_loads", ArrayType(PARTITION_LOADS, containsNull=False)),
     *(_f(f"cost_{f.name}", f.dataType) for f in COST_FIELDS),
     _f("cost_warnings", _TEXTS),
     _f("candidates", ArrayType(CANDIDATE, containsNull=False)),

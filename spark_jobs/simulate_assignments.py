@@ -1,7 +1,8 @@
 """Job 2, `simulate_assignments`: consumer groups on the candidates, and the answer.
 
 Reads the run's `sizing` dataset (job 1) and, from the run's figures, the consumer
-groups and key samples. Then:
+groups (key samples are not read again: job 1 hashed them into `partition_loads`).
+Then:
 
 1. every planned topic's planning grid (each simulated candidate count x group size x
    strategy: member loads, idle members, the headroom check, churn), applied per topic
@@ -32,7 +33,6 @@ from spark_jobs.planning import PLANNED_STATUSES
 from spark_jobs.runner import JobError, main_for
 from spark_jobs.schemas import GROUP_RESULT, RECOMMENDATIONS, SIMULATIONS, SIZING, relaxed
 from spark_jobs.settings import JobSettings
-from spark_jobs.size_partitions import key_samples
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -52,24 +52,14 @@ __all__ = [
 MIN_EXTRA_MEMBERS = 4
 
 
-def _keyed_samples(samples: DataFrame, topics: DataFrame) -> DataFrame:
-    # Only the samples of keyed topics among `topics` (the filter reaches the keys scan),
-    # joined by a shuffle: a sample is megabytes and must never be broadcast. The shuffle
-    # also spreads the topics over the shuffle partitions for the Arrow step.
-    from pyspark.sql import functions as F
-
-    wanted = topics.where(F.col("keyed")).select("topic").distinct()
-    return samples.join(F.broadcast(wanted), "topic", "left_semi").hint("shuffle_merge")
-
-
-def simulation_inputs(sizing: DataFrame, groups: DataFrame, samples: DataFrame) -> DataFrame:
+def simulation_inputs(sizing: DataFrame, groups: DataFrame) -> DataFrame:
     """One row per planned topic with what its grid needs.
 
     Returns:
-        `topic, current_partitions, recommended_partitions, keyed, partitioner,
-        consumers_at_horizon, simulate_counts (the candidates flagged simulated, in
-        order), extra_members (at least 4, and enough to show the largest group that
-        reads the topic), key_sample`.
+        `topic, current_partitions, recommended_partitions, consumers_at_horizon,
+        simulate_counts (the candidates flagged simulated, in order), extra_members (at
+        least 4, and enough to show the largest group that reads the topic),
+        partition_loads` (keyed topics).
     """
     from pyspark.sql import functions as F
 
@@ -77,22 +67,19 @@ def simulation_inputs(sizing: DataFrame, groups: DataFrame, samples: DataFrame) 
     counts = F.array_sort(
         F.transform(F.filter("candidates", lambda c: c["simulated"]), lambda c: c["partitions"])
     )
-    planned = sizing.where(F.col("status").isin(*PLANNED_STATUSES))
     return (
-        planned.join(F.broadcast(largest), "topic", "left")
-        .join(_keyed_samples(samples, planned), "topic", "left")
+        sizing.where(F.col("status").isin(*PLANNED_STATUSES))
+        .join(F.broadcast(largest), "topic", "left")
         .select(
             "topic",
             "current_partitions",
             "recommended_partitions",
-            "keyed",
-            "partitioner",
             "consumers_at_horizon",
             counts.alias("simulate_counts"),
             F.greatest(F.lit(MIN_EXTRA_MEMBERS), F.coalesce("largest_group", F.lit(0)))
             .cast("int")
             .alias("extra_members"),
-            F.when(F.col("keyed"), F.col("key_sample")).alias("key_sample"),
+            "partition_loads",
         )
     )
 
@@ -122,10 +109,17 @@ def multi_topic_groups(groups: DataFrame) -> DataFrame:
     )
 
 
-def group_inputs(multi: DataFrame, sizing: DataFrame, samples: DataFrame) -> DataFrame:
-    """Each subscription of a multi-topic group, with its topic's sizing and key sample."""
+def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
+    """Each subscription of a multi-topic group, with its topic's sizing.
+
+    `loads` is a keyed topic's partition loads at its recommended count (null for an
+    even spread).
+    """
     from pyspark.sql import functions as F
 
+    at_recommended = F.filter(
+        "partition_loads", lambda e: e["partitions"] == F.col("recommended_partitions")
+    )
     sized = sizing.select(
         "topic",
         "status",
@@ -133,13 +127,9 @@ def group_inputs(multi: DataFrame, sizing: DataFrame, samples: DataFrame) -> Dat
         "recommended_partitions",
         "consumers_now",
         "consumers_at_horizon",
-        "keyed",
-        "partitioner",
+        F.get(at_recommended, 0)["loads"].alias("loads"),
     )
-    with_sizing = multi.join(F.broadcast(sized), "topic", "left")
-    return with_sizing.join(_keyed_samples(samples, with_sizing), "topic", "left").withColumn(
-        "key_sample", F.when(F.col("keyed"), F.col("key_sample"))
-    )
+    return multi.join(F.broadcast(sized), "topic", "left")
 
 
 def plan_groups(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFrame:
@@ -263,13 +253,10 @@ def _body(
 ) -> dict[str, Path]:
     sizing = _read_sizing(spark, args.out, figures.key)
     groups = figures.table(spark, "groups")
-    samples = key_samples(figures.table(spark, "keys"))
     run = figures.key
-    topic_rows = simulate_topics(
-        simulation_inputs(sizing, groups, samples), run=run, settings=settings
-    )
+    topic_rows = simulate_topics(simulation_inputs(sizing, groups), run=run, settings=settings)
     group_results = plan_groups(
-        group_inputs(multi_topic_groups(groups), sizing, samples), run=run, settings=settings
+        group_inputs(multi_topic_groups(groups), sizing), run=run, settings=settings
     ).localCheckpoint()
     outputs = {
         "simulations": Output(

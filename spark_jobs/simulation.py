@@ -7,24 +7,25 @@ and takes Arrow data back.
   grid of `planner.simulate.simulate_grid` for the topic's simulated candidate counts,
   every group size from 1 to `P + extra_members` and every strategy, exactly the call
   `plan_topic` makes (loads in consumers at the end of the horizon, capacity 1.0, the
-  member headroom of `member_headroom_pct`). Keyed topics hash their key sample, kept
-  in Arrow's layout.
+  member headroom of `member_headroom_pct`). A keyed topic's partition loads come
+  from its sizing row (`partition_loads`: `size_partitions` hashed its key sample at
+  every simulated count) through `planner.simulate.grid_from_loads`, which gives
+  `simulate_grid`'s rows from loads already known.
 - `plan_groups` (`groupBy("group_id").applyInArrow`): one group that reads several
   topics, planned by `spark_jobs.groups.plan_group_of_topics`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from planner.recommend.plan import member_headroom_pct
-from planner.simulate import TopicLoad, simulate_grid
+from planner.simulate import TopicLoad, grid_from_loads, simulate_grid
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
-from spark_jobs.planning import key_sample
 from spark_jobs.schemas import arrow_schema
 
 __all__ = ["grid_table", "group_plans_udf", "plan_groups", "simulate_topics", "topic_grids_udf"]
@@ -51,9 +52,10 @@ _GRID_COLUMNS = (
 
 def grid_table(
     topic: str,
-    load: TopicLoad,
     *,
     run: str,
+    consumers_at_horizon: float,
+    partition_loads: Mapping[int, Sequence[float]] | None,
     counts: Sequence[int],
     extra_members: int,
     current: int | None,
@@ -64,21 +66,34 @@ def grid_table(
 
     Args:
         topic: The topic.
-        load: Its load in consumers at the end of the horizon, with its key sample.
         run: The run key.
+        consumers_at_horizon: Its load at the end of the horizon, in consumers.
+        partition_loads: A keyed topic's partition loads at each count (from its key
+            sample, in consumers at the horizon); None for an even spread.
         counts: Partition counts to simulate.
         extra_members: Group sizes past each count to include (idle members).
         current: Partitions today.
         recommended: The recommended count.
         headroom_pct: The planning headroom (%).
     """
-    grid = simulate_grid(
-        load,
-        consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(headroom_pct),
-        partition_counts=counts,
-        extra_members=extra_members,
-    )
+    keep_free = member_headroom_pct(headroom_pct)
+    if partition_loads is None:
+        grid = simulate_grid(
+            TopicLoad(consumers_at_horizon),
+            consumer_capacity=1.0,
+            headroom_pct=keep_free,
+            partition_counts=counts,
+            extra_members=extra_members,
+        )
+    else:
+        # The loads simulate_grid would hash from the key sample, hashed by
+        # size_partitions already.
+        grid = grid_from_loads(
+            {p: partition_loads[p] for p in counts},
+            consumer_capacity=1.0,
+            headroom_pct=keep_free,
+            extra_members=extra_members,
+        )
     n = len(grid)
     columns = grid.columns()
     data: dict[str, Any] = {
@@ -102,27 +117,28 @@ def simulate_topics(
 ) -> Iterator[pa.RecordBatch]:
     """`mapInArrow` body: for every input row (one planned topic), its grid rows.
 
-    Input columns: `topic, current_partitions, recommended_partitions, keyed,
-    partitioner, consumers_at_horizon, simulate_counts, extra_members, key_sample`.
+    Input columns: `topic, current_partitions, recommended_partitions,
+    consumers_at_horizon, simulate_counts, extra_members, partition_loads`.
     """
     for batch in batches:
-        table = pa.Table.from_batches([batch])
-        facts = table.drop_columns(["key_sample"]).to_pylist()
         grids = []
-        for i, info in enumerate(facts):
-            keys, counts = key_sample(table.slice(i, 1)) if info["keyed"] else (None, None)
-            load = TopicLoad(info["consumers_at_horizon"], keys, counts, info["partitioner"])
-            grid = grid_table(
-                info["topic"],
-                load,
-                run=run,
-                counts=info["simulate_counts"],
-                extra_members=info["extra_members"],
-                current=info["current_partitions"],
-                recommended=info["recommended_partitions"],
-                headroom_pct=headroom_pct,
+        for info in batch.to_pylist():
+            loads = info["partition_loads"]
+            grids.append(
+                grid_table(
+                    info["topic"],
+                    run=run,
+                    consumers_at_horizon=info["consumers_at_horizon"],
+                    partition_loads=(
+                        None if loads is None else {e["partitions"]: e["loads"] for e in loads}
+                    ),
+                    counts=info["simulate_counts"],
+                    extra_members=info["extra_members"],
+                    current=info["current_partitions"],
+                    recommended=info["recommended_partitions"],
+                    headroom_pct=headroom_pct,
+                )
             )
-            grids.append(grid)
         if grids:
             # One batch per input batch: Spark pays per batch, not per row.
             yield from pa.concat_tables(grids).combine_chunks().to_batches()
@@ -135,17 +151,15 @@ def plan_groups(
 
     Input columns: `group_id, topic, strategy, members`, and per topic its sizing
     `status, current_partitions, recommended_partitions, consumers_now,
-    consumers_at_horizon, keyed, partitioner, key_sample` (null when the run does not
-    know the topic).
+    consumers_at_horizon, loads` (the partition loads at the recommended count of a
+    keyed topic; all null when the run does not know the topic).
     """
     group_id = key[0].as_py()
-    ordered = table.sort_by([("topic", "ascending")])
-    rows = ordered.drop_columns(["key_sample"]).to_pylist()
+    rows = table.sort_by([("topic", "ascending")]).to_pylist()
     strategies = sorted({r["strategy"] for r in rows})
     sizes = sorted({int(r["members"]) for r in rows})
     topics = []
-    for i, r in enumerate(rows):
-        keys, counts = key_sample(ordered.slice(i, 1)) if r["keyed"] else (None, None)
+    for r in rows:
         topics.append(
             GroupTopic(
                 topic=r["topic"],
@@ -154,9 +168,7 @@ def plan_groups(
                 partitions=r["recommended_partitions"],
                 consumers_now=r["consumers_now"],
                 consumers_at_horizon=r["consumers_at_horizon"],
-                partitioner=r["partitioner"] or "murmur2_random",
-                keys=keys,
-                key_counts=counts,
+                loads=None if r["loads"] is None else np.asarray(r["loads"], dtype=np.float64),
             )
         )
     # The groups table has one row per subscription; a group's rows should agree.

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "capacity_for_topics",
     "group_facts",
-    "key_samples",
+    "key_rows",
     "main",
     "size_topics",
     "sizing",
@@ -139,29 +139,19 @@ def group_facts(groups: DataFrame) -> DataFrame:
     )
 
 
-def key_samples(keys: DataFrame) -> DataFrame:
-    """Per topic: its key sample as `array<struct<key: binary, count: double>>`.
+def key_rows(keys: DataFrame) -> DataFrame:
+    """Key-sample rows with each key as its bytes: `topic, key (binary), count`.
 
-    A key is its bytes: `key` as UTF-8, or `key_hex` decoded; neither is the null key.
-    The same bytes spelled twice (as text and as hex) are one key, their counts added
-    (the core refuses a repeated key, which would hide a hot one). Keys are sorted by
-    their bytes, so the sample reaches the planner in the same order on every run.
+    A key is `key` as UTF-8, or `key_hex` decoded; neither is the null key. Rows stay
+    rows: each keyed topic's sample is assembled (spellings of one key merged, sorted
+    by bytes) by the Arrow function that plans it (`spark_jobs.planning.sample_from_rows`),
+    which costs a sort of one topic's keys instead of Spark building and sorting arrays
+    of millions of structs.
     """
     from pyspark.sql import functions as F
 
     as_bytes = F.coalesce(F.encode(F.col("key"), "UTF-8"), F.unhex(F.col("key_hex")))
-    # Added in sorted order: float sums depend on the order of the terms.
-    total = F.aggregate(F.array_sort(F.collect_list("count")), F.lit(0.0), lambda a, x: a + x)
-    return (
-        keys.select("topic", as_bytes.alias("key"), "count")
-        # One shuffle by topic serves both aggregations (by key within a topic, then by
-        # topic), instead of one shuffle each.
-        .repartition("topic")
-        .groupBy("topic", "key")
-        .agg(total.alias("count"))
-        .groupBy("topic")
-        .agg(F.array_sort(F.collect_list(F.struct("key", "count"))).alias("key_sample"))
-    )
+    return keys.select("topic", as_bytes.alias("key"), "count")
 
 
 def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) -> DataFrame:
@@ -215,22 +205,23 @@ def topic_samples(throughput: DataFrame) -> DataFrame:
 def size_topics(
     throughput: DataFrame,
     facts: DataFrame,
-    samples: DataFrame,
+    keys: DataFrame,
     *,
     run: str,
     brokers: int,
     settings: JobSettings,
 ) -> DataFrame:
-    """The `sizing` rows: `plan_topic` on every topic, many topics per Arrow batch.
+    """The `sizing` rows: `plan_topic` on every topic.
 
-    The topic's facts and key sample are joined on the facts side first, then met with
-    the throughput lists in one full outer join; both sides come out of an aggregation by
-    topic, so the lists and the key samples are shuffled once each.
+    Each topic becomes one row (its samples as a list, its facts). Keyless topics are
+    planned many per Arrow batch (`mapInArrow`); keyed topics, a few hundred at most,
+    one per call with their key rows beside them (a cogrouped `applyInArrow`), so that a
+    100,000-key sample travels as Arrow columns and is never built into a Spark array.
 
     Args:
         throughput: Samples in the planner's units (`throughput_mib`), history window.
         facts: `topic_facts`.
-        samples: `key_samples` (used for keyed topics only).
+        keys: `key_rows`.
         run: The run key, written into every row.
         brokers: Brokers in the cluster.
         settings: The job settings.
@@ -241,13 +232,23 @@ def size_topics(
     """
     from pyspark.sql import functions as F
 
-    keyed = samples.join(F.broadcast(facts.where("keyed").select("topic")), "topic", "left_semi")
-    # Key samples are large (a 100,000-key sample is megabytes): never broadcast them.
-    described = facts.withColumn("known", F.lit(True)).join(
-        keyed.hint("shuffle_merge"), "topic", "left"
+    keyed_topics = F.broadcast(facts.where("keyed").select("topic"))
+    plain = facts.where(~F.col("keyed")).withColumn("known", F.lit(True))
+    keyless = (
+        topic_samples(throughput.join(keyed_topics, "topic", "left_anti"))
+        .join(plain, "topic", "full")
+        .mapInArrow(planning.size_batches_udf(run=run, brokers=brokers, settings=settings), SIZING)
     )
-    plan = planning.size_batches_udf(run=run, brokers=brokers, settings=settings)
-    return topic_samples(throughput).join(described, "topic", "full").mapInArrow(plan, SIZING)
+    with_facts = facts.where("keyed").withColumn("known", F.lit(True))
+    with_samples = topic_samples(throughput.join(keyed_topics, "topic", "left_semi")).join(
+        with_facts, "topic", "right"
+    )
+    with_keys = (
+        with_samples.groupBy("topic")
+        .cogroup(keys.join(keyed_topics, "topic", "left_semi").groupBy("topic"))
+        .applyInArrow(planning.size_keyed_udf(run=run, brokers=brokers, settings=settings), SIZING)
+    )
+    return keyless.unionByName(with_keys)
 
 
 def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> DataFrame:
@@ -261,7 +262,7 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
     return size_topics(
         figures.throughput(spark).transform(throughput_mib),
         facts,
-        key_samples(figures.table(spark, "keys")),
+        key_rows(figures.table(spark, "keys")),
         run=figures.key,
         brokers=brokers,
         settings=settings,

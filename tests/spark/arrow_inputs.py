@@ -1,7 +1,8 @@
 """Arrow tables shaped like what Spark hands the jobs' per-topic functions.
 
 `facts` builds the one-row facts table of `size_partitions.topic_facts` with the Arrow
-types Spark gives its columns; `hourly` a topic's throughput rows in the planner's units.
+types Spark gives its columns; `hourly` a topic's throughput rows in the planner's units;
+`key_rows` a topic's key-sample rows.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ GROUP = pa.struct(
         pa.field("members", pa.int32()),
     ]
 )
-KEY = pa.struct([pa.field("key", pa.binary()), pa.field("count", pa.float64())])
 FACTS = pa.schema(
     [
         pa.field("topic", pa.string()),
@@ -42,7 +42,6 @@ FACTS = pa.schema(
         pa.field("groups", pa.list_(GROUP)),
         pa.field("consuming_groups", pa.int32()),
         pa.field("max_members", pa.int32()),
-        pa.field("key_sample", pa.list_(KEY)),
     ]
 )
 THROUGHPUT = pa.schema(
@@ -76,7 +75,6 @@ def facts(topic: str = "orders", **overrides: Any) -> pa.Table:
         "groups": [],
         "consuming_groups": 0,
         "max_members": 0,
-        "key_sample": None,
     }
     row.update(overrides)
     row["groups"] = [{"group_id": g, "strategy": s, "members": m} for g, s, m in row["groups"]]
@@ -85,9 +83,15 @@ def facts(topic: str = "orders", **overrides: Any) -> pa.Table:
     return pa.Table.from_pylist([row], schema=FACTS)
 
 
-def key_sample(keys: Sequence[bytes | None], counts: Sequence[float]) -> list[dict[str, Any]]:
-    """A `key_sample` cell."""
-    return [{"key": k, "count": float(c)} for k, c in zip(keys, counts, strict=True)]
+def key_rows(keys: Sequence[bytes | None], counts: Sequence[float]) -> pa.Table:
+    """`keys` rows of one topic as Spark hands them over: `topic, key, count`."""
+    return pa.table(
+        {
+            "topic": ["orders"] * len(keys),
+            "key": pa.array(list(keys), pa.binary()),
+            "count": pa.array([float(c) for c in counts], pa.float64()),
+        }
+    )
 
 
 def hourly(

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.spark.fleet import Fleet, write_fleet
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 #: The settings file the job tests pass with --config: few shuffle partitions, as the
 #: shared session, so that a job run does not retune the session for the next test.
@@ -21,7 +25,7 @@ history_days = 30
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[object]:
+def spark() -> Iterator[SparkSession]:
     """A local[2] SparkSession: two shuffle partitions, no web UI, UTC, Arrow on."""
     from spark_jobs.session import build_session
     from spark_jobs.settings import SparkSettings

@@ -7,7 +7,7 @@ import pytest
 
 from planner.recommend.plan import member_headroom_pct
 from planner.simulate import simulate_group
-from spark_jobs.groups import GroupTopic, plan_group_of_topics
+from spark_jobs.groups import GroupTopic, plan_group_of_topics, size_rows
 
 LIMIT = 1 - member_headroom_pct(30.0) / 100  # 0.769: a member may carry 2 x 0.3, not 3
 
@@ -116,3 +116,49 @@ def test_a_partition_no_member_can_keep_up_with() -> None:
     assert result.plan["fits"] is False
     assert result.plan["members_now"] == 3
     assert "cannot keep up" in result.plan["notes"][0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_size_row_is_what_simulate_group_gives(seed: int) -> None:
+    # Random topics (1 to 5, 1 to 13 partitions, uneven loads): the vectorised rows of
+    # every size and strategy equal simulate_group's fresh assignment, member by member.
+    rng = np.random.default_rng(seed)
+    names = sorted(f"t{i}" for i in range(int(rng.integers(1, 6))))
+    weights = [rng.random(int(rng.integers(1, 14))) for _ in names]
+    total = sum(w.size for w in weights)
+    sizes = np.arange(1, total + 3, dtype=np.int64)
+    for strategy in ("range", "roundrobin", "sticky", "cooperative-sticky"):
+        rows = size_rows(weights, sizes, strategy)
+        for i, count in enumerate(sizes.tolist()):
+            direct = simulate_group(
+                dict(zip(names, weights, strict=True)),
+                {f"consumer-{m:03d}": names for m in range(count)},
+                strategy,
+                consumer_capacity=1.0,
+            )
+            assert rows["max_load"][i] == pytest.approx(direct.max_load, abs=1e-12)
+            assert rows["min_load"][i] == pytest.approx(direct.min_load, abs=1e-12)
+            assert rows["max_member_partitions"][i] == direct.member_partitions.max()
+            assert rows["min_member_partitions"][i] == direct.member_partitions.min()
+            assert rows["idle_members"][i] == direct.idle_members
+
+
+def test_a_large_group_is_sized_without_one_simulation_per_size() -> None:
+    # 24 topics of 96 partitions (2,304 in all), each partition 0.05 consumers: a
+    # member carries at most 15 of them, so 154 members; found from closed forms in
+    # well under a second.
+    topics = [_topic(f"t{i:02d}", 96, 96 * 0.05) for i in range(24)]
+    result = plan_group_of_topics("wide", "range", 10, topics, headroom_pct=30.0)
+    assert result.plan["members_now"] == -(-2304 // 15)
+    assert result.plan["strategy"] in ("roundrobin", "sticky", "cooperative-sticky")
+
+
+def test_range_stops_changing_past_the_largest_topic() -> None:
+    # Why the search for range stops at the largest topic's partition count: past it,
+    # member i owns partition i of every topic that has one, whatever the group size.
+    rng = np.random.default_rng(11)
+    weights = [rng.random(n) for n in (3, 7, 5)]
+    rows = size_rows(weights, np.arange(7, 20, dtype=np.int64), "range")
+    assert np.all(rows["max_load"] == rows["max_load"][0])
+    assert np.all(rows["max_member_partitions"] == rows["max_member_partitions"][0])
+    assert rows["idle_members"].tolist() == list(range(0, 13))

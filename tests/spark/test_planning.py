@@ -12,7 +12,7 @@ import pytest
 from planner.cost import ClusterShape, partition_cost
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
 from planner.sizing import SideCapacity
-from spark_jobs.planning import ONE_GROUP, key_sample, size_batches, sizing_row
+from spark_jobs.planning import ONE_GROUP, sample_from_rows, size_batches, size_keyed, sizing_row
 from spark_jobs.schemas import SIZING
 from spark_jobs.settings import JobSettings
 from tests.spark import arrow_inputs as ai
@@ -118,9 +118,15 @@ def test_a_keyed_topic_hashes_its_sample_like_plan_topic() -> None:
     keys = [f"user-{i}".encode() for i in range(3_000)]
     counts = np.round(30_000 / ranks**1.1)
     counts[0] = 60_000.0  # a key heavier than one partition's share at the target
-    facts = ai.facts(keyed=True, key_sample=ai.key_sample(keys, counts))
+    facts = ai.facts(keyed=True)
     throughput = ai.hourly(mib=20.0)
-    row = _row(throughput, facts)
+    # The key rows arrive shuffled; the sample is rebuilt sorted, as the core would see it.
+    rows = ai.key_rows(keys, counts).take(np.random.default_rng(3).permutation(3_000))
+    sample, sample_counts = sample_from_rows(rows)
+    row = _row(throughput, facts, keys=sample, key_counts=sample_counts)
+    order = np.argsort(np.array(keys, dtype=object))
+    keys = [keys[i] for i in order]
+    counts = counts[order]
     plan = _direct(_history(throughput, keyed=True, keys=keys, key_counts=counts), [])
 
     assert row["key_sample_keys"] == 3_000
@@ -230,11 +236,39 @@ def test_the_arrow_function_sizes_a_batch_of_topics_into_one_batch() -> None:
     assert result.to_pylist()[0] == _row(ai.hourly("a"), ai.facts("a"), topic="a") | {"run": "r"}
 
 
-def test_key_sample_reads_keys_without_python_objects() -> None:
-    facts = ai.facts(key_sample=ai.key_sample([None, b"a", b"\x00\xff"], [1, 2, 3]))
-    keys, counts = key_sample(facts)
+def test_a_key_sample_is_rebuilt_sorted_with_spellings_merged() -> None:
+    # b"ab" given twice (as text and as hex, both arrive as bytes), the null key twice.
+    rows = ai.key_rows([b"ab", None, b"\x00\xff", b"ab", None], [2, 1, 3, 5, 4])
+    keys, counts = sample_from_rows(rows)
     assert isinstance(keys, pa.BinaryArray)
-    assert keys.to_pylist() == [None, b"a", b"\x00\xff"]
-    assert counts.tolist() == [1.0, 2.0, 3.0]
-    assert key_sample(ai.facts()) == (None, None)
-    assert key_sample(ai.facts(key_sample=[])) == (None, None)
+    assert keys.to_pylist() == [None, b"\x00\xff", b"ab"]
+    assert counts.tolist() == [5.0, 3.0, 7.0]
+    assert sample_from_rows(rows.slice(0, 0)) == (None, None)
+
+
+def test_a_keyed_topic_gets_its_partition_loads_at_every_simulated_count() -> None:
+    keys = [f"k{i}".encode() for i in range(400)]
+    counts = np.arange(400, 0, -1, dtype=np.float64)
+    topic_row = (
+        ai.facts(keyed=True, partitions=6)
+        .append_column(
+            "samples",
+            pa.array(
+                [ai.hourly().drop_columns(["topic"]).to_struct_array().to_pylist()],
+                pa.list_(pa.struct(list(ai.THROUGHPUT.remove(0)))),
+            ),
+        )
+        .append_column("known", pa.array([True]))
+    )
+    table = size_keyed(topic_row, ai.key_rows(keys, counts), run="r", brokers=3, settings=SETTINGS)
+    row = table.to_pylist()[0]
+    simulated = sorted(c["partitions"] for c in row["candidates"] if c["simulated"])
+    assert [e["partitions"] for e in row["partition_loads"]] == simulated
+    for entry in row["partition_loads"]:
+        assert len(entry["loads"]) == entry["partitions"]
+        assert sum(entry["loads"]) == pytest.approx(row["consumers_at_horizon"])
+    assert row["key_sample_keys"] == 400
+    empty = size_keyed(
+        topic_row.slice(0, 0), ai.key_rows(keys, counts), run="r", brokers=3, settings=SETTINGS
+    )
+    assert empty.num_rows == 0

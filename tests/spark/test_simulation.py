@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from planner.recommend import GroupInfo, PlanSettings, plan_topic
-from planner.simulate import TopicLoad
+from planner.simulate import TopicLoad, loads_by_count
 from planner.sizing import SideCapacity
 from spark_jobs.schemas import GROUP_RESULT, SIMULATIONS
 from spark_jobs.simulation import grid_table, plan_groups, simulate_topics
@@ -40,10 +40,13 @@ def test_the_topic_grid_is_plan_topic_s_grid() -> None:
         settings=PlanSettings(partition_grid=(12, 24)),
     )
     p = plan.recommended_partitions
+    # The loads size_partitions stores for a keyed topic: the sample hashed at each count.
+    sample = TopicLoad(plan.utilisation_at_horizon, KEYS, COUNTS)
     ours = grid_table(
         "t",
-        TopicLoad(plan.utilisation_at_horizon, KEYS, COUNTS),
         run="r",
+        consumers_at_horizon=plan.utilisation_at_horizon,
+        partition_loads={n: w.tolist() for n, w in loads_by_count(sample, [6, p, 24]).items()},
         counts=[6, p, 24],
         extra_members=7,
         current=6,
@@ -76,29 +79,30 @@ def test_the_topic_grid_is_plan_topic_s_grid() -> None:
 
 
 def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
+    loads = pa.list_(pa.struct([("partitions", pa.int32()), ("loads", pa.list_(pa.float64()))]))
     batch = pa.RecordBatch.from_pylist(
         [
             {
                 "topic": "a",
                 "current_partitions": 2,
                 "recommended_partitions": 3,
-                "keyed": False,
-                "partitioner": "murmur2_random",
                 "consumers_at_horizon": 1.5,
                 "simulate_counts": [2, 3],
                 "extra_members": 4,
-                "key_sample": None,
+                "partition_loads": None,
             },
             {
                 "topic": "b",
                 "current_partitions": 1,
-                "recommended_partitions": 1,
-                "keyed": True,
-                "partitioner": "murmur2_random",
+                "recommended_partitions": 2,
                 "consumers_at_horizon": 0.5,
-                "simulate_counts": [1],
+                "simulate_counts": [1, 2],
                 "extra_members": 4,
-                "key_sample": ai.key_sample([b"x", b"y"], [3.0, 1.0]),
+                # A keyed topic whose keys all hash to partition 1 of 2.
+                "partition_loads": [
+                    {"partitions": 1, "loads": [0.5]},
+                    {"partitions": 2, "loads": [0.0, 0.5]},
+                ],
             },
         ],
         schema=pa.schema(
@@ -106,12 +110,10 @@ def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
                 ("topic", pa.string()),
                 ("current_partitions", pa.int32()),
                 ("recommended_partitions", pa.int32()),
-                ("keyed", pa.bool_()),
-                ("partitioner", pa.string()),
                 ("consumers_at_horizon", pa.float64()),
                 ("simulate_counts", pa.list_(pa.int32())),
                 ("extra_members", pa.int32()),
-                ("key_sample", pa.list_(ai.KEY)),
+                ("partition_loads", loads),
             ]
         ),
     )
@@ -120,9 +122,18 @@ def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
         r["topic"]: r["count_all"]
         for r in out.group_by("topic").aggregate([([], "count_all")]).to_pylist()
     }
-    assert per_topic == {"a": (2 + 4 + 3 + 4) * 4, "b": (1 + 4) * 4}
-    b = out.filter(pa.compute.equal(out.column("topic"), "b")).to_pylist()[0]
-    assert b["max_partition_load"] == pytest.approx(0.5)  # one partition holds both keys
+    assert per_topic == {"a": (2 + 4 + 3 + 4) * 4, "b": (1 + 4 + 2 + 4) * 4}
+    b = out.filter(
+        pa.compute.and_(
+            pa.compute.equal(out.column("topic"), "b"), pa.compute.equal(out.column("members"), 2)
+        )
+    ).to_pylist()
+    assert {(r["partitions"], r["max_load"], r["min_load"]) for r in b} == {
+        (1, 0.5, 0.0),
+        (2, 0.5, 0.0),
+    }
+    a = out.filter(pa.compute.equal(out.column("topic"), "a")).to_pylist()[0]
+    assert a["max_partition_load"] == pytest.approx(0.75)  # 1.5 over 2 partitions
     assert set(out.column("run").to_pylist()) == {"r"}
 
 
@@ -139,9 +150,7 @@ def test_plan_groups_gives_one_row_with_the_plan_and_its_grid() -> None:
                 "recommended_partitions": p,
                 "consumers_now": load,
                 "consumers_at_horizon": load,
-                "keyed": False,
-                "partitioner": "murmur2_random",
-                "key_sample": None,
+                "loads": None,
             }
             for topic, strategy, members, p, load in (
                 ("b", "range", 3, 2, 0.6),
@@ -159,9 +168,7 @@ def test_plan_groups_gives_one_row_with_the_plan_and_its_grid() -> None:
                 ("recommended_partitions", pa.int32()),
                 ("consumers_now", pa.float64()),
                 ("consumers_at_horizon", pa.float64()),
-                ("keyed", pa.bool_()),
-                ("partitioner", pa.string()),
-                ("key_sample", pa.list_(ai.KEY)),
+                ("loads", pa.list_(pa.float64())),
             ]
         ),
     )

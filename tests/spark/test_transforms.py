@@ -22,7 +22,7 @@ from spark_jobs.simulate_assignments import (
 from spark_jobs.size_partitions import (
     capacity_for_topics,
     group_facts,
-    key_samples,
+    key_rows,
     throughput_mib,
 )
 from tests.spark import arrow_inputs as ai
@@ -162,7 +162,7 @@ def test_multi_topic_groups_are_the_groups_with_several_topics(spark: SparkSessi
     assertDataFrameEqual(multi_topic_groups(groups), expected)
 
 
-def test_key_samples_merge_spellings_of_one_key_and_sort_by_bytes(spark: SparkSession) -> None:
+def test_key_rows_turn_text_and_hex_keys_into_bytes(spark: SparkSession) -> None:
     keys = _figures(
         spark,
         "keys",
@@ -171,17 +171,13 @@ def test_key_samples_merge_spellings_of_one_key_and_sort_by_bytes(spark: SparkSe
             {"topic": "t", "key_hex": "6162", "count": 3.0},  # the same bytes as "ab"
             {"topic": "t", "key_hex": "00ff", "count": 1.0},
             {"topic": "t", "count": 4.0},  # the null key
-            {"topic": "u", "key": "z", "count": 1.0},
         ],
     )
     expected = spark.createDataFrame(
-        [
-            ("t", [(None, 4.0), (b"\x00\xff", 1.0), (b"ab", 5.0)]),
-            ("u", [(b"z", 1.0)]),
-        ],
-        "topic string, key_sample array<struct<key:binary,count:double>>",
+        [("t", b"ab", 2.0), ("t", b"ab", 3.0), ("t", b"\x00\xff", 1.0), ("t", None, 4.0)],
+        "topic string, key binary, count double",
     )
-    assertDataFrameEqual(key_samples(keys), expected)
+    assertDataFrameEqual(key_rows(keys), expected)
 
 
 def _sizing(spark: SparkSession, rows: list[dict[str, Any]]) -> DataFrame:
@@ -231,9 +227,8 @@ def test_simulation_inputs_list_planned_topics_and_their_counts(
     spark: SparkSession, sized: DataFrame
 ) -> None:
     groups = _figures(spark, "groups", GROUPS)
-    samples = key_samples(_figures(spark, "keys", [{"topic": "a", "key": "k", "count": 1.0}]))
-    got = simulation_inputs(sized, groups, samples).select(
-        "topic", "simulate_counts", "extra_members", "key_sample"
+    got = simulation_inputs(sized, groups).select(
+        "topic", "simulate_counts", "extra_members", "partition_loads"
     )
     counts = {
         r["topic"]: sorted(c["partitions"] for c in r["candidates"] if c["simulated"])
@@ -242,7 +237,7 @@ def test_simulation_inputs_list_planned_topics_and_their_counts(
     expected = spark.createDataFrame(
         [("a", counts["a"], 5, None), ("b", counts["b"], 5, None)],
         "topic string, simulate_counts array<int>, extra_members int, "
-        "key_sample array<struct<key:binary,count:double>>",
+        "partition_loads array<struct<partitions:int,loads:array<double>>>",
     )
     assertDataFrameEqual(got, expected)
 
@@ -251,9 +246,8 @@ def test_recommend_picks_the_largest_group_and_keeps_every_group(
     spark: SparkSession, sized: DataFrame
 ) -> None:
     groups = _figures(spark, "groups", GROUPS)
-    samples = key_samples(_figures(spark, "keys", []))
     results = plan_groups(
-        group_inputs(multi_topic_groups(groups), sized, samples), run="r", settings=JobSettings()
+        group_inputs(multi_topic_groups(groups), sized), run="r", settings=JobSettings()
     )
     out = recommend(sized, results)
     rows = {r["topic"]: r for r in out.collect()}
@@ -285,10 +279,9 @@ def test_recommend_picks_the_largest_group_and_keeps_every_group(
 
 def test_recommend_without_groups_sizes_one_group(spark: SparkSession, sized: DataFrame) -> None:
     no_groups = _figures(spark, "groups", [])
-    samples = key_samples(_figures(spark, "keys", []))
     lonely = sized.where("topic = 'b'")
     results = plan_groups(
-        group_inputs(multi_topic_groups(no_groups), lonely, samples),
+        group_inputs(multi_topic_groups(no_groups), lonely),
         run="r",
         settings=JobSettings(),
     )
