@@ -15,6 +15,7 @@ SQLAlchemy is imported only when a store is opened, so importing this package is
 from planner.store.records import (
     COLUMNS,
     FAILED,
+    FLEET_SCOPE,
     PUBLISHED,
     REPLACED,
     Recommendation,
@@ -22,6 +23,7 @@ from planner.store.records import (
     RunRecord,
     RunSummary,
     StoreError,
+    topic_scope,
 )
 from planner.store.show import render_latest, render_recommendation
 from planner.store.store import RecommendationStore, StoreUnavailable, sqlite_url
@@ -29,6 +31,7 @@ from planner.store.store import RecommendationStore, StoreUnavailable, sqlite_ur
 __all__ = [
     "COLUMNS",
     "FAILED",
+    "FLEET_SCOPE",
     "PUBLISHED",
     "REPLACED",
     "Recommendation",
@@ -41,4 +44,5 @@ __all__ = [
     "render_latest",
     "render_recommendation",
     "sqlite_url",
+    "topic_scope",
 ]

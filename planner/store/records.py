@@ -31,6 +31,7 @@ from planner.figures.dataset import DataInterval
 __all__ = [
     "COLUMNS",
     "FAILED",
+    "FLEET_SCOPE",
     "MAX_TOPIC_BYTES",
     "PUBLISHED",
     "REPLACED",
@@ -41,10 +42,12 @@ __all__ = [
     "RunRecord",
     "RunSummary",
     "StoreError",
+    "check_scope",
     "check_text",
     "json_object",
     "prepare_rows",
     "run_counts",
+    "topic_scope",
 ]
 
 #: A run whose rows are the current ones for its data interval.
@@ -95,6 +98,10 @@ COLUMNS: dict[str, Kind] = {
     "rationale": "texts",
     "groups": "objects",
 }
+#: The scope of the scheduled fleet-wide pipeline's runs; see `Run.scope`.
+FLEET_SCOPE = "fleet"
+#: Prefix of the scope of a run that plans one new topic.
+TOPIC_SCOPE_PREFIX = "topic:"
 #: The dataset's run key column: checked against the run being published, not stored
 #: per row (the row's run is its `run_id`).
 RUN_FIELD = "run"
@@ -109,6 +116,26 @@ class StoreError(ValueError):
     """A run or row the store cannot take, or a store it cannot reach, and why."""
 
 
+def topic_scope(topic: str) -> str:
+    """The scope of a run that plans the one topic `topic`."""
+    return TOPIC_SCOPE_PREFIX + topic
+
+
+def check_scope(scope: str) -> str:
+    """`scope` if it is `fleet` or `topic:<name>`.
+
+    Raises:
+        StoreError: any other scope.
+    """
+    if scope == FLEET_SCOPE or (
+        isinstance(scope, str)
+        and scope.startswith(TOPIC_SCOPE_PREFIX)
+        and len(scope) > len(TOPIC_SCOPE_PREFIX)
+    ):
+        return check_text(scope, "run scope")
+    raise StoreError(f"run scope must be {FLEET_SCOPE!r} or 'topic:<name>', got {scope!r}")
+
+
 @dataclass(frozen=True)
 class Run:
     """The run being published or recorded: one data interval of the pipeline.
@@ -119,15 +146,21 @@ class Run:
         started_at: When the run started (time-zone aware).
         source: Where the figures came from and the settings used (sources, config
             file and digest, planner version): a small JSON object.
+        scope: What the run plans: `fleet` (the scheduled pipeline) or
+            `topic:<name>` (one new topic planned by hand). A publish replaces only
+            the run of the same scope and interval, so planning a new topic never
+            replaces the fleet's rows.
     """
 
     interval: DataInterval
     started_at: dt.datetime
     source: Mapping[str, Any] = field(default_factory=dict)
+    scope: str = FLEET_SCOPE
 
     def __post_init__(self) -> None:
         if self.started_at.tzinfo is None:
             raise StoreError(f"run {self.interval.key}: started_at must carry a time zone")
+        check_scope(self.scope)
 
     @property
     def key(self) -> str:
@@ -171,6 +204,7 @@ class RunRecord:
         validation: Validation results by suite.
         source: Sources and config summary.
         message: Why a failed run failed (None otherwise).
+        scope: `fleet` or `topic:<name>` (see `Run.scope`).
     """
 
     id: int
@@ -186,6 +220,7 @@ class RunRecord:
     validation: Mapping[str, Any]
     source: Mapping[str, Any]
     message: str | None
+    scope: str = FLEET_SCOPE
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from planner.figures.dataset import DataInterval
 from planner.store.records import (
     COLUMNS,
     FAILED,
+    FLEET_SCOPE,
     PUBLISHED,
     REPLACED,
     PreparedRow,
@@ -39,6 +40,7 @@ from planner.store.records import (
     RunRecord,
     RunSummary,
     StoreError,
+    check_scope,
     check_text,
     json_object,
     prepare_rows,
@@ -238,12 +240,12 @@ class RecommendationStore:
         with self._connect("list runs") as conn:
             return [_run_record(row) for row in conn.execute(query).mappings()]
 
-    def last_good_run(self) -> RunRecord | None:
-        """The published run with the newest data interval, or None."""
+    def last_good_run(self, scope: str = FLEET_SCOPE) -> RunRecord | None:
+        """The published run of `scope` with the newest data interval, or None."""
         runs = tables().runs
         query = (
             self._runs_query()
-            .where(runs.c.status == PUBLISHED)
+            .where(runs.c.status == PUBLISHED, runs.c.scope == check_scope(scope))
             .order_by(runs.c.interval_start.desc(), runs.c.id.desc())
             .limit(1)
         )
@@ -273,21 +275,27 @@ class RecommendationStore:
         with self._connect(f"read the history of topic {topic!r}") as conn:
             return [_recommendation(row) for row in conn.execute(query).mappings()]
 
-    def recommendations(self, run_key: str | None = None) -> list[Recommendation]:
+    def recommendations(
+        self, run_key: str | None = None, *, scope: str = FLEET_SCOPE
+    ) -> list[Recommendation]:
         """Every topic of one published run (default: the last good run), by topic.
 
         Args:
             run_key: A data interval key, e.g. `20261121T0000Z`.
+            scope: The run's scope (`fleet`, or `topic:<name>`).
         """
         t = tables()
         if run_key is None:
-            last = self.last_good_run()
+            last = self.last_good_run(scope)
             if last is None:
                 return []
             run_key = last.key
         query = (
             self._recommendations_query()
-            .where(t.runs.c.run_key == check_text(run_key, "run key"))
+            .where(
+                t.runs.c.run_key == check_text(run_key, "run key"),
+                t.runs.c.scope == check_scope(scope),
+            )
             .order_by(t.recommendations.c.topic)
         )
         with self._connect(f"read run {run_key}") as conn:
@@ -337,7 +345,11 @@ class RecommendationStore:
         replaced = (
             conn.execute(
                 sa.update(t.runs)
-                .where(t.runs.c.run_key == run.key, t.runs.c.status == PUBLISHED)
+                .where(
+                    t.runs.c.scope == run.scope,
+                    t.runs.c.run_key == run.key,
+                    t.runs.c.status == PUBLISHED,
+                )
                 .values(status=REPLACED)
                 .returning(t.runs.c.id)
             )
@@ -372,6 +384,7 @@ class RecommendationStore:
         run: Run, status: str, counts: Mapping[str, int], summary: RunSummary
     ) -> dict[str, Any]:
         return {
+            "scope": run.scope,
             "run_key": run.key,
             "interval_start": run.interval.start,
             "interval_end": run.interval.end,
@@ -442,6 +455,7 @@ def _run_record(row: RowMapping, prefix: str = "") -> RunRecord:
         validation=get("validation"),
         source=get("source"),
         message=get("message"),
+        scope=get("scope"),
     )
 
 

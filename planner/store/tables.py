@@ -2,6 +2,7 @@
 
     runs                     one row per publish or failure (an attempt)
       id                     surrogate key
+      scope                  fleet, or topic:<name> for a new topic planned by hand
       run_key                data interval key, e.g. 20261121T0000Z
       interval_start/_end    the data interval, UTC
       started_at/finished_at UTC
@@ -22,7 +23,7 @@ Portability choices: `JSON` (a `JSONB` variant on PostgreSQL, so warnings and de
 can be queried and indexed there), `Double` for figures, `Text` for names (no length
 limit: the store takes any topic string), timestamps with a time zone (stored as UTC;
 SQLite keeps them as ISO text, which sorts in time order). Partial unique index
-`uq_runs_published_key` allows one `published` attempt per run key on both backends,
+`uq_runs_published_key` allows one `published` attempt per (scope, run key) on both backends,
 so two concurrent publishes of one interval cannot both stay published.
 
 Schema creation is `CREATE TABLE/INDEX IF NOT EXISTS`, run on first use: idempotent,
@@ -35,7 +36,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from planner.store.records import COLUMNS, PUBLISHED, Kind
+from planner.store.records import COLUMNS, FLEET_SCOPE, PUBLISHED, Kind
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, MetaData, Table
@@ -73,6 +74,8 @@ def tables() -> Tables:
         "runs",
         metadata,
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        # Kafka names are at most 249 characters; the store takes longer ones (MAX_TOPIC_BYTES).
+        sa.Column("scope", sa.Text, nullable=False, server_default=FLEET_SCOPE),
         sa.Column("run_key", sa.String(32), nullable=False),
         sa.Column("interval_start", utc(), nullable=False),
         sa.Column("interval_end", utc(), nullable=False),
@@ -90,6 +93,7 @@ def tables() -> Tables:
     status = runs.c.status == sa.literal_column(f"'{PUBLISHED}'")
     sa.Index(
         "uq_runs_published_key",
+        runs.c.scope,
         runs.c.run_key,
         unique=True,
         sqlite_where=status,

@@ -101,8 +101,16 @@ def test_one_published_attempt_per_run_key_and_rows_go_with_their_run(
     with pytest.raises(subprocess.CalledProcessError) as caught:
         postgres_server.psql(run.format(status="published"), database=empty_database)
     assert 'unique constraint "uq_runs_published_key"' in caught.value.stderr
+    # A new topic planned by hand over the same interval is a run of its own.
+    postgres_server.psql(
+        run.format(status="published")
+        .replace("(run_key,", "(scope, run_key,", 1)
+        .replace("VALUES (", "VALUES ('topic:payments.new', ", 1),
+        database=empty_database,
+    )
     left = postgres_server.psql(
-        "DELETE FROM runs WHERE status = 'published';\nSELECT count(*) FROM recommendations;",
+        "DELETE FROM runs WHERE status = 'published' AND scope = 'fleet';\n"
+        "SELECT count(*) FROM recommendations;",
         database=empty_database,
     )
     assert left.strip() == "0"  # ON DELETE CASCADE

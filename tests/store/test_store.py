@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import importlib.util
 import threading
@@ -20,6 +21,7 @@ from planner.store import (
     StoreError,
     StoreUnavailable,
     sqlite_url,
+    topic_scope,
 )
 from planner.store.records import MAX_TOPIC_BYTES, prepare_rows
 from tests.store.conftest import run_for
@@ -126,6 +128,37 @@ def test_a_failed_run_is_recorded_and_the_last_good_rows_stay(
         ("20261121T0000Z", FAILED),
         ("20261121T0000Z", PUBLISHED),
     ]
+
+
+def test_a_new_topic_planned_by_hand_never_replaces_the_fleets_run(
+    fresh_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    fleet = fresh_store.publish_run(
+        run_for("2026-11-21"), [_row(example_row, "orders"), _row(example_row, "clicks")]
+    )
+    new = _row(example_row, "payments.v2", current_partitions=None, recommended_partitions=24)
+    by_hand = dataclasses.replace(run_for("2026-11-21"), scope=topic_scope("payments.v2"))
+    planned = fresh_store.publish_run(by_hand, [new])
+    # Planned again with other figures: replaces only its own run.
+    again = fresh_store.publish_run(by_hand, [_row(new, "payments.v2", recommended_partitions=36)])
+
+    assert planned.scope == again.scope == "topic:payments.v2"
+    assert fresh_store.last_good_run() == fleet
+    assert [r.topic for r in fresh_store.recommendations()] == ["clicks", "orders"]
+    assert [r.topic for r in fresh_store.recommendations(scope="topic:payments.v2")] == [
+        "payments.v2"
+    ]
+    latest = fresh_store.latest("payments.v2")
+    assert latest is not None and latest.recommended_partitions == 36
+    assert latest.run.scope == "topic:payments.v2"
+    statuses = [(r.scope, r.status) for r in fresh_store.runs()]
+    assert sorted(statuses) == [
+        ("fleet", PUBLISHED),
+        ("topic:payments.v2", PUBLISHED),
+        ("topic:payments.v2", REPLACED),
+    ]
+    with pytest.raises(StoreError, match="run scope"):
+        dataclasses.replace(run_for("2026-11-21"), scope="team-a")
 
 
 def test_latest_follows_the_data_interval_not_the_order_of_publishing(
