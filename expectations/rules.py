@@ -308,7 +308,7 @@ def column_rules(
                 description=f"{column.name} is {spark_type(column.type)}",
             )
         )
-        if column.required:
+        if not column.nullable:
             out.append(not_null(column.name))
         if column.name in overrides:
             out.extend(overrides[column.name])

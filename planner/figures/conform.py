@@ -332,7 +332,7 @@ def conform(
             continue
         values = raw.column(column.name).combine_chunks()
         converted = _convert(values, column.type, column.name, check)
-        if column.required:
+        if not column.nullable:
             check.fail(_blank(values), column.name, values, "missing value")
         _check_domain(column.check, converted, column.name, values, check)
         columns[column.name] = converted

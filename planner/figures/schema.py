@@ -54,6 +54,9 @@ class Column:
             (finite, >= 0), `positive` (finite, > 0), `count` (whole, >= 1), `whole`
             (whole, >= 0), `partitioner`, `strategy`, `hex`, or "" for none.
         doc: What it means, with its unit.
+        may_be_empty: A required column whose value may still be empty, where empty
+            says something (a topic's `partitions`: not created yet). A source must
+            provide the column, so a missing column is still an error.
     """
 
     name: str
@@ -61,6 +64,12 @@ class Column:
     required: bool
     check: str
     doc: str
+    may_be_empty: bool = False
+
+    @property
+    def nullable(self) -> bool:
+        """Whether a row may leave it null."""
+        return not self.required or self.may_be_empty
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,7 @@ class Table:
     @property
     def schema(self) -> pa.Schema:
         """The Arrow schema of the table on disk (every column, optional ones nullable)."""
-        return pa.schema([pa.field(c.name, c.type, nullable=not c.required) for c in self.columns])
+        return pa.schema([pa.field(c.name, c.type, nullable=c.nullable) for c in self.columns])
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -97,8 +106,16 @@ class Table:
         raise KeyError(name)
 
 
-def _c(name: str, type_: pa.DataType, check: str, doc: str, *, required: bool = True) -> Column:
-    return Column(name, type_, required, check, doc)
+def _c(
+    name: str,
+    type_: pa.DataType,
+    check: str,
+    doc: str,
+    *,
+    required: bool = True,
+    may_be_empty: bool = False,
+) -> Column:
+    return Column(name, type_, required, check, doc, may_be_empty)
 
 
 _SOURCE = _c("source", pa.string(), "", "where the row came from (adapter and file or URL)")
@@ -127,7 +144,13 @@ TOPICS = Table(
     "topics",
     (
         _c("topic", pa.string(), "topic", "topic name"),
-        _c("partitions", pa.int32(), "count", "current partition count"),
+        _c(
+            "partitions",
+            pa.int32(),
+            "count",
+            "current partition count; empty for a topic not created yet (planned as new)",
+            may_be_empty=True,
+        ),
         _c("replication_factor", pa.int32(), "count", "replicas per partition"),
         _c("keyed", pa.bool_(), "", "producers set a key and rely on per-key order"),
         _c(

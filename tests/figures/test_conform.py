@@ -192,3 +192,29 @@ def test_conform_is_vectorised_on_a_month_of_a_large_fleet() -> None:
     out = conform("throughput", raw, source="big.csv", first_row=2)
     assert out.table.num_rows == n - 1
     assert out.rejected.column("row").to_pylist() == [12_347]
+
+
+def _topics(partitions: list[object]) -> pa.Table:
+    n = len(partitions)
+    return pa.table(
+        {
+            "topic": pa.array([f"t{i}" for i in range(n)], pa.string()),
+            "partitions": pa.array(partitions, pa.string()),
+            "replication_factor": pa.array(["3"] * n, pa.string()),
+            "keyed": pa.array(["false"] * n, pa.string()),
+        }
+    )
+
+
+def test_an_empty_partition_count_is_a_topic_not_created_yet() -> None:
+    out = conform(
+        "topics", _topics(["12", "", None, "0", "many"]), source="topics.csv", first_row=2
+    )
+    assert out.table.column("topic").to_pylist() == ["t0", "t1", "t2"]
+    assert out.table.column("partitions").to_pylist() == [12, None, None]
+    assert out.table.schema.field("partitions").nullable
+    reasons = {r["value"]: r["reason"] for r in out.rejected.to_pylist()}
+    assert set(reasons) == {"0", "many"}
+    # The column itself is still required: an export that forgot it is not "all new".
+    with pytest.raises(FiguresError, match="missing required column 'partitions'"):
+        conform("topics", _topics(["1"]).drop_columns(["partitions"]), source="topics.csv")
