@@ -27,6 +27,7 @@ CORE_MODULES = [
     "planner.report.index_page",
     "planner.report.topic_page",
     "planner.report.from_plan",
+    "planner.report.from_outputs",
 ]
 HEAVY = (
     "pyspark",

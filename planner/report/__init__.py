@@ -2,6 +2,8 @@
 
 - `model`: the input model (`FleetReport`, `TopicReport`, ...), plain frozen values.
 - `from_plan`: `from_topic_plan`, a `TopicReport` from the core's `TopicPlan`.
+- `from_outputs`: `topic_report`, `rejected_summaries`, `fleet_report` and
+  `report_settings`, the report from the Spark jobs' output rows (the pipeline's path).
 - `site`: `iter_site` (pure: every file's path and bytes) and `render_site` (writes them).
 - `publish`: `publish_site`, render into a new release and switch in one rename.
 - `svg`: the inline SVG chart helper; `charts`, `index_page`, `topic_page`, `exports`:
@@ -10,6 +12,12 @@
 See docs/report.md.
 """
 
+from planner.report.from_outputs import (
+    fleet_report,
+    rejected_summaries,
+    report_settings,
+    topic_report,
+)
 from planner.report.from_plan import from_topic_plan
 from planner.report.model import (
     GROUP_STATUSES,
@@ -57,9 +65,13 @@ __all__ = [
     "ThroughputHistory",
     "TopicReport",
     "current_release",
+    "fleet_report",
     "from_topic_plan",
     "iter_site",
     "page_names",
     "publish_site",
+    "rejected_summaries",
     "render_site",
+    "report_settings",
+    "topic_report",
 ]

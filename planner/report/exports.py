@@ -16,7 +16,14 @@ import re
 from typing import Any
 
 from planner.report.layout import STATUS_LABELS
-from planner.report.model import DIMENSION_UNITS, FleetReport, GroupReport, TopicReport
+from planner.report.model import (
+    DIMENSION_UNITS,
+    PLANNED_STATUSES,
+    TOPIC_STATUSES,
+    FleetReport,
+    GroupReport,
+    TopicReport,
+)
 from planner.report.names import topic_href
 
 __all__ = ["md_code", "md_text", "recommendations", "summary_markdown"]
@@ -26,6 +33,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|#])")
 _LIST_MOST = 25
 _WARNINGS_MOST = 3
 _WARNING_CHARS = 240
+#: Statuses of topics that could not be sized, in the order the summary lists them.
+_UNSIZED = tuple(s for s in TOPIC_STATUSES if s not in PLANNED_STATUSES)
 
 
 def _visible(text: str) -> str:
@@ -135,6 +144,17 @@ def _topic_line(t: TopicReport) -> list[str]:
     return lines
 
 
+def _group_line(g: GroupReport, t: TopicReport) -> str:
+    where = f"- {md_code(g.group_id)} on {md_code(t.topic)}: "
+    if g.strategy is None or g.recommended_members is None:
+        why = md_text(g.notes[0]) if g.notes else ""
+        return f"{where}{STATUS_LABELS[g.status][0]}: {why}"
+    return (
+        f"{where}{g.current_members} -> {g.recommended_members} members, "
+        f"{md_code(g.strategy)} ({STATUS_LABELS[g.status][0]})"
+    )
+
+
 def _section(title: str, items: list[list[str]]) -> list[str]:
     if not items:
         return []
@@ -151,11 +171,12 @@ def summary_markdown(report: FleetReport) -> str:
     s = report.settings
     by_status = {
         status: sorted((t for t in report.topics if t.status == status), key=lambda t: t.topic)
-        for status in ("increase", "plan-increase", "ok", "missing-capacity", "error")
+        for status in TOPIC_STATUSES
     }
-    missing = len(by_status["missing-capacity"]) + len(by_status["error"])
+    unsized = [t for status in _UNSIZED for t in by_status[status]]
     under = report.group_count("under-provisioned")
     over = report.group_count("over-provisioned")
+    unplanned = report.group_count("unplanned")
     lines = [
         f"# {md_text(report.title)}: run {md_code(report.run_key)}",
         "",
@@ -165,29 +186,27 @@ def summary_markdown(report: FleetReport) -> str:
         "",
         f"**{_count(len(by_status['increase']), 'topic needs', 'topics need')} more "
         f"partitions now, {len(by_status['plan-increase'])} within the horizon, "
-        f"{_count(len(by_status['ok']), 'is', 'are')} fine, {missing} could not be sized.** "
-        f"Consumer groups: {under} under-provisioned, {over} over-provisioned.",
+        f"{_count(len(by_status['ok']), 'is', 'are')} fine, {len(unsized)} could not be "
+        f"sized.** Consumer groups: {under} under-provisioned, {over} over-provisioned"
+        + (f", {unplanned} not planned." if unplanned else "."),
     ]
     lines += _section("Increase now", [_topic_line(t) for t in by_status["increase"]])
     lines += _section(
         "Increase within the horizon", [_topic_line(t) for t in by_status["plan-increase"]]
     )
     groups = [
-        [
-            f"- {md_code(g.group_id)} on {md_code(t.topic)}: {g.current_members} -> "
-            f"{g.recommended_members} members, {md_code(g.strategy)} "
-            f"({STATUS_LABELS[g.status][0]})"
-        ]
+        [_group_line(g, t)]
         for t in sorted(report.topics, key=lambda t: t.topic)
         for g in t.groups
         if g.status != "ok"
     ]
-    lines += _section("Consumer groups to resize", groups)
+    title = "Consumer groups to resize" + (", and groups without a plan" if unplanned else "")
+    lines += _section(title, groups)
     lines += _section(
         "Could not be sized",
         [
             [f"- {md_code(t.topic)}: {STATUS_LABELS[t.status][0]}: {md_text(t.error or '')}"]
-            for t in by_status["missing-capacity"] + by_status["error"]
+            for t in unsized
         ],
     )
     fine = by_status["ok"]

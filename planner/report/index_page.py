@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from planner.report.layout import (
@@ -16,8 +17,17 @@ from planner.report.names import topic_href
 
 __all__ = ["index_page"]
 
-#: Sort order of statuses in the table: what needs action first.
-STATUS_RANK = {"error": 0, "missing-capacity": 1, "increase": 2, "plan-increase": 3, "ok": 4}
+#: Sort order of statuses in the table: what needs action first (a topic that cannot be
+#: sized first of all: its figures need fixing before anything can be said about it).
+STATUS_RANK = {
+    "error": 0,
+    "missing-capacity": 1,
+    "no-figures": 2,
+    "unknown-topic": 3,
+    "increase": 4,
+    "plan-increase": 5,
+    "ok": 6,
+}
 _CARD_MOST = 10
 _DASH = "\u2014"
 
@@ -26,16 +36,35 @@ def _link(t: TopicReport, pages: dict[str, str]) -> str:
     return f'<a href="{escape(topic_href(pages[t.topic]))}">{escape(t.topic)}</a>'
 
 
+def _current(t: TopicReport) -> str:
+    if t.current_partitions is not None:
+        return fmt_count(t.current_partitions)
+    # No topics row: the count is unknown, not zero, and the topic is not a new one.
+    return _DASH if t.status == "unknown-topic" else "new"
+
+
 def _arrow(t: TopicReport) -> str:
-    current = "new" if t.current_partitions is None else fmt_count(t.current_partitions)
+    current = _current(t)
     if t.recommended_partitions is None or t.recommended_partitions == t.current_partitions:
         return current
     return f"{current} \u2192 {fmt_count(t.recommended_partitions)}"
 
 
-def _card(css: str, title: str, topics: list[TopicReport], pages: dict[str, str]) -> str:
+def _missing_note(t: TopicReport) -> str:
+    if not t.planned:
+        return STATUS_LABELS[t.status][0]
+    return f"{t.rejected_rows:,} row{'' if t.rejected_rows == 1 else 's'} rejected"
+
+
+def _card(
+    css: str,
+    title: str,
+    topics: list[TopicReport],
+    pages: dict[str, str],
+    note: Callable[[TopicReport], str] = _arrow,
+) -> str:
     items = "".join(
-        f"<li>{_link(t, pages)} <span class='muted'>{escape(_arrow(t))}</span></li>"
+        f"<li>{_link(t, pages)} <span class='muted'>{escape(note(t))}</span></li>"
         for t in topics[:_CARD_MOST]
     )
     more = (
@@ -60,6 +89,7 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
     missing = [t for t in report.topics if not t.planned or t.rejected_rows]
     under = report.group_count("under-provisioned")
     over = report.group_count("over-provisioned")
+    unplanned = report.group_count("unplanned")
     horizon = f"{report.settings.horizon_days:g} days"
     cards = [
         _card("increase", "Need more partitions now", with_status("increase"), pages),
@@ -70,12 +100,14 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
             pages,
         ),
         _card("ok", "Fine to the end of the horizon", with_status("ok"), pages),
-        _card("missing", "Missing or rejected figures", missing, pages),
+        _card("missing", "Missing or rejected figures", missing, pages, _missing_note),
         (
             '<section class="card plan-increase"><h3>Consumer groups</h3>'
-            f'<div class="big">{under + over:,}</div><ul>'
+            f'<div class="big">{under + over + unplanned:,}</div><ul>'
             f"<li>{status_badge('under-provisioned')} {under:,}</li>"
-            f"<li>{status_badge('over-provisioned')} {over:,}</li></ul></section>"
+            f"<li>{status_badge('over-provisioned')} {over:,}</li>"
+            + (f"<li>{status_badge('unplanned')} {unplanned:,}</li>" if unplanned else "")
+            + "</ul></section>"
         ),
     ]
     return '<h2 id="glance">Fleet at a glance</h2>\n<div class="cards">' + "".join(cards) + "</div>"
@@ -88,21 +120,25 @@ def _groups(report: FleetReport, pages: dict[str, str]) -> str:
             if g.status == "ok":
                 continue
             strategy = (
-                escape(g.strategy)
-                if g.strategy == g.current_strategy
+                escape(g.current_strategy)
+                if g.strategy is None or g.strategy == g.current_strategy
                 else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
             )
             note = escape(g.notes[0]) if g.notes else ""
             rows.append(
                 f"<tr><td><code>{escape(g.group_id)}</code></td><td>{_link(t, pages)}</td>"
                 f"<td>{status_badge(g.status)}</td>"
-                f'<td class="num">{g.current_members:,} \u2192 {g.recommended_members:,}</td>'
+                f'<td class="num">{g.current_members:,} \u2192 '
+                f"{fmt_count(g.recommended_members)}</td>"
                 f"<td>{strategy}</td><td>{note}</td></tr>"
             )
     if not rows:
         return ""
+    title = "Consumer groups to resize"
+    if report.group_count("unplanned"):
+        title += ", and groups without a plan"
     return (
-        '<h2 id="groups">Consumer groups to resize</h2>\n<table><thead><tr><th>Group</th>'
+        f'<h2 id="groups">{title}</h2>\n<table><thead><tr><th>Group</th>'
         '<th>Topic</th><th>Status</th><th class="num">Members</th><th>Strategy</th>'
         "<th>Why</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
     )

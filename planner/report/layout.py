@@ -36,8 +36,14 @@ STATUS_LABELS: dict[str, tuple[str, str]] = {
     "ok": ("ok", "enough partitions to the end of the horizon"),
     "missing-capacity": ("missing figures", "no capacity (Tp/Tc) or throughput to size on"),
     "error": ("error", "planning failed for this topic"),
+    "no-figures": ("no throughput", "no throughput samples in the history window to size on"),
+    "unknown-topic": (
+        "unknown topic",
+        "throughput figures for a topic the run's topics table does not list",
+    ),
     "under-provisioned": ("under-provisioned", "fewer members than today's peak needs"),
     "over-provisioned": ("over-provisioned", "more members than the horizon needs"),
+    "unplanned": ("not planned", "a topic the group reads has no plan"),
 }
 
 STYLE = """
@@ -76,7 +82,9 @@ tr:has(+ tr.notes) td{border-bottom:0}
 font-weight:600;white-space:nowrap;border:1px solid currentColor}
 .status::before{content:"\\25CF\\00a0"}
 .st-increase,.st-error,.st-under-provisioned{color:var(--bad)}
-.st-plan-increase,.st-missing-capacity,.st-over-provisioned{color:var(--warn)}
+.st-plan-increase,.st-missing-capacity,.st-over-provisioned,.st-no-figures,.st-unknown-topic{
+color:var(--warn)}
+.st-unplanned{color:var(--muted)}
 .st-ok{color:var(--good)}
 .warnings{border:1px solid #d4a72c;background:#fff8c5;border-radius:6px;padding:.5rem 1rem}
 .warnings li{margin:.25rem 0}

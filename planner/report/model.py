@@ -57,12 +57,25 @@ __all__ = [
 
 #: `ok`: enough partitions to the end of the horizon; `plan-increase`: enough today, not
 #: by the end of the horizon; `increase`: not enough today; `missing-capacity`: no Tp/Tc
-#: (or no throughput) to size on; `error`: planning failed (see `TopicReport.error`).
-TopicStatus = Literal["ok", "plan-increase", "increase", "missing-capacity", "error"]
+#: (or no throughput) to size on; `error`: planning failed; `no-figures`: in the topics
+#: table, but no throughput sample in the history window; `unknown-topic`: throughput
+#: for a topic the topics table does not list. All but the first three say why in
+#: `TopicReport.error`.
+TopicStatus = Literal[
+    "ok",
+    "plan-increase",
+    "increase",
+    "missing-capacity",
+    "error",
+    "no-figures",
+    "unknown-topic",
+]
 TOPIC_STATUSES: tuple[TopicStatus, ...] = get_args(TopicStatus)
 #: The statuses of a topic that was sized (its numbers are all present).
 PLANNED_STATUSES: frozenset[str] = frozenset({"ok", "plan-increase", "increase"})
-GroupStatus = Literal["ok", "under-provisioned", "over-provisioned"]
+#: `unplanned`: a topic the group reads has no plan, so neither has the group (its notes
+#: say which topic and why); its sizes and recommended strategy are then None.
+GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "unplanned"]
 GROUP_STATUSES: tuple[GroupStatus, ...] = get_args(GroupStatus)
 Dimension = Literal["mib_in", "records_in", "mib_out"]
 Side = Literal["producer", "consumer", "both"]
@@ -319,11 +332,15 @@ class DimensionArithmetic(_Model):
         target: `grown x (1 + headroom_pct / 100)`.
         producer_capacity: Tp in the dimension's unit (None: not measured, or `mib_out`).
         consumer_capacity: Tc in the dimension's unit (None: not measured).
-        capacity_scope: Tp/Tc from the topic's own capacity row (`topic`) or `*`.
+        capacity_scope: Tp/Tc from the topic's own capacity row (`topic`) or `*`; when
+            Tp and Tc came from different rows, Tc's row (see `producer_scope`). None:
+            no capacity in this dimension.
         producer_partitions: `ceil(target / Tp)`, or None.
         consumer_partitions: `ceil(target / Tc)`, or None.
         required: The larger of the two (None: no capacity, the dimension was skipped).
         side: Which side needs `required` (`both` on a tie).
+        producer_scope: Tp's row when it is not `capacity_scope`'s (the topic's own Tc
+            with the fleet's default Tp, say); None: the same row, or no Tp.
     """
 
     dimension: Dimension
@@ -336,11 +353,12 @@ class DimensionArithmetic(_Model):
     target: float
     producer_capacity: float | None
     consumer_capacity: float | None
-    capacity_scope: CapacityScope
+    capacity_scope: CapacityScope | None
     producer_partitions: int | None
     consumer_partitions: int | None
     required: int | None
     side: Side | None
+    producer_scope: CapacityScope | None = None
 
     @property
     def unit(self) -> str:
@@ -424,30 +442,44 @@ class GroupReport(_Model):
         current_strategy: Its `partition.assignment.strategy` today.
         strategy: The strategy recommended.
         current_members: Members today (0 for a planned group).
-        recommended_members: Members to run.
-        members_now: Smallest group that keeps up with today's peak, with headroom.
-        members_at_horizon: The same at the end of the horizon.
+        recommended_members: Members to run (None: `unplanned`).
+        members_now: Smallest group that keeps up with today's peak, with headroom
+            (None: `unplanned`).
+        members_at_horizon: The same at the end of the horizon (None: `unplanned`).
         busiest_utilisation: The busiest member's load at `members_now`, share of one
             consumer's capacity (None: unknown, e.g. no size fits).
-        status: `ok`, `under-provisioned` or `over-provisioned`.
+        status: `ok`, `under-provisioned`, `over-provisioned`, or `unplanned` (a topic
+            it reads has no plan: the notes say which and why).
         notes: Why, in plain words.
     """
 
     group_id: str
     topics: tuple[str, ...]
     current_strategy: str
-    strategy: str
+    strategy: str | None
     current_members: int
-    recommended_members: int
-    members_now: int
-    members_at_horizon: int
+    recommended_members: int | None
+    members_now: int | None
+    members_at_horizon: int | None
     busiest_utilisation: float | None
     status: GroupStatus
     notes: tuple[str, ...] = ()
 
     def _check(self) -> None:
+        where = f"group {self.group_id!r}"
         for name in ("current_members", "recommended_members", "members_now"):
-            _at_least(f"group {self.group_id!r}: {name}", getattr(self, name), 0)
+            _at_least(f"{where}: {name}", getattr(self, name), 0)
+        if self.status == "unplanned":
+            if not self.notes:
+                raise ValueError(f"{where}: status 'unplanned' needs a note saying why")
+            return
+        missing = [
+            name
+            for name in ("strategy", "recommended_members", "members_now", "members_at_horizon")
+            if getattr(self, name) is None
+        ]
+        if missing:
+            raise ValueError(f"{where}: status {self.status!r} needs {', '.join(missing)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -612,14 +644,15 @@ class TopicReport(_Model):
     """Everything the site says about one topic.
 
     A sized topic (`ok`, `plan-increase`, `increase`) has its partition numbers and
-    `deciding`; a `missing-capacity` or `error` topic has `error` (why) and whatever was
-    known. Chart fields are None when there is nothing to draw (`partition_load` is for
-    keyed topics with a key sample only).
+    `deciding`; any other (`missing-capacity`, `error`, `no-figures`, `unknown-topic`)
+    has `error` (why) and whatever was known. Chart fields are None when there is
+    nothing to draw (`partition_load` is for keyed topics with a key sample only).
 
     Attributes:
         topic: The topic name (any text: the renderer escapes it).
         status: See `TopicStatus`.
-        current_partitions: Partitions today (None: a new topic).
+        current_partitions: Partitions today (None: a new topic, or not in the topics
+            table for `unknown-topic`).
         required_partitions_now: The rule's requirement for today's peak plus headroom.
         required_partitions: The requirement at the end of the horizon (key skew included).
         recommended_partitions: The count to have.
@@ -645,7 +678,7 @@ class TopicReport(_Model):
         churn: Rebalance churn per strategy.
         rejected_rows: Input rows of this topic the row checks kept out (0: none or
             unknown).
-        error: Why the topic could not be sized (`missing-capacity`, `error`).
+        error: Why the topic could not be sized (every status but the sized ones).
     """
 
     topic: str

@@ -6,7 +6,13 @@ from html import escape
 
 from planner.report import charts
 from planner.report.layout import STATUS_LABELS, fmt_count, fmt_pct, fmt_rate, page, status_badge
-from planner.report.model import DIMENSION_UNITS, FleetReport, GroupReport, TopicReport
+from planner.report.model import (
+    DIMENSION_UNITS,
+    DimensionArithmetic,
+    FleetReport,
+    GroupReport,
+    TopicReport,
+)
 from planner.report.names import topic_href
 
 __all__ = ["topic_page"]
@@ -16,9 +22,16 @@ _SEP = " \u00b7 "
 _MIB = 2**20
 
 
+def _current(t: TopicReport) -> str:
+    if t.current_partitions is not None:
+        return fmt_count(t.current_partitions)
+    # No topics row: the count is unknown, not zero, and the topic is not a new one.
+    return "not in the topics table" if t.status == "unknown-topic" else "new topic"
+
+
 def _headline(t: TopicReport) -> str:
     cells: list[tuple[str, str, str]] = []
-    current = "new topic" if t.current_partitions is None else fmt_count(t.current_partitions)
+    current = _current(t)
     if t.recommended_partitions is not None:
         need = (
             f"rule: {fmt_count(t.required_partitions_now)} today, "
@@ -71,11 +84,15 @@ def _headline(t: TopicReport) -> str:
 
 
 def _facts(t: TopicReport) -> str:
-    facts = [
-        "keyed (per-key order matters)" if t.keyed else "keyless",
-        f"partitioner {t.partitioner}",
-        f"replication factor {fmt_count(t.replication_factor)}",
-    ]
+    if t.status == "unknown-topic":
+        # Without a topics row the model's defaults (keyless, murmur2_random) are guesses.
+        facts = ["keys, partitioner and replication factor unknown (no topics row)"]
+    else:
+        facts = [
+            "keyed (per-key order matters)" if t.keyed else "keyless",
+            f"partitioner {t.partitioner}",
+            f"replication factor {fmt_count(t.replication_factor)}",
+        ]
     if t.capacity_source:
         facts.append(f"Tp/Tc measured by {t.capacity_source}")
     return f'<p class="meta">{escape(_SEP.join(facts))}</p>'
@@ -88,10 +105,12 @@ def _warnings(t: TopicReport) -> str:
             f'<div class="error-box"><strong>{escape(STATUS_LABELS[t.status][0])}:</strong> '
             f"{escape(t.error)}</div>"
         )
-    if t.warnings:
+    # A topic without a plan usually carries its reason as a warning too: say it once.
+    warnings = [w for w in t.warnings if w != t.error]
+    if warnings:
         parts.append(
             '<h2 id="warnings">Warnings</h2><ul class="warnings">'
-            + "".join(f"<li>{escape(w)}</li>" for w in t.warnings)
+            + "".join(f"<li>{escape(w)}</li>" for w in warnings)
             + "</ul>"
         )
     return "\n".join(parts)
@@ -99,8 +118,8 @@ def _warnings(t: TopicReport) -> str:
 
 def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
     strategy = (
-        escape(g.strategy)
-        if g.strategy == g.current_strategy
+        escape(g.current_strategy)
+        if g.strategy is None or g.strategy == g.current_strategy
         else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
     )
     notes = [escape(n) for n in g.notes]
@@ -115,8 +134,8 @@ def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
         notes.append(f"also reads {listed}")
     row = (
         f"<tr><td><code>{escape(g.group_id)}</code></td><td>{status_badge(g.status)}</td>"
-        f'<td class="num">{g.current_members:,} \u2192 {g.recommended_members:,}</td>'
-        f'<td class="num">{g.members_now:,} / {g.members_at_horizon:,}</td>'
+        f'<td class="num">{g.current_members:,} \u2192 {fmt_count(g.recommended_members)}</td>'
+        f'<td class="num">{fmt_count(g.members_now)} / {fmt_count(g.members_at_horizon)}</td>'
         f'<td class="num">{fmt_pct(g.busiest_utilisation, fraction=True)}</td>'
         f"<td>{strategy}</td></tr>"
     )
@@ -143,6 +162,16 @@ def _groups(t: TopicReport, links: dict[str, str]) -> str:
     )
 
 
+_SCOPES = {"topic": "topic's own row", "*": "default row *"}
+
+
+def _scope(d: DimensionArithmetic) -> str:
+    tc = _SCOPES[d.capacity_scope] if d.capacity_scope else None
+    if d.producer_scope is None or d.producer_scope == d.capacity_scope:
+        return tc or _DASH
+    return f"Tp: {_SCOPES[d.producer_scope]}, Tc: {tc or 'none'}"
+
+
 def _arithmetic(t: TopicReport, percentile: float) -> str:
     if not t.dimensions:
         return ""
@@ -159,7 +188,7 @@ def _arithmetic(t: TopicReport, percentile: float) -> str:
     for d in t.dimensions:
         deciding = t.deciding is not None and t.deciding.dimension == d.dimension
         mark = " (decides)" if deciding else ""
-        scope = "topic's own row" if d.capacity_scope == "topic" else "default row *"
+        scope = _scope(d)
         rule_rows.append(
             f"<tr><th scope='row'>{escape(d.unit + mark)}</th>"
             f'<td class="num">{fmt_rate(d.target)}</td>'

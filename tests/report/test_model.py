@@ -12,6 +12,7 @@ import pytest
 from planner.report import (
     DimensionArithmetic,
     FleetReport,
+    GroupReport,
     HotKeyMark,
     PartitionLoadChart,
     ThroughputHistory,
@@ -148,3 +149,44 @@ def test_headroom_is_taken_in_the_tightest_dimension() -> None:
 
 def test_any_text_is_a_topic_name() -> None:
     assert _error_topic(HOSTILE_TOPIC).topic == HOSTILE_TOPIC
+
+
+def _unplanned_group(**changes: object) -> GroupReport:
+    fields: dict[str, object] = {
+        "group_id": "legacy-reader",
+        "topics": ("legacy",),
+        "current_strategy": "range",
+        "strategy": None,
+        "current_members": 2,
+        "recommended_members": None,
+        "members_now": None,
+        "members_at_horizon": None,
+        "busiest_utilisation": None,
+        "status": "unplanned",
+        "notes": ("no consumer capacity (Tc) for this topic",),
+    }
+    fields.update(changes)
+    return GroupReport(**fields)  # type: ignore[arg-type]
+
+
+def test_a_group_without_a_plan_has_no_sizes_but_says_why() -> None:
+    group = _unplanned_group()
+    topic = TopicReport(
+        topic="legacy", status="no-figures", error="no throughput samples", groups=(group,)
+    )
+    again = FleetReport.from_json_dict(json.loads(json.dumps(_fleet(topic).to_json_dict())))
+    assert again.topics[0] == topic and again.group_count("unplanned") == 1
+    with pytest.raises(ValueError, match="status 'unplanned' needs a note saying why"):
+        _unplanned_group(notes=())
+    with pytest.raises(
+        ValueError,
+        match="status 'ok' needs strategy, recommended_members, members_now, members_at_horizon",
+    ):
+        _unplanned_group(status="ok")
+
+
+@pytest.mark.parametrize("status", ["no-figures", "unknown-topic"])
+def test_the_pipelines_unplanned_statuses_need_a_reason(status: str) -> None:
+    with pytest.raises(ValueError, match=f"status '{status}' needs an error message"):
+        TopicReport(topic="t", status=status)  # type: ignore[arg-type]
+    assert not TopicReport(topic="t", status=status, error="why").planned  # type: ignore[arg-type]
