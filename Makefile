@@ -23,6 +23,10 @@ bench: setup
 	@$(PY) benchmarks/simulate_bench.py
 	@$(PY) benchmarks/sample_bench.py
 
-# Re-resolve the pinned environment after editing pyproject.toml.
+# Re-resolve the pinned environment after editing pyproject.toml. The image's lock (the
+# `pipeline` extra's closure only, for the Dockerfile) is resolved within the full one,
+# so the image runs exactly the versions the tests ran. uv as scripts/setup.sh installs it.
 lock:
-	uv pip compile pyproject.toml --all-extras --python-version 3.11 -q -o requirements.lock
+	python3 -m uv pip compile pyproject.toml --all-extras --python-version 3.11 -q -o requirements.lock
+	python3 -m uv pip compile pyproject.toml --extra pipeline --python-version 3.11 \
+		-c requirements.lock -q -o requirements-runtime.lock
