@@ -8,6 +8,8 @@ Subcommands:
   collect   gather one data interval's figures from the configured sources
   show      a topic's latest published recommendation, from the store
   sample    write a realistic sample fleet as a landing folder (demos, tests, benchmarks)
+  plan      the whole pipeline for one data interval: collect, validate, size, simulate,
+            validate, publish (what the Airflow DAG runs)
 
 Bad arguments print one line naming the flag and exit with code 2.
 """
@@ -113,7 +115,7 @@ def _json_default(value: Any) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from planner.commands import collect, demo, perf_test, sample, show, simulate, size
+    from planner.commands import collect, demo, perf_test, plan, sample, show, simulate, size
 
     parser = _Parser(prog="partition-planner", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -124,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_parser(sub)
     sample.add_parser(sub)
     show.add_parser(sub)
+    plan.add_parser(sub)
     return parser
 
 

@@ -41,6 +41,9 @@ Airflow fills those from its connections. Relative paths are relative to the fil
 
     [report]
     dir = "var/report"
+
+    [work]
+    dir = "var/work"              # the Spark jobs' datasets and each run's validation results
 """
 
 from __future__ import annotations
@@ -81,7 +84,7 @@ _PROMETHEUS_KEYS = {
     "user_env",
     "password_env",
 }
-_SECTIONS = ("figures", "sources", "planning", "spark", "store", "report")
+_SECTIONS = ("figures", "sources", "planning", "spark", "store", "report", "work")
 
 
 class ConfigError(ValueError):
@@ -102,7 +105,13 @@ class PlannerConfig:
         spark_master: Spark master URL.
         spark_conf: Extra Spark settings.
         store_url: SQLAlchemy URL of the recommendation store.
-        report_dir: Where the report site is published.
+        report_dir: Where the report site is published (a symbolic link to its release).
+        work_dir: The Spark jobs' datasets (`datasets/`) and each run's validation
+            results (`runs/`).
+        secrets: Secrets handed over in memory by the deployment (Airflow connections,
+            `planner.pipeline.connections`), never read from the file:
+            `prometheus_bearer_token`, `kafka_config` (librdkafka settings). They win
+            over the environment variables the file names.
     """
 
     path: Path | None = None
@@ -117,6 +126,8 @@ class PlannerConfig:
     spark_conf: Mapping[str, str] = field(default_factory=dict)
     store_url: str = "sqlite:///var/store.db"
     report_dir: Path = Path("var/report")
+    work_dir: Path = Path("var/work")
+    secrets: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def resolve(self, value: str | Path) -> Path:
         """A path from the file, relative to the file's folder."""
@@ -185,6 +196,8 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
     _unknown(store, {"url"}, f"{file} [store]")
     report = _table(doc, "report", str(file))
     _unknown(report, {"dir"}, f"{file} [report]")
+    work = _table(doc, "work", str(file))
+    _unknown(work, {"dir"}, f"{file} [work]")
     history_days = figures.get("history_days", 30)
     if not isinstance(history_days, int) or history_days < 0:
         raise ConfigError(f"{file} [figures] history_days: a whole number >= 0")
@@ -200,6 +213,7 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
         spark_conf={str(k): str(v) for k, v in _table(spark, "conf", str(file)).items()},
         store_url=str(store.get("url", "sqlite:///var/store.db")),
         report_dir=config.resolve(report.get("dir", "var/report")),
+        work_dir=config.resolve(work.get("dir", "var/work")),
     )
 
 
@@ -226,11 +240,17 @@ def build_sources(config: PlannerConfig, *, landing: str | Path | None = None) -
         elif name == "prometheus":
             from planner.collect.prometheus import PrometheusSource
 
-            out.append(PrometheusSource(**_prometheus_args(settings)))
+            args = _prometheus_args(settings)
+            if token := config.secrets.get("prometheus_bearer_token"):
+                args["bearer_token"] = token
+            out.append(PrometheusSource(**args))
         elif name == "kafka":
             from planner.collect.kafka_admin import KafkaAdminSource
 
-            out.append(KafkaAdminSource(**_kafka_args(settings)))
+            args = _kafka_args(settings)
+            if extra := config.secrets.get("kafka_config"):
+                args["config"] = dict(extra)
+            out.append(KafkaAdminSource(**args))
     return out
 
 

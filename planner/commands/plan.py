@@ -1,0 +1,84 @@
+"""`partition-planner plan`: the whole pipeline for one data interval, without Airflow."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from planner import cli
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="collect, validate, size, simulate, validate and publish one data interval",
+        description=(
+            "Run the pipeline the Airflow DAG runs, in one process: collect the interval's "
+            "figures (and missing history days), validate them with the input suites, run "
+            "both Spark jobs, validate their datasets with the output suites, and publish "
+            "the store rows, the report site (OUT/report/index.html) and "
+            "OUT/recommendations.json. If any step fails, nothing is published and the "
+            "last good report and rows stay; the failure is recorded in the store."
+        ),
+    )
+    p.add_argument("--landing", metavar="DIR", help="landing folder (overrides the config)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="put figures, datasets, the store and the report under DIR "
+        "(default: the config's folders)",
+    )
+    p.add_argument("--config", metavar="FILE", help="planner config file (TOML)")
+    p.add_argument(
+        "--interval",
+        metavar="DATE|START/END",
+        help="data interval: a UTC day or START/END in ISO 8601 (default: yesterday, UTC)",
+    )
+    p.add_argument(
+        "--store", metavar="URL", help="store URL (default: OUT/store.db or the config's)"
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from planner.config import ConfigError, load_config
+    from planner.figures import DataInterval
+    from planner.pipeline.run import PipelineFailed, run_pipeline
+    from planner.pipeline.workspace import Workspace
+
+    try:
+        interval = (
+            DataInterval.parse(args.interval)
+            if args.interval
+            else DataInterval.day((datetime.now(UTC) - timedelta(days=1)).date())
+        )
+    except ValueError as exc:
+        raise cli.UsageError(f"--interval: {exc}") from None
+    try:
+        config = load_config(Path(args.config).absolute() if args.config else None)
+    except ConfigError as exc:
+        raise cli.UsageError(str(exc)) from None
+    if args.landing and not Path(args.landing).is_dir():
+        raise cli.UsageError(f"--landing: {args.landing} is not a folder")
+    if args.out:
+        workspace = Workspace.under(args.out, store_url=args.store)
+    else:
+        workspace = Workspace.from_config(config)
+        if args.store:
+            import dataclasses
+
+            workspace = dataclasses.replace(workspace, store_url=args.store)
+    landing = Path(args.landing).absolute() if args.landing else None
+    try:
+        done = run_pipeline(config, workspace, interval, landing=landing)
+    except PipelineFailed as exc:
+        raise cli.Failed(f"{exc}\nnothing was published; the last good report stays") from None
+    assert done.published is not None
+    print(done.published.summary)
+    print(f"report: {done.published.index.absolute()}")
+    print(f"recommendations.json: {workspace.recommendations_json.absolute()}")
+    steps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in done.seconds.items())
+    print(f"steps: {steps}")
+    return 0

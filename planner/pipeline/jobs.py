@@ -1,0 +1,81 @@
+"""The Spark applications of a run and their arguments, spelled once for every launcher.
+
+The `plan` command calls each application's `main(argv)` in its own SparkSession; the
+Airflow DAG submits the same files with `spark-submit` and the same arguments. Both
+build the argument lists here, so the two paths cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+from planner.figures.dataset import DataInterval
+from planner.pipeline.workspace import Workspace
+
+__all__ = ["APPLICATIONS", "application_path", "job_arguments", "run_key", "validation_arguments"]
+
+#: Spark applications by task name: the module whose file spark-submit runs.
+APPLICATIONS = {
+    "validate_inputs": "planner.pipeline.validation",
+    "size_partitions": "spark_jobs.size_partitions",
+    "simulate_assignments": "spark_jobs.simulate_assignments",
+    "validate_outputs": "planner.pipeline.validation",
+}
+
+_KEY = re.compile(r"^\d{8}T\d{4}Z$")
+
+
+def run_key(run: str) -> str:
+    """The run key of an interval key, a UTC day or START/END (`20261121T0000Z`)."""
+    text = run.strip()
+    if _KEY.match(text):
+        return text
+    return DataInterval.parse(text).key
+
+
+def application_path(task: str) -> Path:
+    """The Python file spark-submit runs for `task` (from the installed packages)."""
+    spec = importlib.util.find_spec(APPLICATIONS[task])
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"{APPLICATIONS[task]} is not installed")
+    return Path(spec.origin)
+
+
+def _common(workspace: Workspace, interval: str, config: Path | None) -> list[str]:
+    args = ["--interval", interval]
+    if config is not None:
+        args += ["--config", str(config)]
+    return args
+
+
+def job_arguments(workspace: Workspace, interval: str, config: Path | None) -> list[str]:
+    """Arguments of `size_partitions` and `simulate_assignments` for one run.
+
+    Args:
+        workspace: Where the figures are and the datasets go.
+        interval: The run's data interval (START/END, a UTC day, or its key).
+        config: The planner config file the jobs read their settings from.
+    """
+    return [
+        "--figures",
+        str(workspace.figures),
+        "--out",
+        str(workspace.datasets),
+        *_common(workspace, interval, config),
+    ]
+
+
+def validation_arguments(
+    stage: str, workspace: Workspace, interval: str, config: Path | None
+) -> list[str]:
+    """Arguments of `planner.pipeline.validation` for one stage of one run."""
+    return [
+        stage,
+        "--figures",
+        str(workspace.figures),
+        "--work",
+        str(workspace.work),
+        *_common(workspace, interval, config),
+    ]

@@ -1,0 +1,47 @@
+"""The Spark steps of the DAGs as `SparkSubmitOperator`s, templated from the run plan.
+
+Imported by the DAG files at parse time, so it imports only the Spark provider's
+operator, the standard library and `planner.deployment` (no Spark, no Arrow). The
+application file and its arguments come from the XCom of the run's first task
+(`planner.pipeline.tasks.RunPlan`), rendered as native Python values: the DAG must set
+`render_template_as_native_obj=True`.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import timedelta
+from typing import Any
+
+from planner.deployment import SPARK_CONN_ID
+
+__all__ = ["spark_step"]
+
+
+def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
+    """A real Spark submission of one step of the run.
+
+    Args:
+        step: `validate_inputs`, `size_partitions`, `simulate_assignments` or
+            `validate_outputs` (also the task id).
+        plan_task: The task whose XCom holds the run plan.
+        **kwargs: Further operator arguments (retries, ...).
+    """
+    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+
+    spark = f"ti.xcom_pull(task_ids={plan_task!r})['spark'][{step!r}]"
+    kwargs.setdefault("retries", 0 if step.startswith("validate_") else 1)
+    kwargs.setdefault("retry_delay", timedelta(minutes=1))
+    return SparkSubmitOperator(
+        task_id=step,
+        conn_id=SPARK_CONN_ID,
+        application="{{ " + spark + "['application'] }}",
+        application_args="{{ " + spark + "['args'] }}",  # type: ignore[arg-type]
+        name=f"partition-planner-{step}",
+        # Python workers run the interpreter of this environment, which has the
+        # planner, pandas and pyarrow (Spark's default `python3` may not).
+        env_vars={"PYSPARK_PYTHON": sys.executable},
+        doc_md=f"Spark submission of `{step}` for the run's data interval "
+        f"(application and arguments from `{plan_task}`).",
+        **kwargs,
+    )

@@ -1,0 +1,393 @@
+"""The publish step: a validated run into the store, the report site and its Data Docs.
+
+Nothing is published unless both validation stages of this run passed and the files
+about to be published are the ones they validated (`planner.pipeline.state`). Then:
+
+1. the run's datasets are read with PyArrow and mapped into the report model
+   (`planner.report.from_outputs`), with each topic's throughput history for its chart;
+2. a new release of the site is rendered into a staging folder beside the published one,
+   with the run's GX Data Docs under `validation/`;
+3. the recommendations are written to the store in one transaction (a rerun of the
+   interval replaces its rows);
+4. the site link is switched to the new release in one rename, and
+   `recommendations.json` beside it links into the release.
+
+A failure in 1-3 leaves the store and the site as they were (the staging folder is
+removed). A crash between 3 and 4 leaves the store one run ahead of the site; publishing
+the run again puts them level. The order is chosen so the site never shows a run the
+store does not hold.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planner.config import PlannerConfig
+from planner.figures.dataset import DataInterval, interval_path, read_manifest
+from planner.pipeline.state import StageResult, fingerprint, load_stage
+from planner.pipeline.workspace import Workspace
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from planner.report.model import FleetReport, ThroughputHistory
+
+__all__ = ["NotPublishable", "PublishResult", "publish_run", "record_failed_run"]
+
+_MIB = float(2**20)
+_DATA_DOCS = "validation"
+
+
+class NotPublishable(RuntimeError):
+    """The run may not be published (not validated, or changed since); nothing was."""
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    """What a publish did.
+
+    Attributes:
+        run_key: The run.
+        topics: Recommendation rows published.
+        store_run_id: The store's id of this attempt.
+        release: The site's new release folder.
+        index: The published `index.html` (through the site link).
+        summary: `summary.md` of the run, for a task log or a terminal.
+    """
+
+    run_key: str
+    topics: int
+    store_run_id: int
+    release: Path
+    index: Path
+    summary: str
+
+
+def _validated(workspace: Workspace, key: str) -> tuple[StageResult, StageResult]:
+    state = workspace.run_state(key)
+    stages = []
+    for stage in ("inputs", "outputs"):
+        result = load_stage(state, stage)
+        if result is None:
+            raise NotPublishable(
+                f"run {key}: its {stage} were never validated ({state}/{stage}.json is "
+                "missing); nothing is published"
+            )
+        if result.run_key != key:
+            raise NotPublishable(f"run {key}: {stage}.json belongs to run {result.run_key}")
+        if not result.success:
+            raise NotPublishable(f"run {key}: {stage} failed validation:\n{result.message}")
+        stages.append(result)
+    return stages[0], stages[1]
+
+
+def _check_unchanged(result: StageResult, files: Sequence[Path], what: str) -> None:
+    now = fingerprint(files, Path(result.root))
+    if now != dict(result.fingerprint):
+        changed = sorted(
+            name
+            for name in set(now) | set(result.fingerprint)
+            if now.get(name) != result.fingerprint.get(name)
+        )
+        shown = ", ".join(changed[:5]) + (
+            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        )
+        raise NotPublishable(
+            f"run {result.run_key}: the {what} changed after they were validated ({shown}); "
+            "validate them again before publishing; nothing is published"
+        )
+
+
+def _history(
+    workspace: Workspace, key: str, lookback_days: float
+) -> tuple[DataInterval, dict[str, ThroughputHistory]]:
+    """Each topic's throughput samples over the window the sizing job read."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from planner.report.model import ThroughputHistory
+    from spark_jobs.figures import locate_run
+
+    figures = locate_run(workspace.figures, key, lookback_days=lookback_days)
+    pieces = []
+    for interval, spans in figures.history:
+        table = pq.read_table(
+            interval_path(workspace.figures, interval) / "throughput.parquet",
+            columns=["topic", "ts", "bytes_in_per_s", "records_in_per_s"],
+        )
+        for start, end in spans:
+            ts = table.column("ts")
+            keep = pc.and_(
+                pc.greater_equal(ts, pa.scalar(start, ts.type)),
+                pc.less(ts, pa.scalar(end, ts.type)),
+            )
+            pieces.append(table.filter(keep))
+    if not pieces:
+        return figures.run, {}
+    samples = pa.concat_tables(pieces).sort_by([("topic", "ascending"), ("ts", "ascending")])
+    topics = samples.column("topic").to_pylist()
+    ts_s = pc.divide(pc.cast(samples.column("ts"), pa.int64()), 1_000_000).to_numpy()
+    mib_in = samples.column("bytes_in_per_s").to_numpy(zero_copy_only=False) / _MIB
+    records = samples.column("records_in_per_s").to_numpy(zero_copy_only=False)
+    out: dict[str, ThroughputHistory] = {}
+    starts = [0] + [i for i in range(1, len(topics)) if topics[i] != topics[i - 1]]
+    for first, last in zip(starts, [*starts[1:], len(topics)], strict=True):
+        out[topics[first]] = ThroughputHistory(
+            ts_s=tuple(np.asarray(ts_s[first:last], dtype=np.float64).tolist()),
+            mib_in=tuple(None if np.isnan(v) else float(v) for v in mib_in[first:last]),
+            records_in=tuple(None if np.isnan(v) else float(v) for v in records[first:last]),
+        )
+    return figures.run, out
+
+
+def _topic_simulations(table: pa.Table) -> dict[str, list[dict[str, Any]]]:
+    import pyarrow.compute as pc
+
+    topic_rows = table.filter(pc.equal(table.column("scope"), "topic")).sort_by("topic")
+    topics = topic_rows.column("topic").to_pylist()
+    out: dict[str, list[dict[str, Any]]] = {}
+    first = 0
+    for i in range(1, len(topics) + 1):
+        if i == len(topics) or topics[i] != topics[first]:
+            out[topics[first]] = topic_rows.slice(first, i - first).to_pylist()
+            first = i
+    return out
+
+
+def _read_dataset(workspace: Workspace, dataset: str, key: str) -> pa.Table:
+    import pyarrow.parquet as pq
+
+    from spark_jobs.outputs import run_path
+
+    return pq.read_table(run_path(workspace.datasets, dataset, key))
+
+
+def _rejected(workspace: Workspace, interval: DataInterval) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    path = interval_path(workspace.figures, interval) / "rejected.parquet"
+    return pq.read_table(path).to_pylist() if path.exists() else []
+
+
+def build_report(
+    workspace: Workspace,
+    key: str,
+    *,
+    config: PlannerConfig,
+    lookback_days: float,
+    generated_at: datetime,
+    recommendations: pa.Table,
+) -> FleetReport:
+    """The run's report from its validated datasets and figures."""
+    from planner.report.from_outputs import (
+        fleet_report,
+        rejected_summaries,
+        report_settings,
+        topic_report,
+    )
+
+    interval, history = _history(workspace, key, lookback_days)
+    simulations = _topic_simulations(_read_dataset(workspace, "simulations", key))
+    rejected = _rejected(workspace, interval)
+    topics = [
+        topic_report(
+            row,
+            simulations.get(row["topic"], []),
+            history=history.get(row["topic"]),
+            settings=config.planning,
+        )
+        for row in recommendations.to_pylist()
+    ]
+    manifest = read_manifest(workspace.figures, interval.key) or {}
+    summaries = rejected_summaries(rejected)
+    input_rows = {str(k): int(v) for k, v in manifest.get("tables", {}).items() if k != "rejected"}
+    for s in summaries:
+        input_rows[s.table] = input_rows.get(s.table, 0) + s.rows
+    return fleet_report(
+        topics,
+        run_key=key,
+        interval_start=interval.start,
+        interval_end=interval.end,
+        generated_at=generated_at,
+        settings=report_settings(config.planning),
+        rejected=summaries,
+        input_rows=input_rows,
+        data_docs_path=f"{_DATA_DOCS}/index.html",
+    )
+
+
+def _data_docs(stages: Sequence[StageResult], out: Path, key: str, run_time: datetime) -> None:
+    from great_expectations.core.expectation_validation_result import (
+        ExpectationSuiteValidationResultSchema,
+    )
+
+    from expectations import ValidationReport, build_data_docs
+
+    schema = ExpectationSuiteValidationResultSchema()
+    reports = [
+        ValidationReport(
+            suite_name=name,
+            success=bool(document.get("success")),
+            outcomes=(),
+            gx_result=schema.load(document),
+        )
+        for stage in stages
+        for name, document in stage.gx_results.items()
+    ]
+    build_data_docs(reports, out, run_name=key, run_time=run_time)
+
+
+def _link_recommendations(workspace: Workspace) -> None:
+    """`recommendations.json` beside the site, pointing through the site link."""
+    link = workspace.recommendations_json
+    target = f"{workspace.report.name}/recommendations.json"
+    if link.is_symlink() and os.readlink(link) == target:
+        return
+    temporary = link.with_name(f".{link.name}.{os.getpid()}")
+    temporary.unlink(missing_ok=True)
+    os.symlink(target, temporary)
+    os.replace(temporary, link)
+
+
+def publish_run(
+    workspace: Workspace,
+    run: str,
+    *,
+    config: PlannerConfig,
+    lookback_days: float,
+    started_at: datetime,
+    durable: bool = True,
+    scope: str = "fleet",
+) -> PublishResult:
+    """Publish a validated run (see the module docstring for the order and guarantees).
+
+    Args:
+        workspace: Where the run's files are and where it is published.
+        run: The run (interval key, UTC day or START/END).
+        config: The planner config (planning settings, sources for the run record).
+        lookback_days: History days the jobs read (the throughput charts show the same).
+        started_at: When the run started (time-zone aware), for the run record.
+        durable: Flush the release to disk before switching (off only in tests).
+        scope: The store run's scope: `fleet`, or `topic:<name>` for a new topic.
+
+    Raises:
+        NotPublishable: a stage was not validated, failed, or its files changed since.
+        planner.store.StoreError: the store refused the rows (nothing was published).
+    """
+    from planner.pipeline import jobs
+    from planner.pipeline.validation import output_files
+    from planner.report.exports import summary_markdown
+    from planner.report.publish import publish_site
+    from planner.report.site import render_site
+    from planner.store import RecommendationStore, Run, RunSummary
+
+    key = jobs.run_key(run)
+    inputs, outputs = _validated(workspace, key)
+    _check_unchanged(outputs, output_files(workspace, key), "Spark datasets")
+    _check_unchanged(inputs, [Path(inputs.root) / name for name in inputs.fingerprint], "figures")
+    now = datetime.now(UTC)
+    recommendations = _read_dataset(workspace, "recommendations", key)
+    report = build_report(
+        workspace,
+        key,
+        config=config,
+        lookback_days=lookback_days,
+        generated_at=now,
+        recommendations=recommendations,
+    )
+    rejected = sum(s.rows for s in report.rejected)
+    summary = RunSummary(
+        validation={"inputs": inputs.summary(), "outputs": outputs.summary()},
+        rejected_rows=rejected,
+    )
+    source = {
+        "sources": list(config.sources),
+        "config": str(config.path) if config.path else None,
+        "figures": str(workspace.figures),
+    }
+    record: list[Any] = []
+
+    def render(folder: Path) -> None:
+        render_site(report, folder)
+        _data_docs((inputs, outputs), folder / _DATA_DOCS, key, started_at)
+        # Last, so that a rendering failure leaves the store untouched as well.
+        with RecommendationStore(workspace.store_url) as store:
+            record.append(
+                store.publish_run(
+                    Run(report_interval(report), started_at, source, scope),
+                    recommendations,
+                    summary,
+                )
+            )
+
+    release = publish_site(render, workspace.report, durable=durable)
+    _link_recommendations(workspace)
+    return PublishResult(
+        run_key=key,
+        topics=recommendations.num_rows,
+        store_run_id=record[0].id,
+        release=release,
+        index=workspace.report / "index.html",
+        summary=summary_markdown(report),
+    )
+
+
+def report_interval(report: FleetReport) -> DataInterval:
+    """The data interval a report covers."""
+    return DataInterval(report.interval_start, report.interval_end)
+
+
+def record_failed_run(
+    workspace: Workspace,
+    run: str,
+    message: str,
+    *,
+    config: PlannerConfig,
+    started_at: datetime,
+    scope: str = "fleet",
+) -> int | None:
+    """Record a failed run in the store (its published rows stay); returns its id.
+
+    The stages saved for the run so far go into the record. Returns None when the
+    run's interval is unknown (collection never wrote it): there is nothing to key the
+    record on, and the failure is in the task log.
+    """
+    from planner.pipeline import jobs
+    from planner.store import RecommendationStore, Run, RunSummary
+
+    key = jobs.run_key(run)
+    manifest = read_manifest(workspace.figures, key)
+    if manifest is None:
+        return None
+    span = manifest["interval"]
+    interval = DataInterval(
+        datetime.fromisoformat(span["start"]), datetime.fromisoformat(span["end"])
+    )
+    state = workspace.run_state(key)
+    validation: dict[str, Any] = {}
+    for stage in ("inputs", "outputs"):
+        result = load_stage(state, stage)
+        if result is not None:
+            validation[stage] = result.summary()
+    source: Mapping[str, Any] = {
+        "sources": list(config.sources),
+        "config": str(config.path) if config.path else None,
+    }
+    with RecommendationStore(workspace.store_url) as store:
+        return store.record_failure(
+            Run(interval, started_at, source, scope), message, RunSummary(validation=validation)
+        ).id
+
+
+def lookback_days_of(config: PlannerConfig) -> float:
+    """The history days the jobs read for this config (their own rule)."""
+    from spark_jobs.settings import load_settings
+
+    return load_settings(config.path).lookback_days

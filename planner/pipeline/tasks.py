@@ -1,0 +1,311 @@
+"""What the Airflow tasks call: each task body in `dags/` is one call into this module.
+
+The first task of a run (`collect_figures`, or `prepare_new_topic`) decides everything
+the later ones need and returns it as a small XCom (`RunPlan.to_xcom()`): the data
+interval, the run key and scope, the config file, the workspace folders (never the
+store URL: it can hold a password, and XComs are visible in the UI), and for each
+Spark step the application file and its arguments, which the `SparkSubmitOperator`s
+template in. Later tasks read nothing else from Airflow.
+
+Failures: bad input (a file that cannot be read, a parameter that cannot be planned, a
+run that is not publishable) raises `AirflowFailException`, which fails the task at
+once, without retries that could not help; an unreachable source or store raises its
+own error, which Airflow retries with backoff.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from planner.config import PlannerConfig, load_config
+from planner.deployment import CONFIG_ENV, CONFIG_VARIABLE, CONNECTIONS
+from planner.figures.dataset import DataInterval
+from planner.pipeline import jobs
+from planner.pipeline.workspace import Workspace
+from planner.store.records import FLEET_SCOPE, topic_scope
+
+__all__ = [
+    "RunPlan",
+    "collect_task",
+    "new_topic_task",
+    "planner_config",
+    "publish_task",
+    "record_failure_task",
+    "run_interval",
+]
+
+#: The Spark steps of a run, in order (each a SparkSubmitOperator task of that id).
+SPARK_STEPS = ("validate_inputs", "size_partitions", "simulate_assignments", "validate_outputs")
+
+
+def _fail(message: str) -> Exception:
+    from airflow.sdk.exceptions import AirflowFailException
+
+    return AirflowFailException(message)
+
+
+def planner_config(path: str | None = None) -> PlannerConfig:
+    """The planner config with the deployment's Airflow connections laid over it.
+
+    Args:
+        path: The config file; default the Airflow Variable `planner_config`, else the
+            environment variable `PLANNER_CONFIG`, else the embedded defaults.
+    """
+    from airflow.sdk import Connection, Variable
+    from airflow.sdk.exceptions import AirflowNotFoundException
+
+    from planner.config import ConfigError
+    from planner.pipeline.connections import ConnectionInfo, apply_connections
+
+    if path is None:
+        path = Variable.get(CONFIG_VARIABLE, default=None) or os.environ.get(CONFIG_ENV) or None
+    try:
+        config = load_config(path)
+        found: dict[str, ConnectionInfo] = {}
+        for conn_id in CONNECTIONS:
+            try:
+                conn = Connection.get(conn_id)
+            except AirflowNotFoundException:
+                continue
+            found[conn_id] = ConnectionInfo(
+                conn_id=conn_id,
+                conn_type=conn.conn_type or "",
+                host=conn.host,
+                port=conn.port,
+                login=conn.login,
+                password=conn.password,
+                schema=conn.schema,
+                extra=conn.extra_dejson,
+            )
+        return apply_connections(config, found)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+
+
+def run_interval(context: Mapping[str, Any]) -> DataInterval:
+    """The run's data interval: Airflow's, or the UTC day before the run for a manual one.
+
+    A scheduled run and a backfill carry the interval of their schedule (one UTC day for
+    `partition_planner`); a run triggered by hand may carry none, and then plans the
+    last whole day before it.
+    """
+    start, end = context.get("data_interval_start"), context.get("data_interval_end")
+    if start is not None and end is not None and end > start:
+        return DataInterval(start, end)
+    dag_run = context.get("dag_run")
+    moment = getattr(dag_run, "run_after", None) or datetime.now(UTC)
+    return DataInterval.day((moment - timedelta(days=1)).date())
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What the first task hands every later task of the run (as an XCom).
+
+    Attributes:
+        interval: The data interval.
+        scope: `fleet`, or `topic:<name>` for a new topic.
+        config: The planner config file the Spark jobs and later tasks read.
+        workspace: The run's folders (the store URL is not carried).
+        collected: Rows written per figures table, and rejected rows.
+    """
+
+    interval: DataInterval
+    scope: str
+    config: Path | None
+    workspace: Workspace
+    collected: Mapping[str, int] = field(default_factory=dict)
+
+    def spark(self) -> dict[str, dict[str, Any]]:
+        """Each Spark step's application file and arguments."""
+        interval = str(self.interval)
+        out: dict[str, dict[str, Any]] = {}
+        for step in SPARK_STEPS:
+            if step.startswith("validate_"):
+                args = jobs.validation_arguments(
+                    step.removeprefix("validate_"), self.workspace, interval, self.config
+                )
+            else:
+                args = jobs.job_arguments(self.workspace, interval, self.config)
+            out[step] = {"application": str(jobs.application_path(step)), "args": args}
+        return out
+
+    def to_xcom(self) -> dict[str, Any]:
+        """A JSON-ready dict (no secrets)."""
+        return {
+            "interval": str(self.interval),
+            "run_key": self.interval.key,
+            "scope": self.scope,
+            "config": str(self.config) if self.config else None,
+            "workspace": {
+                "figures": str(self.workspace.figures),
+                "work": str(self.workspace.work),
+                "report": str(self.workspace.report),
+            },
+            "collected": dict(self.collected),
+            "spark": self.spark(),
+        }
+
+    @staticmethod
+    def workspace_from_xcom(plan: Mapping[str, Any], store_url: str) -> Workspace:
+        """The run's workspace, with the store URL from this task's own config."""
+        folders = plan["workspace"]
+        return Workspace(
+            figures=Path(folders["figures"]),
+            work=Path(folders["work"]),
+            report=Path(folders["report"]),
+            store_url=store_url,
+        )
+
+
+def _collect(
+    config: PlannerConfig, workspace: Workspace, interval: DataInterval, landing: Path | None
+) -> dict[str, int]:
+    from planner.collect.base import SourceUnavailable
+    from planner.figures import FiguresError
+    from planner.pipeline.run import collect_figures
+    from planner.pipeline.state import clear_stages
+
+    try:
+        report = collect_figures(config, workspace, interval, landing=landing)
+    except FiguresError as exc:
+        raise _fail(f"collection stopped, nothing was written: {exc}") from None
+    except SourceUnavailable:
+        raise  # retried: the source may be back
+    print(report.summary())
+    clear_stages(workspace.run_state(interval.key))
+    return {**report.rows, "rejected": report.rejected.num_rows}
+
+
+def collect_task(context: Mapping[str, Any]) -> dict[str, Any]:
+    """`partition_planner.collect_figures`: the interval's figures, and the run plan."""
+    config = planner_config()
+    workspace = Workspace.from_config(config)
+    interval = run_interval(context)
+    collected = _collect(config, workspace, interval, None)
+    return RunPlan(interval, FLEET_SCOPE, config.path, workspace, collected).to_xcom()
+
+
+def new_topic_task(params: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
+    """`plan_new_topic.prepare_new_topic`: the request as figures of its own, and the plan.
+
+    The new topic gets its own folders under the work folder
+    (`new-topics/<page name>/`) and its own report site beside the fleet's
+    (`<report>-new-topics/<page name>`), and its store run has the scope
+    `topic:<name>`, so nothing of the fleet's is replaced.
+    """
+    from planner.pipeline.new_topic import (
+        NewTopicError,
+        NewTopicRequest,
+        write_request,
+        write_run_config,
+    )
+    from planner.report.names import page_names
+
+    base = planner_config()
+    try:
+        request = NewTopicRequest.from_params(params)
+    except NewTopicError as exc:
+        raise _fail(f"plan_new_topic: {exc}") from None
+    name = page_names([request.topic])[request.topic].removesuffix(".html")
+    root = base.work_dir / "new-topics" / name
+    interval = run_interval(context)
+    landing = root / "landing"
+    try:
+        write_request(request, landing, interval)
+    except NewTopicError as exc:
+        raise _fail(f"plan_new_topic: {exc}") from None
+    run_config = write_run_config(base, request, root / "planner.toml", landing=landing)
+    config = load_config(run_config)
+    workspace = Workspace(
+        figures=root / "figures",
+        work=root / "work",
+        report=base.report_dir.parent / f"{base.report_dir.name}-new-topics" / name,
+        store_url=base.store_url,
+    )
+    collected = _collect(config, workspace, interval, landing)
+    return RunPlan(interval, topic_scope(request.topic), run_config, workspace, collected).to_xcom()
+
+
+def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
+    """`publish`: the validated run into the store and the site."""
+    from planner.pipeline.publish import NotPublishable, lookback_days_of, publish_run
+    from planner.store import StoreError
+
+    config = planner_config(plan["config"])
+    workspace = RunPlan.workspace_from_xcom(plan, config.store_url)
+    started = getattr(context.get("dag_run"), "start_date", None) or datetime.now(UTC)
+    try:
+        result = publish_run(
+            workspace,
+            plan["run_key"],
+            config=config,
+            lookback_days=lookback_days_of(config),
+            started_at=started,
+            scope=plan["scope"],
+        )
+    except (NotPublishable, StoreError) as exc:
+        raise _fail(str(exc)) from None
+    print(result.summary)
+    print(f"published {result.topics} topics: {result.index}")
+    return {"index": str(result.index), "topics": result.topics, "store_run": result.store_run_id}
+
+
+def record_failure_task(
+    plan: Mapping[str, Any] | None, context: Mapping[str, Any], *, new_topic: bool = False
+) -> str:
+    """`record_failure`: a failed run into the store's run history (rows stay as they were).
+
+    Runs only when a task of the run failed. The message is the failed validation's, if
+    a validation failed; otherwise it names the tasks that failed. A new-topic run that
+    failed before it had a plan (its parameters were refused) has nothing to record:
+    the refusal is in the first task's log.
+    """
+    from planner.pipeline.publish import record_failed_run
+    from planner.pipeline.state import load_stage
+
+    if plan is None and new_topic:
+        message = "plan_new_topic: the request was refused before planning (see its log)"
+        print(message)
+        return message
+    config = planner_config(plan["config"] if plan else None)
+    if plan is None:
+        workspace = Workspace.from_config(config)
+        key, scope = run_interval(context).key, FLEET_SCOPE
+    else:
+        workspace = RunPlan.workspace_from_xcom(plan, config.store_url)
+        key, scope = plan["run_key"], plan["scope"]
+    failed_tasks = _failed_tasks(context)
+    message = f"tasks failed: {', '.join(failed_tasks) or 'unknown'} (see their logs)"
+    for stage in ("inputs", "outputs"):
+        result = load_stage(workspace.run_state(key), stage)
+        if result is not None and not result.success:
+            message = f"validate_{stage} failed:\n{result.message}"
+            break
+    started = getattr(context.get("dag_run"), "start_date", None) or datetime.now(UTC)
+    run_id = record_failed_run(
+        workspace, key, message, config=config, started_at=started, scope=scope
+    )
+    where = f"store run {run_id}" if run_id is not None else "the task log only (no figures)"
+    print(f"recorded the failure of run {key} in {where}:\n{message}")
+    return message
+
+
+def _failed_tasks(context: Mapping[str, Any]) -> list[str]:
+    """Ids of the run's failed tasks, as far as the task can see them."""
+    ti = context.get("ti")
+    try:
+        states = ti.get_task_states(  # type: ignore[union-attr]
+            dag_id=ti.dag_id,  # type: ignore[union-attr]
+            run_ids=[ti.run_id],  # type: ignore[union-attr]
+        )
+    except Exception:  # an older SDK or a test context: the message says "unknown"
+        return []
+    out: list[str] = []
+    for tasks in states.values():
+        out += sorted(t for t, state in tasks.items() if state in ("failed", "upstream_failed"))
+    return out

@@ -1,0 +1,225 @@
+"""The two validation steps: the figures before sizing, the datasets before publishing.
+
+Both run Great Expectations on Spark DataFrames (`expectations.validate`), so they are
+Spark applications like the jobs: the `plan` command calls them in its own session,
+and the Airflow DAG submits this file with `spark-submit`:
+
+    spark-submit planner/pipeline/validation.py inputs  --config FILE --interval KEY
+    spark-submit planner/pipeline/validation.py outputs --config FILE --interval KEY
+
+Each writes its result into the run's state folder (`planner.pipeline.state`) whether
+it passed or not, and exits 1 with the failure message when a suite failed: the message
+names the suite, the expectations, example rows and the topics involved.
+
+- **inputs**: `throughput.input` on the whole throughput window the sizing job reads
+  (the run's interval and its history), `topics.input` with the run's broker count,
+  `capacity.input`, `groups.input`, `keys.input` on the run's tables. The fingerprint
+  is the manifests of every interval read (a re-collection rewrites them).
+- **outputs**: `sizing.output`, `simulations.output`, `recommendations.output` on the
+  run's datasets. The fingerprint is every data file of the three run folders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planner.figures.dataset import MANIFEST, interval_path
+from planner.pipeline import jobs
+from planner.pipeline.state import StageResult, dataset_files, fingerprint, save_stage
+from planner.pipeline.workspace import Workspace
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = [
+    "OUTPUT_DATASETS",
+    "ValidationStageFailed",
+    "main",
+    "validate_inputs",
+    "validate_outputs",
+]
+
+#: The Spark jobs' datasets, in the order they are validated.
+OUTPUT_DATASETS = ("sizing", "simulations", "recommendations")
+_OPTIONAL_INPUTS = ("capacity", "groups", "keys")
+
+
+class ValidationStageFailed(RuntimeError):
+    """A suite failed; `result` is what was saved for the run."""
+
+    def __init__(self, result: StageResult) -> None:
+        super().__init__(result.message)
+        self.result = result
+
+
+@dataclass(frozen=True)
+class _Checked:
+    reports: list[Any]
+    files: list[Path]
+    root: Path
+
+
+def _stage_result(stage: str, run_key: str, checked: _Checked) -> StageResult:
+    failed = [r for r in checked.reports if not r.success]
+    if failed:
+        message = "\n".join(r.message() for r in failed)
+    else:
+        names = ", ".join(r.suite_name for r in checked.reports)
+        message = f"validated {stage} of run {run_key}: {names}: every expectation met"
+    return StageResult(
+        stage=stage,
+        run_key=run_key,
+        success=not failed,
+        message=message,
+        suites=tuple(r.summary() for r in checked.reports),
+        gx_results={r.suite_name: r.gx_result.to_json_dict() for r in checked.reports},
+        fingerprint=fingerprint(checked.files, checked.root),
+        root=str(checked.root),
+    )
+
+
+def _finish(workspace: Workspace, result: StageResult) -> StageResult:
+    save_stage(workspace.run_state(result.run_key), result)
+    if not result.success:
+        raise ValidationStageFailed(result)
+    return result
+
+
+def validate_inputs(
+    spark: SparkSession, workspace: Workspace, run: str, *, lookback_days: float
+) -> StageResult:
+    """Validate the figures the sizing job will read for `run`.
+
+    Args:
+        spark: The session.
+        workspace: Where the figures are.
+        run: The run: an interval key, a UTC day or START/END.
+        lookback_days: Days of history the sizing job reads (the same setting).
+
+    Returns:
+        The saved result (every suite passed).
+
+    Raises:
+        ValidationStageFailed: a suite failed (its result is saved too).
+        spark_jobs.figures.MissingFigures: the run's interval or a required table is
+            missing.
+    """
+    from expectations import validate
+    from spark_jobs.figures import locate_run
+
+    figures = locate_run(workspace.figures, run, lookback_days=lookback_days)
+    cluster = figures.table(spark, "cluster")
+    reports = [
+        validate(figures.throughput(spark), "throughput.input"),
+        validate(figures.table(spark, "topics"), "topics.input", broker_count=cluster.count()),
+    ]
+    reports += [
+        validate(figures.table(spark, name), f"{name}.input")
+        for name in _OPTIONAL_INPUTS
+        if figures.has(name)
+    ]
+    manifests = [interval_path(workspace.figures, i) / MANIFEST for i, _ in figures.history]
+    run_manifest = interval_path(workspace.figures, figures.run) / MANIFEST
+    files = sorted({run_manifest, *manifests})
+    checked = _Checked(reports, files, workspace.figures)
+    return _finish(workspace, _stage_result("inputs", figures.key, checked))
+
+
+def output_files(workspace: Workspace, run_key: str) -> list[Path]:
+    """Every data file of the run's three datasets."""
+    from spark_jobs.outputs import run_path
+
+    files: list[Path] = []
+    for dataset in OUTPUT_DATASETS:
+        files += dataset_files(run_path(workspace.datasets, dataset, run_key))
+    return files
+
+
+def validate_outputs(spark: SparkSession, workspace: Workspace, run_key: str) -> StageResult:
+    """Validate the run's `sizing`, `simulations` and `recommendations` datasets.
+
+    Raises:
+        ValidationStageFailed: a suite failed (its result is saved too).
+        FileNotFoundError: a dataset of the run was never written.
+    """
+    from expectations import validate
+    from spark_jobs import schemas
+    from spark_jobs.outputs import run_path
+
+    reports = []
+    for dataset in OUTPUT_DATASETS:
+        folder = run_path(workspace.datasets, dataset, run_key)
+        if not dataset_files(folder):
+            raise FileNotFoundError(
+                f"{folder}: the {dataset} dataset of run {run_key} was not written; "
+                "run the Spark jobs for this interval first"
+            )
+        frame = spark.read.schema(getattr(schemas, dataset.upper())).parquet(str(folder))
+        reports.append(validate(frame, f"{dataset}.output"))
+    checked = _Checked(reports, output_files(workspace, run_key), workspace.datasets)
+    return _finish(workspace, _stage_result("outputs", run_key, checked))
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="planner-validate",
+        description="Validate one run's figures (inputs) or datasets (outputs) with the "
+        "Great Expectations suites; exit 1 naming the failures.",
+    )
+    p.add_argument("stage", choices=("inputs", "outputs"))
+    p.add_argument("--interval", required=True, help="the run: an interval key or a UTC day")
+    p.add_argument("--config", type=Path, help="the planner config file")
+    p.add_argument("--figures", type=Path, help="the figures folder (overrides the config)")
+    p.add_argument("--work", type=Path, help="the work folder (overrides the config)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one validation stage as a Spark application; returns the exit code."""
+    import dataclasses
+
+    from planner.config import ConfigError, load_config
+    from spark_jobs.figures import MissingFigures
+    from spark_jobs.session import build_session
+    from spark_jobs.settings import SettingsError, load_settings
+
+    args = _parser().parse_args(argv)
+    prog = f"planner-validate {args.stage}"
+    try:
+        config = load_config(args.config)
+        settings = load_settings(args.config)
+    except (ConfigError, SettingsError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    workspace = Workspace.from_config(config)
+    if args.figures:
+        workspace = dataclasses.replace(workspace, figures=args.figures)
+    if args.work:
+        workspace = dataclasses.replace(workspace, work=args.work)
+    spark = build_session(settings.spark, prog)
+    try:
+        if args.stage == "inputs":
+            result = validate_inputs(
+                spark, workspace, args.interval, lookback_days=settings.lookback_days
+            )
+        else:
+            result = validate_outputs(spark, workspace, jobs.run_key(args.interval))
+    except ValidationStageFailed as exc:
+        print(f"{prog}: failed:\n{exc}", file=sys.stderr)
+        return 1
+    except (MissingFigures, FileNotFoundError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        spark.stop()
+    print(result.message)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

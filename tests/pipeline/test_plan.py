@@ -1,0 +1,198 @@
+"""`partition-planner plan`: the whole pipeline, and what it publishes or refuses to.
+
+Real everything: the sample fleet's landing files, collection, Great Expectations on
+Spark, both Spark jobs on local[2], the SQLite store and the report site.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.pipeline.workspace import Workspace
+from planner.report.names import page_names
+from planner.store import FAILED, PUBLISHED, RecommendationStore
+from tests.pipeline.conftest import (
+    HOSTILE_GROUP,
+    HOSTILE_TOPIC,
+    RUN_KEY,
+    Planned,
+    plan,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+FIELDS = {
+    "topic",
+    "current_partitions",
+    "required_partitions",
+    "recommended_partitions",
+    "recommended_consumers",
+    "strategy",
+    "deciding",
+    "warnings",
+    "status",
+}
+
+
+def _topics(landing: Path) -> list[str]:
+    with (landing / "topics" / "topics.csv").open() as handle:
+        return [row["topic"] for row in csv.DictReader(handle)]
+
+
+def test_a_fleet_is_collected_validated_sized_simulated_and_published(planned: Planned) -> None:
+    out = planned.out
+    assert f"report: {out / 'report' / 'index.html'}" in planned.stdout
+    for step in ("collect_figures", "validate_inputs", "size_partitions"):
+        assert f"[plan] {step}: done" in planned.stderr
+    assert "[plan] publish: done" in planned.stderr
+
+    records = json.loads((out / "recommendations.json").read_text())
+    topics = _topics(planned.landing)
+    assert sorted(r["topic"] for r in records) == sorted(topics)
+    for record in records:
+        assert set(record) >= FIELDS, record["topic"]
+        assert isinstance(record["warnings"], list)
+    planned_ones = [r for r in records if r["status"] in ("ok", "increase", "plan-increase")]
+    assert len(planned_ones) == len(records)  # every sample topic has figures and capacity
+    for r in planned_ones:
+        assert r["recommended_partitions"] >= r["required_partitions"] >= 1
+        assert r["recommended_partitions"] >= r["current_partitions"]
+    # The file beside the site is the site's own: one publish, one answer.
+    assert (out / "recommendations.json").resolve() == (
+        out / "report" / "recommendations.json"
+    ).resolve()
+
+    with RecommendationStore(planned.store_url) as store:
+        run = store.last_good_run()
+        assert run is not None
+        assert (run.key, run.status, run.topics) == (RUN_KEY, PUBLISHED, len(topics))
+        assert run.validation["inputs"]["success"] and run.validation["outputs"]["success"]
+        suites = [s["suite"] for s in run.validation["outputs"]["suites"]]
+        assert suites == ["sizing.output", "simulations.output", "recommendations.output"]
+        assert run.rejected_rows == 1  # the row with the markup topic name
+        stored = {r.topic: r for r in store.recommendations()}
+    assert set(stored) == set(topics)
+    for record in records:
+        assert stored[record["topic"]].recommended_partitions == record["recommended_partitions"]
+
+    index = (out / "report" / "index.html").read_text()
+    assert 'href="validation/index.html"' in index
+    assert (out / "report" / "validation" / "index.html").is_file()
+    pages = page_names(topics)
+    for topic in topics:
+        assert (out / "report" / "topics" / pages[topic]).is_file()
+
+
+def test_show_prints_a_published_topic_from_the_store(planned: Planned) -> None:
+    topic = _topics(planned.landing)[0]
+    script = str(Path(sys.executable).parent / "partition-planner")
+    done = subprocess.run(
+        [script, "show", topic, "--store", planned.store_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert topic in done.stdout and RUN_KEY in done.stdout
+
+
+def test_hostile_names_reach_the_report_as_text(planned: Planned) -> None:
+    topic = _topics(planned.landing)[0]
+    page = (planned.out / "report" / "topics" / page_names([topic])[topic]).read_text()
+    assert HOSTILE_GROUP not in page
+    assert html.escape(HOSTILE_GROUP) in page
+    index = (planned.out / "report" / "index.html").read_text()
+    assert HOSTILE_TOPIC not in index
+    assert "<script>alert" not in index
+    assert html.escape(HOSTILE_TOPIC) in index  # shown among the rejected rows
+
+
+def _replication(landing: Path, topic: str, factor: int) -> None:
+    path = landing / "topics" / "topics.csv"
+    with path.open() as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        if row["topic"] == topic:
+            row["replication_factor"] = str(factor)
+    with path.open("w", newline="") as handle:
+        out = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        out.writeheader()
+        out.writerows(rows)
+
+
+def test_figures_that_fail_the_input_suite_stop_the_run_and_publish_nothing(
+    planned_copy: Planned, tmp_path: Path
+) -> None:
+    landing = tmp_path / "landing"
+    shutil.copytree(planned_copy.landing, landing)
+    topic = _topics(landing)[1]
+    # A topics export from another cluster: more replicas than this cluster has brokers.
+    _replication(landing, topic, 9)
+    before = os.readlink(planned_copy.out / "report")
+    records_before = (planned_copy.out / "recommendations.json").read_bytes()
+
+    done = plan(landing, planned_copy.out)
+
+    assert done.returncode == 1
+    message = done.stderr
+    assert "validate_inputs" in message and "suite topics.input failed" in message
+    assert "expect_column_values_to_be_between on replication_factor" in message
+    assert topic in message and "nothing was published" in message
+    assert "[plan] size_partitions" not in message
+    assert os.readlink(planned_copy.out / "report") == before
+    assert (planned_copy.out / "recommendations.json").read_bytes() == records_before
+    with RecommendationStore(planned_copy.store_url) as store:
+        runs = store.runs()
+        assert [r.status for r in runs][:2] == [FAILED, PUBLISHED]
+        assert runs[0].key == RUN_KEY and "topics.input" in (runs[0].message or "")
+        assert store.last_good_run() == runs[1]
+
+
+def test_a_landing_file_that_cannot_be_read_stops_collection_and_writes_nothing(
+    planned_copy: Planned, tmp_path: Path
+) -> None:
+    landing = tmp_path / "landing"
+    shutil.copytree(planned_copy.landing, landing)
+    (landing / "capacity" / "broken.csv").write_text("topic;producer_mib_per_s\norders;10\n")
+    manifest = planned_copy.out / "figures" / f"interval={RUN_KEY}" / "_manifest.json"
+    before = manifest.read_bytes()
+
+    done = plan(landing, planned_copy.out)
+
+    assert done.returncode == 1
+    assert "collect_figures" in done.stderr and "broken.csv" in done.stderr
+    assert manifest.read_bytes() == before
+    with RecommendationStore(planned_copy.store_url) as store:
+        last = store.runs()[0]
+        assert last.status == FAILED and "broken.csv" in (last.message or "")
+
+
+def test_an_unknown_flag_or_interval_is_refused_with_exit_2(tmp_path: Path) -> None:
+    script = str(Path(sys.executable).parent / "partition-planner")
+    done = subprocess.run(
+        [script, "plan", "--out", str(tmp_path), "--interval", "someday"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--interval" in done.stderr
+    assert not (tmp_path / "report").exists()
+
+
+def test_the_workspace_under_one_folder_matches_the_documented_layout(tmp_path: Path) -> None:
+    ws = Workspace.under(tmp_path)
+    assert ws.figures == tmp_path / "figures"
+    assert ws.datasets == tmp_path / "work" / "datasets"
+    assert ws.run_state(RUN_KEY) == tmp_path / "work" / "runs" / RUN_KEY
+    assert ws.report == tmp_path / "report"
+    assert ws.recommendations_json == tmp_path / "recommendations.json"
+    assert ws.store_url == f"sqlite:///{(tmp_path / 'store.db').resolve()}"
