@@ -173,6 +173,9 @@ def publish_site(
         link = site.parent / f"{_link_prefix(site)}{secrets.token_hex(4)}"
         try:
             render(staging)
+            # mkdtemp makes the folder 0700: a web server running as another user would
+            # answer 403 for every page. The site is meant to be read.
+            staging.chmod(0o755)
             if durable:
                 _fsync_tree(staging)
             staging.rename(release)

@@ -57,6 +57,13 @@ def test_each_publish_switches_the_link_and_keeps_the_previous(tmp_path: Path) -
     assert not list(site.parent.glob(".report.link-*"))
 
 
+def test_a_release_is_readable_by_a_web_server_running_as_another_user(tmp_path: Path) -> None:
+    site = tmp_path / "out" / "report"
+    release = publish_site(_writer("one"), site, durable=False)  # type: ignore[arg-type]
+    assert release.stat().st_mode & 0o777 == 0o755
+    assert (site / "index.html").stat().st_mode & 0o004  # others may read the page
+
+
 def test_a_failing_render_leaves_the_published_site(tmp_path: Path) -> None:
     site = tmp_path / "report"
     good = publish_site(_writer("good"), site)  # type: ignore[arg-type]
