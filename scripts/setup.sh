@@ -50,3 +50,20 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   uv pip install -q --python .venv/bin/python --no-deps -e .
   echo "$want" > "$stamp"
 fi
+
+# --- Airflow metadata database (SQLite under var/airflow) ---------------------------------
+# The demo runs the real DAG with `airflow dags test`; the tests make homes of their own.
+(
+  source scripts/airflow-env.sh
+  stamp="$AIRFLOW_HOME/.migrated"
+  want=$(python -c "import importlib.metadata as m; print(m.version('apache-airflow-core'))")
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "initialising the Airflow database in $AIRFLOW_HOME"
+    mkdir -p "$AIRFLOW_HOME"
+    airflow db migrate >"$AIRFLOW_HOME/migrate.log" 2>&1 || {
+      tail -20 "$AIRFLOW_HOME/migrate.log" >&2
+      exit 1
+    }
+    echo "$want" >"$stamp"
+  fi
+)

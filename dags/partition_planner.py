@@ -1,0 +1,100 @@
+"""
+# partition_planner
+
+Every day, for the UTC day that just ended: how many partitions each Kafka topic needs,
+how many consumers each group needs, and why.
+
+1. `collect_figures` (Python, retried with backoff): the configured sources (landing
+   files, Prometheus, the Kafka admin API) into the figures dataset for the data
+   interval, with any missing history days; bad rows go to the `rejected` table.
+2. `validate_inputs` (Spark submission): the Great Expectations input suites on the
+   figures the sizing reads.
+3. `size_partitions` (Spark submission): the sizing rule, growth, key skew and the cost
+   panel for every topic.
+4. `simulate_assignments` (Spark submission): every candidate group size and strategy
+   for every topic and consumer group.
+5. `validate_outputs` (Spark submission): the output suites on the three datasets.
+6. `publish` (Python, retried with backoff): store rows, report site and Data Docs, only
+   for a validated run; emits the `partition_planner_recommendations` asset.
+7. `record_failure` (Python, only if something failed): the failure into the store's
+   run history.
+
+A run reads and writes only its own data interval, so a rerun or
+`airflow backfill create --dag-id partition_planner --from-date ... --to-date ...`
+replaces exactly those intervals. A failed run publishes nothing: the last good report
+and store rows stay.
+
+Configuration: the planner config file named by the Airflow Variable `planner_config`
+(or the environment variable `PLANNER_CONFIG`), and the connections `planner_spark`,
+`planner_store`, `planner_kafka`, `planner_prometheus` (see docs/deployment.md).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pendulum
+from airflow.sdk import Asset, CronDataIntervalTimetable, TriggerRule, chain, dag, task
+
+from planner.pipeline.operators import spark_step
+
+#: What `publish` produces; downstream DAGs can schedule on it.
+RECOMMENDATIONS = Asset("partition_planner_recommendations")
+
+RETRY_WITH_BACKOFF: dict[str, Any] = {
+    "retries": 3,
+    "retry_delay": timedelta(seconds=30),
+    "retry_exponential_backoff": True,
+    "max_retry_delay": timedelta(minutes=10),
+}
+
+
+@dag(
+    dag_id="partition_planner",
+    doc_md=__doc__,
+    # The UTC day that ended: data_interval_start/end are that day's bounds.
+    schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
+    start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
+    catchup=False,
+    max_active_runs=1,
+    render_template_as_native_obj=True,
+    default_args={"owner": "kafka-platform"},
+    tags=["kafka", "capacity-planning"],
+)
+def partition_planner() -> None:
+    @task(**RETRY_WITH_BACKOFF)
+    def collect_figures(**context: Any) -> dict[str, Any]:
+        from planner.pipeline.tasks import collect_task
+
+        return collect_task(context)
+
+    @task(outlets=[RECOMMENDATIONS], **RETRY_WITH_BACKOFF)
+    def publish(plan: dict[str, Any], **context: Any) -> dict[str, Any]:
+        from planner.pipeline.tasks import publish_task
+
+        return publish_task(plan, context)
+
+    @task(trigger_rule=TriggerRule.ONE_FAILED, retries=2)
+    def record_failure(**context: Any) -> str:
+        from planner.pipeline.tasks import record_failure_task
+
+        plan = context["ti"].xcom_pull(task_ids="collect_figures")
+        return record_failure_task(plan, context)
+
+    plan = collect_figures()
+    steps = [
+        spark_step(step, plan_task="collect_figures")
+        for step in (
+            "validate_inputs",
+            "size_partitions",
+            "simulate_assignments",
+            "validate_outputs",
+        )
+    ]
+    published = publish(plan)
+    chain(plan, *steps, published)
+    [plan, *steps, published] >> record_failure()
+
+
+partition_planner()

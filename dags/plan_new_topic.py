@@ -1,0 +1,148 @@
+"""
+# plan_new_topic
+
+Trigger by hand to plan a topic that does not exist yet: how many partitions to create
+it with, how many consumers its groups need, and why. The form asks what is expected
+of it; the run sizes, simulates, validates and publishes it exactly as the daily
+`partition_planner` run does for the fleet, and publishes its own report page beside
+the fleet's report (`<report>-new-topics/<topic>/index.html`). Its store run has the
+scope `topic:<name>`, so it never replaces the fleet's rows; `partition-planner show
+<topic>` prints it.
+
+Give **either** the expected peak (MiB/s and records/s) **or** `figures_file` (a
+throughput file in the landing format, e.g. from a similar topic or a load test), and
+**either** the Tp/Tc numbers **or** kafka-producer/consumer-perf-test output files
+(paths the workers can read).
+
+From the command line:
+
+    airflow dags trigger plan_new_topic --conf '{"topic": "payments.v2",
+        "peak_mib_per_s": 40, "peak_records_per_s": 60000, "growth_per_year": 0.5,
+        "keyed": true, "tp_mib_per_s": 10, "tc_mib_per_s": 4,
+        "consumer_groups": ["fraud-scoring", "ledger"]}'
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pendulum
+from airflow.sdk import Param, TriggerRule, chain, dag, task
+
+from planner.pipeline.operators import spark_step
+
+_POSITIVE_OR_EMPTY: dict[str, Any] = {"type": ["null", "number"], "exclusiveMinimum": 0}
+_PATH_OR_EMPTY: dict[str, Any] = {"type": ["null", "string"]}
+
+# librdkafka's partitioner names and Kafka's strategy names (the planner's own lists:
+# a test checks these stay equal to planner.partitioners and planner.assignors).
+PARTITIONERS = [
+    "murmur2_random",
+    "murmur2",
+    "consistent_random",
+    "consistent",
+    "fnv1a_random",
+    "fnv1a",
+]
+STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky"]
+
+PARAMS = {
+    "topic": Param(
+        type="string",
+        pattern=r"^[a-zA-Z0-9._-]{1,249}$",
+        title="Topic name",
+        description="Kafka's rule: 1 to 249 of a-z A-Z 0-9 . _ -",
+    ),
+    "peak_mib_per_s": Param(None, title="Expected peak, MiB/s in", **_POSITIVE_OR_EMPTY),
+    "peak_records_per_s": Param(None, title="Expected peak, records/s in", **_POSITIVE_OR_EMPTY),
+    "figures_file": Param(None, title="Or: a throughput file (landing format)", **_PATH_OR_EMPTY),
+    "growth_per_year": Param(
+        0.0,
+        type="number",
+        exclusiveMinimum=-1,
+        title="Expected growth per year",
+        description="a fraction: 0.5 = +50 % a year",
+    ),
+    "horizon_days": Param(180, type="integer", minimum=0, title="Planning horizon, days"),
+    "keyed": Param(
+        False,
+        type="boolean",
+        title="Keyed",
+        description="producers set a key and consumers rely on per-key order",
+    ),
+    "partitioner": Param("murmur2_random", enum=PARTITIONERS, title="Producers' partitioner"),
+    "key_sample_file": Param(
+        None,
+        title="Key sample file (CSV: key or key_hex, count)",
+        **_PATH_OR_EMPTY,
+    ),
+    "tp_mib_per_s": Param(None, title="Tp: MiB/s one partition takes in", **_POSITIVE_OR_EMPTY),
+    "tp_records_per_s": Param(None, title="Tp in records/s", **_POSITIVE_OR_EMPTY),
+    "tc_mib_per_s": Param(None, title="Tc: MiB/s one consumer reads", **_POSITIVE_OR_EMPTY),
+    "tc_records_per_s": Param(None, title="Tc in records/s", **_POSITIVE_OR_EMPTY),
+    "producer_perf_file": Param(
+        None, title="Or: kafka-producer-perf-test output", **_PATH_OR_EMPTY
+    ),
+    "consumer_perf_file": Param(
+        None, title="Or: kafka-consumer-perf-test output", **_PATH_OR_EMPTY
+    ),
+    "consumer_groups": Param(
+        [],
+        type="array",
+        items={"type": "string", "minLength": 1},
+        title="Consumer groups that will read it",
+    ),
+    "strategy": Param("cooperative-sticky", enum=STRATEGIES, title="Their assignment strategy"),
+    "replication_factor": Param(3, type="integer", minimum=1, title="Replication factor"),
+    "brokers": Param(3, type="integer", minimum=1, title="Brokers in the cluster"),
+}
+
+
+@dag(
+    dag_id="plan_new_topic",
+    doc_md=__doc__,
+    schedule=None,
+    start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
+    catchup=False,
+    params=PARAMS,
+    render_template_as_native_obj=True,
+    default_args={"owner": "kafka-platform"},
+    tags=["kafka", "capacity-planning"],
+)
+def plan_new_topic() -> None:
+    @task(retries=2, retry_delay=timedelta(seconds=30), retry_exponential_backoff=True)
+    def prepare_new_topic(**context: Any) -> dict[str, Any]:
+        from planner.pipeline.tasks import new_topic_task
+
+        return new_topic_task(context["params"], context)
+
+    @task(retries=3, retry_delay=timedelta(seconds=30), retry_exponential_backoff=True)
+    def publish(plan: dict[str, Any], **context: Any) -> dict[str, Any]:
+        from planner.pipeline.tasks import publish_task
+
+        return publish_task(plan, context)
+
+    @task(trigger_rule=TriggerRule.ONE_FAILED, retries=2)
+    def record_failure(**context: Any) -> str:
+        from planner.pipeline.tasks import record_failure_task
+
+        plan = context["ti"].xcom_pull(task_ids="prepare_new_topic")
+        return record_failure_task(plan, context, new_topic=True)
+
+    plan = prepare_new_topic()
+    steps = [
+        spark_step(step, plan_task="prepare_new_topic")
+        for step in (
+            "validate_inputs",
+            "size_partitions",
+            "simulate_assignments",
+            "validate_outputs",
+        )
+    ]
+    published = publish(plan)
+    chain(plan, *steps, published)
+    [plan, *steps, published] >> record_failure()
+
+
+plan_new_topic()
