@@ -8,7 +8,7 @@ from html import escape
 from planner.report.layout import (
     STATUS_LABELS,
     fmt_count,
-    fmt_pct,
+    fmt_headroom,
     page,
     status_badge,
 )
@@ -198,9 +198,9 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
         )
         now = t.headroom_pct(t.current_partitions)
         later = t.headroom_pct(t.recommended_partitions)
-        headroom = fmt_pct(now, signed=True)
+        headroom = fmt_headroom(now)
         if later is not None and t.recommended_partitions != t.current_partitions:
-            headroom += f" \u2192 {fmt_pct(later, signed=True)}"
+            headroom += f" \u2192 {fmt_headroom(later)}"
         warnings = (
             f"<details><summary>{len(t.warnings)}</summary><ul>"
             + "".join(f"<li>{escape(w)}</li>" for w in t.warnings)

@@ -239,13 +239,29 @@ def fmt_count(value: int | None) -> str:
 
 
 def fmt_rate(value: float | None, dimension: str | None = None) -> str:
-    """A rate as people read it: 2 decimals below 100, whole numbers above."""
+    """A rate as people read it: whole numbers from 100, 2 decimals from 1, and three
+    significant figures below 1 (a quiet topic's 0.00412 MiB/s is not "0.00")."""
     if value is None or not math.isfinite(value):
         return "\u2014"
-    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+    if value == 0 or abs(value) >= 100:
+        text = f"{value:,.0f}"
+    elif abs(value) >= 1:
+        text = f"{value:,.2f}"
+    else:
+        text = f"{value:.3g}"
+        if "e" in text:  # below 0.0001: fixed notation, three significant figures
+            text = f"{value:.{2 - math.floor(math.log10(abs(value)))}f}"
     if dimension is None:
         return text
     return f"{text} {DIMENSION_UNITS[dimension].split(' ')[0]}"
+
+
+def fmt_headroom(pct: float | None) -> str:
+    """Spare capacity over a peak: a signed percentage, or from +900 % on, how many
+    times the peak the partitions carry (`+83467 %` reads better as `835x the peak`)."""
+    if pct is not None and math.isfinite(pct) and pct >= 900:
+        return f"{1 + pct / 100:,.0f}\u00d7 the peak"
+    return fmt_pct(pct, signed=True)
 
 
 def fmt_pct(value: float | None, *, signed: bool = False, fraction: bool = False) -> str:

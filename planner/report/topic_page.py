@@ -5,7 +5,15 @@ from __future__ import annotations
 from html import escape
 
 from planner.report import charts
-from planner.report.layout import STATUS_LABELS, fmt_count, fmt_pct, fmt_rate, page, status_badge
+from planner.report.layout import (
+    STATUS_LABELS,
+    fmt_count,
+    fmt_headroom,
+    fmt_pct,
+    fmt_rate,
+    page,
+    status_badge,
+)
 from planner.report.model import (
     DIMENSION_UNITS,
     DimensionArithmetic,
@@ -67,8 +75,8 @@ def _headline(t: TopicReport) -> str:
         cells.append(
             (
                 "Headroom over today's peak",
-                fmt_pct(now, signed=True),
-                f"{fmt_pct(later, signed=True)} at {fmt_count(t.recommended_partitions)} "
+                fmt_headroom(now),
+                f"{fmt_headroom(later)} at {fmt_count(t.recommended_partitions)} "
                 "partitions (even spread)",
             )
         )
