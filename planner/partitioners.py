@@ -489,16 +489,21 @@ def _hash_layout(
     return out
 
 
-def _finish(raw: _Words, num_partitions: int, base: str) -> npt.NDArray[np.int32]:
-    """Turn per-key hashes (uint32 bit patterns) into partitions, as each client does."""
-    n = _U32(num_partitions)
+def _fold(raw: _Words, base: str) -> _Words:
+    """Turn raw hashes (uint32 bit patterns) into what each client takes the modulo of."""
     h = raw
     if base == "murmur2":
         np.bitwise_and(h, _U32(0x7FFFFFFF), out=h)  # Utils.toPositive
     elif base == "fnv1a":
         negative = h >= _U32(0x80000000)
         np.negative(h, out=h, where=negative)  # int32 negation, INT32_MIN stays itself
-    np.remainder(h, n, out=h)
+    return h
+
+
+def _finish(raw: _Words, num_partitions: int, base: str) -> npt.NDArray[np.int32]:
+    """Turn per-key hashes (uint32 bit patterns) into partitions, as each client does."""
+    h = _fold(raw, base)
+    np.remainder(h, _U32(num_partitions), out=h)
     return h.view(np.int32)
 
 
@@ -575,6 +580,91 @@ def _raw_hashes(arrow: Any, base: str) -> _Words:
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint32)
 
 
+# `KeyHashes` and `hash_keys` are the planner's own tools (planner.simulate hashes a
+# key sample once per plan with them); the curated surface above is what tools outside
+# the planner use, and stays as the tests pin it.
+
+
+@dataclass(frozen=True, eq=False)
+class KeyHashes:
+    """The keys of a sample hashed once, ready to be placed on any partition count.
+
+    Every partitioner places a key on ``g(key) mod n`` with ``g`` independent of ``n``
+    (the positive murmur2, the unsigned CRC-32, the sign-folded FNV-1a), so ``g`` is
+    computed once per key and each partition count costs one remainder. A planner that
+    tries dozens of counts for one key sample hashes it once instead of once per count.
+
+    Attributes:
+        folded: ``g(key)`` per key, as each client computes it before its modulo (uint32);
+            for a null key that a non-random partitioner hashes as ``b""``, ``g(b"")``.
+        null: Which keys are null.
+        spread: Which records the client spreads at run time (null keys under a
+            ``*_random`` partitioner, empty keys under ``consistent_random``).
+        partitioner: The librdkafka ``partitioner`` name.
+    """
+
+    folded: npt.NDArray[np.uint32]
+    null: npt.NDArray[np.bool_]
+    spread: npt.NDArray[np.bool_]
+    partitioner: str
+
+    def __len__(self) -> int:
+        return int(self.folded.size)
+
+    def take(self, indices: npt.ArrayLike) -> KeyHashes:
+        """The hashes of the keys at `indices` (a sub-sample), without hashing again."""
+        at = np.asarray(indices, dtype=np.intp)
+        return KeyHashes(self.folded[at], self.null[at], self.spread[at], self.partitioner)
+
+    def partitions(self, num_partitions: int) -> npt.NDArray[np.int32]:
+        """Each key's partition on ``num_partitions`` partitions, `SPREAD` for spread ones.
+
+        The same as ``partitions_for_keys(keys, num_partitions, partitioner,
+        keyless="mark")``.
+        """
+        _check(num_partitions, self.partitioner)
+        out = np.remainder(self.folded, _U32(num_partitions)).view(np.int32)
+        if self.spread.any():
+            out[self.spread] = SPREAD
+        return out
+
+
+def hash_keys(keys: Sequence[bytes | None] | Any, partitioner: str = "murmur2_random") -> KeyHashes:
+    """Hash a key sample once for every partition count it will be placed on.
+
+    Args:
+        keys: As for `partitions_for_keys`.
+        partitioner: A librdkafka ``partitioner`` name from `PARTITIONERS`.
+
+    Returns:
+        The hashes; ``hash_keys(keys, p).partitions(n)`` equals
+        ``partitions_for_keys(keys, n, p, keyless="mark")``.
+
+    Example:
+        >>> hash_keys([b"21", b"foobar", None], "murmur2_random").partitions(12).tolist()
+        [0, 6, -1]
+    """
+    _check(1, partitioner)
+    arrow = _as_arrow(keys)
+    base = _base(partitioner)
+    folded = _fold(_raw_hashes(arrow, base), base)
+    behaviour = KEYLESS_BEHAVIOUR[partitioner]
+    if arrow.null_count == 0 and not behaviour.empty_key_spread:
+        none = np.zeros(folded.size, dtype=bool)
+        return KeyHashes(folded, none, none, partitioner)
+    import pyarrow.compute as pc
+
+    null = np.asarray(arrow.is_null(), dtype=bool)
+    empty = np.asarray(pc.fill_null(pc.equal(pc.binary_length(arrow), 0), False), dtype=bool)
+    spread = empty & ~null if behaviour.empty_key_spread else np.zeros_like(null)
+    if behaviour.null_key_spread or behaviour.empty_key_spread:
+        spread |= null
+    if not behaviour.null_key_spread:
+        # Null slots may carry arbitrary bytes in Arrow; librdkafka hashes them as b"".
+        folded[null] = _fold(_raw_hashes(_as_arrow([b""]), base), base)[0]
+    return KeyHashes(folded, null, spread, partitioner)
+
+
 def partitions_for_keys(
     keys: Sequence[bytes | None] | Any,
     num_partitions: int,
@@ -583,6 +673,8 @@ def partitions_for_keys(
     keyless: KeylessMode = "raise",
 ) -> npt.NDArray[np.int32]:
     """The partition a client configured with ``partitioner`` picks for each key.
+
+    To place one sample on many partition counts, hash it once with `hash_keys`.
 
     Args:
         keys: A sequence of ``bytes`` (``None`` for a null key), or a PyArrow
@@ -609,30 +701,14 @@ def partitions_for_keys(
     _check(num_partitions, partitioner)
     if keyless not in ("raise", "mark"):
         raise ValueError(f"keyless must be 'raise' or 'mark', got {keyless!r}")
-    arrow = _as_arrow(keys)
-    base = _base(partitioner)
-    result = _finish(_raw_hashes(arrow, base), num_partitions, base)
-    behaviour = KEYLESS_BEHAVIOUR[partitioner]
-    if arrow.null_count == 0 and not behaviour.empty_key_spread:
-        return result
-    import pyarrow.compute as pc
-
-    null = np.asarray(arrow.is_null(), dtype=bool)
-    empty = np.asarray(pc.fill_null(pc.equal(pc.binary_length(arrow), 0), False), dtype=bool)
-    spread = empty & ~null if behaviour.empty_key_spread else np.zeros_like(null)
-    if behaviour.null_key_spread or behaviour.empty_key_spread:
-        spread |= null
+    hashes = hash_keys(keys, partitioner)
     if keyless == "raise":
-        for mask, what in ((null, "is null"), (spread, "is empty")):
+        spread_empty = hashes.spread & ~hashes.null
+        for mask, what in ((hashes.null, "is null"), (spread_empty, "is empty")):
             if mask.any():
                 first = int(np.flatnonzero(mask)[0])
                 raise ValueError(_keyless_message(f"keys[{first}] {what}", partitioner))
-        return result
-    if not behaviour.null_key_spread:
-        # Null slots may carry arbitrary bytes in Arrow; place them as b"" explicitly.
-        result[null] = partition_for_key(b"", num_partitions, partitioner)
-    result[spread] = SPREAD
-    return result
+    return hashes.partitions(num_partitions)
 
 
 # Follows (names only):

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from planner.cost import ClusterShape, PartitionCost, partition_cost
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
 from planner.recommend.partitions import even_group_sizes
-from planner.simulate import TopicLoad, loads_by_count
+from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity, targets_from_history
 from spark_jobs.schemas import COST_FIELDS, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
@@ -339,13 +339,12 @@ def _fill_plan(
         candidates=_candidates(plan, history, brokers, settings),
         **_cost_columns(plan.cost, "cost_"),
     )
-    if history.keys is not None and history.key_counts is not None:
-        # Hashed here, once, at every count the simulation will look at; the grids and
+    if plan.key_sample is not None:
+        # Placed here, once, at every count the simulation will look at; the grids and
         # the multi-topic groups then need no key sample. The load is simulate_grid's
-        # own (in consumers at the end of the horizon), so its grid is unchanged.
-        load = TopicLoad(
-            plan.utilisation_at_horizon, history.keys, history.key_counts, history.partitioner
-        )
+        # own (in consumers at the end of the horizon), so its grid is unchanged; the
+        # sample was checked and hashed by plan_topic already.
+        load = plan.key_sample.with_load(plan.utilisation_at_horizon)
         counts = [c["partitions"] for c in row["candidates"] if c["simulated"]]
         row["partition_loads"] = [
             {"partitions": n, "loads": loads.tolist()}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -201,6 +201,8 @@ class TopicPlan:
             (`rate` in partitions' worth; see `SkewRequirement`).
         warnings: Plain-language warnings.
         rationale: The arithmetic, in plain sentences.
+        key_sample: The key sample the plan hashed (load 1.0), keyed topics only: its
+            hashes are kept, so placing it on more partition counts hashes nothing again.
     """
 
     topic: str
@@ -218,6 +220,7 @@ class TopicPlan:
     hot_keys: tuple[HotKey, ...]
     warnings: tuple[str, ...]
     rationale: tuple[str, ...]
+    key_sample: TopicLoad | None = field(default=None, repr=False, compare=False)
 
     @property
     def recommended_partitions(self) -> int:
@@ -311,22 +314,18 @@ def skew_requirement(
         bound: The largest count to try.
     """
     limit = _per_partition_limit(targets, producer, consumer)
-    hot_keys = find_hot_keys(replace(sample, load=1.0 / limit), 1.0) if limit > 0 else ()
+    hot_keys = find_hot_keys(sample.with_load(1.0 / limit), 1.0) if limit > 0 else ()
     shares = sample.shares
     hot = shares > limit
     hot_share = float(shares[hot].sum())
     rest = sample
     if hot.any():
         keep = np.flatnonzero(~hot)
-        # TopicLoad holds its keys as an Arrow array once constructed.
-        keys: Any = sample.keys
-        kept = keys.take(keep)
-        counts = np.asarray(sample.key_counts, dtype=np.float64)[keep]
-        rest = TopicLoad(
-            1.0 - hot_share,
-            kept if len(keep) else None,
-            counts if len(keep) else None,
-            sample.partitioner,
+        # The kept keys are the sample's own: neither checked nor hashed again.
+        rest = (
+            sample.take(keep, 1.0 - hot_share)
+            if len(keep)
+            else TopicLoad(1.0 - hot_share, None, None, sample.partitioner)
         )
     busiest = 0.0
     p = start
@@ -432,11 +431,10 @@ def plan_topic(
 
     util_now = _utilisation({d: t.peak for d, t in targets.items()}, consumer)
     util_horizon = _utilisation({d: t.grown for d, t in targets.items()}, consumer)
-    topic_load = TopicLoad(
-        util_horizon,
-        keys=history.keys if keyed_sample else None,
-        key_counts=history.key_counts if keyed_sample else None,
-        partitioner=history.partitioner,
+    topic_load = (
+        sample.with_load(util_horizon)
+        if sample is not None
+        else TopicLoad(util_horizon, partitioner=history.partitioner)
     )
     counts = sorted({p, *s.partition_grid})
     grid = simulate_grid(
@@ -468,6 +466,7 @@ def plan_topic(
         hot_keys=skew.hot_keys if skew else (),
         warnings=warnings,
         rationale=rationale,
+        key_sample=sample,
     )
 
 

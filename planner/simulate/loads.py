@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from planner.partitioners import PARTITIONERS, SPREAD, partitions_for_keys
+from planner.partitioners import PARTITIONERS, KeyHashes, hash_keys
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -95,11 +96,77 @@ class TopicLoad:
         if not np.all(np.isfinite(counts)) or np.any(counts < 0) or counts.sum() <= 0:
             raise ValueError("key_counts must be finite, zero or above, and not all zero")
         # A repeated key would split one key's rate over two entries and hide a hot key.
-        distinct = int(pc.count_distinct(keys, mode="all").as_py())
+        # (len(unique) counts a null as one value, as count_distinct(mode="all") does,
+        # at half its cost.)
+        distinct = len(pc.unique(keys))
         if distinct != len(keys):
             raise ValueError(f"keys must be distinct: {len(keys) - distinct} repeated")
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "key_counts", counts)
+
+    @cached_property
+    def hashes(self) -> KeyHashes:
+        """The key sample hashed with the topic's partitioner, once (keyed topics only).
+
+        Every partition count the planner tries reuses these hashes.
+
+        Raises:
+            ValueError: a keyless topic.
+        """
+        if self.keys is None:
+            raise ValueError("a keyless topic has no key hashes")
+        return hash_keys(self.keys, self.partitioner)
+
+    def with_load(self, load: float) -> TopicLoad:
+        """The same key sample (already checked, and hashed if it was) with another load.
+
+        Args:
+            load: The topic's total rate, in the caller's load unit, >= 0.
+        """
+        return self._derived(_check_rate("load", load), self.keys, self.key_counts, None)
+
+    def take(self, indices: npt.ArrayLike, load: float) -> TopicLoad:
+        """The sub-sample of the keys at `indices`, with its own total load.
+
+        A subset of distinct keys is distinct, and its hashes are the sample's own, so
+        neither is computed again.
+
+        Args:
+            indices: Positions of the keys to keep (at least one).
+            load: The sub-sample's total rate, in the caller's load unit, >= 0.
+
+        Raises:
+            ValueError: a keyless topic, or no index.
+        """
+        at = np.asarray(indices, dtype=np.intp)
+        if self.keys is None or self.key_counts is None:
+            raise ValueError("a keyless topic has no keys to take")
+        if at.size == 0:
+            raise ValueError("take needs at least one key")
+        counts = np.asarray(self.key_counts, dtype=np.float64)[at]
+        if counts.sum() <= 0:
+            raise ValueError("key_counts must be finite, zero or above, and not all zero")
+        keys: Any = self.keys
+        hashes = self.__dict__.get("hashes")
+        return self._derived(
+            _check_rate("load", load),
+            keys.take(at),
+            counts,
+            None if hashes is None else hashes.take(at),
+        )
+
+    def _derived(self, load: float, keys: Any, counts: Any, hashes: KeyHashes | None) -> TopicLoad:
+        # A TopicLoad made from a checked one: skip __post_init__'s checks (the distinct
+        # check of a 100,000-key sample costs about 10 ms), carry the hashes over.
+        out = object.__new__(TopicLoad)
+        values = {"load": load, "keys": keys, "key_counts": counts, "partitioner": self.partitioner}
+        for f in fields(TopicLoad):
+            object.__setattr__(out, f.name, values[f.name])
+        if hashes is None and keys is self.keys:
+            hashes = self.__dict__.get("hashes")
+        if hashes is not None:
+            out.__dict__["hashes"] = hashes
+        return out
 
     @property
     def keyed(self) -> bool:
@@ -131,14 +198,15 @@ def partition_loads(topic: TopicLoad, num_partitions: int) -> FloatArray:
         raise ValueError(f"num_partitions must be at least 1, got {num_partitions}")
     if not topic.keyed:
         return np.full(num_partitions, topic.load / num_partitions)
-    owners = partitions_for_keys(topic.keys, num_partitions, topic.partitioner, keyless="mark")
+    hashes = topic.hashes
+    owners = hashes.partitions(num_partitions)
     counts = np.asarray(topic.key_counts, dtype=np.float64)
     scale = topic.load / counts.sum()
-    if owners.size and owners.min() >= 0:
+    if not hashes.spread.any():
         # One pass: sum the sampled counts of each partition's keys, then scale.
         keyed: FloatArray = np.bincount(owners, weights=counts, minlength=num_partitions) * scale
         return keyed
-    spread = owners == SPREAD
+    spread = hashes.spread
     per_partition = np.bincount(owners[~spread], weights=counts[~spread], minlength=num_partitions)
     evenly = float(counts[spread].sum()) / num_partitions
     loads: FloatArray = (per_partition + evenly) * scale
@@ -218,8 +286,7 @@ def find_hot_keys(topic: TopicLoad, consumer_capacity: float) -> tuple[HotKey, .
     candidates = candidates[np.argsort(-rates[candidates], kind="stable")]
     sample: Any = topic.keys
     keys = sample.take(candidates)
-    # One partition is enough to tell a key-placed record from one the client spreads.
-    placed = partitions_for_keys(keys, 1, topic.partitioner, keyless="mark") != SPREAD
+    placed = ~topic.hashes.spread[candidates]
     return tuple(
         HotKey(key=_key_bytes(keys[j].as_py()), rate=float(rates[i]), share=float(shares[i]))
         for j, i in enumerate(candidates.tolist())

@@ -470,3 +470,32 @@ def test_public_surface() -> None:
         "fnv1a_random",
         "fnv1a",
     )
+
+
+# --- Hashing a sample once ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("partitioner", PARTITIONERS)
+def test_hash_keys_places_like_partitions_for_keys(
+    partitioner: str, keys_of_every_length: list[bytes]
+) -> None:
+    # One hash per key, any number of counts: the same partitions as hashing each time,
+    # null and empty keys included (spread, or pinned where b"" lands).
+    keys: list[bytes | None] = [*keys_of_every_length, None, b"", None]
+    hashes = partitioners.hash_keys(pa.array(keys, pa.binary()), partitioner)
+    assert len(hashes) == len(keys)
+    for n in (1, 2, 7, 12, 1000, 2**31 - 1):
+        expected = partitions_for_keys(keys, n, partitioner, keyless="mark")
+        assert hashes.partitions(n).tolist() == expected.tolist(), n
+    subset = [3, 0, len(keys) - 1]
+    assert (
+        hashes.take(subset).partitions(24).tolist()
+        == partitions_for_keys([keys[i] for i in subset], 24, partitioner, keyless="mark").tolist()
+    )
+
+
+def test_hash_keys_refuses_what_partitions_for_keys_refuses() -> None:
+    with pytest.raises(ValueError, match="unknown partitioner"):
+        partitioners.hash_keys([b"a"], "java")
+    with pytest.raises(ValueError, match=">= 1"):
+        partitioners.hash_keys([b"a"]).partitions(0)

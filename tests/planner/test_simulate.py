@@ -548,3 +548,54 @@ def test_docs_churn_table() -> None:
         assert five.grow_revoked.tolist() == [12, 12, 12, 2]
     assert moved["last"] == {"range": 9, "roundrobin": 7, "sticky": 2, "cooperative-sticky": 2}
     assert moved["first"] == {"range": 3, "roundrobin": 12, "sticky": 2, "cooperative-sticky": 2}
+
+
+# ---------------------------------------------------------------------------------------
+# A key sample checked and hashed once
+
+
+def _zipf_sample(partitioner: str = "murmur2_random") -> TopicLoad:
+    rng = np.random.default_rng(5)
+    keys = [f"k{i}".encode() for i in range(2_000)]
+    return TopicLoad(1.0, keys, rng.zipf(1.3, size=2_000).astype(float), partitioner)
+
+
+@pytest.mark.parametrize("partitioner", ["murmur2_random", "consistent", "fnv1a_random"])
+def test_with_load_keeps_the_sample_and_its_hashes(partitioner: str) -> None:
+    sample = _zipf_sample(partitioner)
+    hashes = sample.hashes
+    scaled = sample.with_load(8.0)
+    assert scaled.load == 8.0 and scaled.keys is sample.keys
+    assert scaled.hashes is hashes  # not hashed again
+    fresh = TopicLoad(8.0, sample.keys, sample.key_counts, partitioner)
+    for p in (3, 12, 97):
+        assert partition_loads(scaled, p).tolist() == partition_loads(fresh, p).tolist()
+    with pytest.raises(ValueError, match="load"):
+        sample.with_load(-1.0)
+
+
+def test_take_is_the_sub_sample_without_rehashing() -> None:
+    sample = _zipf_sample()
+    _ = sample.hashes
+    keep = np.flatnonzero(sample.shares < 0.01)
+    rest = sample.take(keep, 0.7)
+    fresh = TopicLoad(
+        0.7,
+        [sample.keys[int(i)].as_py() for i in keep],
+        np.asarray(sample.key_counts)[keep],
+    )
+    for p in (5, 48):
+        assert partition_loads(rest, p).tolist() == partition_loads(fresh, p).tolist()
+    assert rest.hashes.folded.tolist() == fresh.hashes.folded.tolist()
+    with pytest.raises(ValueError, match="at least one"):
+        sample.take([], 1.0)
+    with pytest.raises(ValueError, match="keyless"):
+        TopicLoad(1.0).take([0], 1.0)
+    with pytest.raises(ValueError, match="keyless"):
+        _ = TopicLoad(1.0).hashes
+
+
+def test_take_refuses_an_all_zero_sub_sample() -> None:
+    sample = TopicLoad(1.0, [b"a", b"b"], [0.0, 3.0])
+    with pytest.raises(ValueError, match="not all zero"):
+        sample.take([0], 0.5)
