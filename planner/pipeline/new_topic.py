@@ -12,8 +12,9 @@ publishing as the fleet: nothing is planned by a second code path.
   peak is then exactly what was asked); growth is the given yearly rate (the run's
   floor growth, since a day of figures fits no trend) over the given horizon.
 - The topics row leaves `partitions` empty: a topic not created yet.
-- Tp/Tc numbers become a capacity row for the topic; perf-test files are copied into
-  `perf/` and read by the perf-test parser, as in any landing folder.
+- Tp/Tc: the numbers given and the figures the project's perf-test parser reads from
+  the files given, in the topic's one capacity row (its `source` says which came from
+  where).
 - The cluster table lists `brokers` brokers (the cost panel and the replication check).
 - Each expected consumer group is a planned group (0 members today).
 """
@@ -250,25 +251,7 @@ def write_request(request: NewTopicRequest, landing: Path, interval: DataInterva
         ("topic", "partitions", "replication_factor", "keyed", "partitioner"),
         [(t, "", request.replication_factor, str(request.keyed).lower(), request.partitioner)],
     )
-    capacity = [request.tp_mib_per_s, request.tp_records_per_s]
-    capacity += [request.tc_mib_per_s, request.tc_records_per_s]
-    if any(v is not None for v in capacity):
-        _write_csv(
-            landing / "capacity" / "given.csv",
-            (
-                "topic",
-                "producer_mib_per_s",
-                "producer_records_per_s",
-                "consumer_mib_per_s",
-                "consumer_records_per_s",
-            ),
-            [(t, *map(_fmt, capacity))],
-        )
-    for name, tool in (("producer_perf_file", "producer"), ("consumer_perf_file", "consumer")):
-        source = getattr(request, name)
-        if source is not None:
-            (landing / "perf").mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, landing / "perf" / f"{t}.{tool}.txt")
+    _write_capacity(request, landing)
     if request.key_sample_file is not None:
         _copy_key_sample(Path(request.key_sample_file), landing / "keys", t)
     _write_csv(
@@ -282,6 +265,79 @@ def write_request(request: NewTopicRequest, landing: Path, interval: DataInterva
         [(b,) for b in range(1, request.brokers + 1)],
     )
     return landing
+
+
+def _measured(request: NewTopicRequest, landing: Path) -> tuple[Any, list[str]]:
+    """Tp/Tc from the request's perf-test files, attributed to the new topic.
+
+    The files are read by the project's perf-test parser under the names it expects
+    (`<topic>.producer.txt`, `<topic>.consumer.txt`), in a folder collection does not
+    read, since the topic had its own name in the test (or none).
+    """
+    from dataclasses import replace as with_
+
+    from planner.adapters.perf_test import PerfTestError, partition_capacity, read_perf_test
+
+    runs = []
+    names = []
+    folder = landing / "perf-test-files"
+    for name, tool in (("producer_perf_file", "producer"), ("consumer_perf_file", "consumer")):
+        source = getattr(request, name)
+        if source is None:
+            continue
+        copy = folder / f"{request.topic}.{tool}.txt"
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, copy)
+        try:
+            found = read_perf_test(copy)
+        except PerfTestError as exc:
+            raise NewTopicError(f"{name}: {source}: {exc}") from None
+        runs += [with_(run, topic=request.topic) for run in found if run.kind == tool]
+        names.append(f"{Path(source).name} (kafka-{tool}-perf-test)")
+    if not runs:
+        return None, names
+    return partition_capacity(runs, request.topic), names
+
+
+def _write_capacity(request: NewTopicRequest, landing: Path) -> None:
+    """The topic's one capacity row: the numbers given, and Tp/Tc from perf-test files.
+
+    One row, because a topic has one capacity row (a second would be rejected as a
+    duplicate at collection).
+    """
+    measured, names = _measured(request, landing)
+    values = {
+        "producer_mib_per_s": request.tp_mib_per_s,
+        "producer_records_per_s": request.tp_records_per_s,
+        "consumer_mib_per_s": request.tc_mib_per_s,
+        "consumer_records_per_s": request.tc_records_per_s,
+    }
+    if measured is not None:
+        if request.producer_perf_file is not None:
+            values["producer_mib_per_s"] = measured.tp_mib_per_s
+            values["producer_records_per_s"] = measured.tp_records_per_s
+        if request.consumer_perf_file is not None:
+            values["consumer_mib_per_s"] = measured.tc_mib_per_s
+            values["consumer_records_per_s"] = measured.tc_records_per_s
+        for note in measured.notes:
+            print(f"perf-test {request.topic}: {note}")
+    for side, file in (("Tp", request.producer_perf_file), ("Tc", request.consumer_perf_file)):
+        figures = [v for k, v in values.items() if k.startswith(_SIDE_PREFIX[side])]
+        if file is not None and all(v is None for v in figures):
+            raise NewTopicError(f"{side}: {file} holds no kafka-{_TOOL[side]}-perf-test run")
+    given = "given in the request"
+    source = "plan_new_topic: " + (
+        "; ".join(names) + f"; other figures {given}" if names else given
+    )
+    _write_csv(
+        landing / "capacity" / "capacity.csv",
+        ("topic", *values, "source"),
+        [(request.topic, *map(_fmt, values.values()), source)],
+    )
+
+
+_SIDE_PREFIX = {"Tp": "producer_", "Tc": "consumer_"}
+_TOOL = {"Tp": "producer", "Tc": "consumer"}
 
 
 def _copy_key_sample(source: Path, folder: Path, topic: str) -> None:

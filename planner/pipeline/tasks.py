@@ -231,13 +231,23 @@ def new_topic_task(params: Mapping[str, Any], context: Mapping[str, Any]) -> dic
     return RunPlan(interval, topic_scope(request.topic), run_config, workspace, collected).to_xcom()
 
 
+def _run_config(plan: Mapping[str, Any]) -> tuple[PlannerConfig, Workspace]:
+    """The run's config (its planning settings) and workspace, with the deployment's store.
+
+    A new topic's run config holds only what the run plans with; the store (whose URL
+    may hold a password) is always the deployment's: its config and connections.
+    """
+    deployment = planner_config()
+    config = planner_config(plan["config"]) if plan["config"] else deployment
+    return config, RunPlan.workspace_from_xcom(plan, deployment.store_url)
+
+
 def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
     """`publish`: the validated run into the store and the site."""
     from planner.pipeline.publish import NotPublishable, lookback_days_of, publish_run
     from planner.store import StoreError
 
-    config = planner_config(plan["config"])
-    workspace = RunPlan.workspace_from_xcom(plan, config.store_url)
+    config, workspace = _run_config(plan)
     started = getattr(context.get("dag_run"), "start_date", None) or datetime.now(UTC)
     try:
         result = publish_run(
@@ -272,12 +282,12 @@ def record_failure_task(
         message = "plan_new_topic: the request was refused before planning (see its log)"
         print(message)
         return message
-    config = planner_config(plan["config"] if plan else None)
     if plan is None:
+        config = planner_config()
         workspace = Workspace.from_config(config)
         key, scope = run_interval(context).key, FLEET_SCOPE
     else:
-        workspace = RunPlan.workspace_from_xcom(plan, config.store_url)
+        config, workspace = _run_config(plan)
         key, scope = plan["run_key"], plan["scope"]
     failed_tasks = _failed_tasks(context)
     message = f"tasks failed: {', '.join(failed_tasks) or 'unknown'} (see their logs)"

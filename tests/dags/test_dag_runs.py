@@ -1,0 +1,208 @@
+"""Both DAGs run end to end through Airflow (`airflow dags test`), real Spark submissions
+included, on the sample fleet: a good run, a run whose figures fail validation, and a new
+topic planned from the trigger form's parameters.
+
+Task states are read from Airflow's own metadata database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.report.names import page_names
+from planner.store import FAILED, PUBLISHED, RecommendationStore
+from tests.dags.conftest import PlannerHome, planner_home
+from tests.pipeline.conftest import RUN_KEY
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+# Airflow 3 runs a data-interval DAG after its interval: the run dated the 21st plans the
+# UTC day 2026-11-20, the sample fleet's last whole day (RUN_KEY).
+DAG_DATE = "2026-11-21"
+PERF = Path(__file__).resolve().parents[1] / "adapters" / "data" / "perf"
+SUCCESSFUL = {"success"}
+
+
+def task_states(airflow_home: Path, dag_id: str) -> dict[str, str | None]:
+    """Task states of the DAG's newest run, from the metadata database."""
+    with sqlite3.connect(airflow_home / "airflow.db") as db:
+        (run_id,) = db.execute(
+            "SELECT run_id FROM dag_run WHERE dag_id = ? ORDER BY id DESC LIMIT 1", (dag_id,)
+        ).fetchone()
+        rows = db.execute(
+            "SELECT task_id, state FROM task_instance WHERE dag_id = ? AND run_id = ?",
+            (dag_id, run_id),
+        ).fetchall()
+    return dict(rows)
+
+
+@pytest.fixture(scope="module")
+def fleet(
+    airflow_home: Path, sample_landing: Path, tmp_path_factory: pytest.TempPathFactory
+) -> PlannerHome:
+    """The sample fleet planned once by the partition_planner DAG."""
+    home = planner_home(airflow_home, tmp_path_factory.mktemp("fleet"), sample_landing)
+    done = home.airflow("dags", "test", "partition_planner", DAG_DATE)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-5000:]
+    return home
+
+
+def test_the_daily_dag_publishes_the_fleet(fleet: PlannerHome, airflow_home: Path) -> None:
+    states = task_states(airflow_home, "partition_planner")
+    assert states.pop("record_failure") == "skipped"
+    assert set(states.values()) == SUCCESSFUL, states
+    with RecommendationStore(fleet.store_url) as store:
+        run = store.last_good_run()
+        assert run is not None and run.key == RUN_KEY and run.status == PUBLISHED
+        assert run.validation["inputs"]["success"] and run.validation["outputs"]["success"]
+        topics = {r.topic for r in store.recommendations()}
+    records = json.loads((fleet.root / "recommendations.json").read_text())
+    assert {r["topic"] for r in records} == topics
+    assert (fleet.report / "index.html").is_file()
+    assert (fleet.report / "validation" / "index.html").is_file()
+    # The Spark steps wrote the run's datasets where the config says.
+    for dataset in ("sizing", "simulations", "recommendations"):
+        assert list(
+            (fleet.root / "work" / "datasets" / dataset / f"run={RUN_KEY}").glob("*.parquet")
+        )
+
+
+def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
+    fleet: PlannerHome, airflow_home: Path, tmp_path: Path
+) -> None:
+    # A second deployment, a copy of the first after its good run, whose landing folder
+    # now holds a topics export from a bigger cluster (9 replicas on 6 brokers).
+    root = tmp_path / "deployment"
+    shutil.copytree(fleet.root, root, symlinks=True)
+    landing = tmp_path / "landing"
+    shutil.copytree(Path(_landing_of(fleet)), landing)
+    topics = (landing / "topics" / "topics.csv").read_text().splitlines()
+    name, partitions, _, *rest = topics[1].split(",")
+    topics[1] = ",".join([name, partitions, "9", *rest])
+    (landing / "topics" / "topics.csv").write_text("\n".join(topics) + "\n")
+    home = planner_home(_fresh_airflow(tmp_path), root, landing)
+    before = os.readlink(home.report)
+
+    done = home.airflow("dags", "test", "partition_planner", DAG_DATE)
+
+    assert done.returncode != 0 or "state=failed" in done.stdout + done.stderr
+    states = task_states(Path(home.env["AIRFLOW_HOME"]), "partition_planner")
+    assert states["collect_figures"] == "success"
+    assert states["validate_inputs"] == "failed"
+    assert states["size_partitions"] == states["publish"] == "upstream_failed"
+    assert states["record_failure"] == "success"
+    assert os.readlink(home.report) == before
+    with RecommendationStore(home.store_url) as store:
+        runs = store.runs()
+        assert [r.status for r in runs[:2]] == [FAILED, PUBLISHED]
+        message = runs[0].message or ""
+        assert "validate_inputs failed" in message and "topics.input" in message
+        assert name in message and "replication_factor" in message
+        assert store.last_good_run() == runs[1]
+
+
+def _landing_of(home: PlannerHome) -> str:
+    for line in home.config.read_text().splitlines():
+        if line.startswith("path = "):
+            return line.split('"')[1]
+    raise AssertionError("no landing path in the config")
+
+
+def _fresh_airflow(tmp_path: Path) -> Path:
+    """Another migrated Airflow home (the same interval cannot run twice in one home)."""
+    from tests.dags.conftest import BIN, airflow_env
+
+    home = tmp_path / "airflow"
+    home.mkdir()
+    done = subprocess.run(
+        [str(BIN / "airflow"), "db", "migrate"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=airflow_env(home, None),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return home
+
+
+def _key_sample(path: Path) -> Path:
+    rows = ["key,count", "customer-hot,90000"] + [f"customer-{i},{1 + i % 7}" for i in range(2000)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_a_new_topic_is_planned_from_the_forms_parameters(
+    fleet: PlannerHome, airflow_home: Path, tmp_path: Path
+) -> None:
+    topic = "payments.authorizations.v2"
+    conf = {
+        "topic": topic,
+        "peak_mib_per_s": 40,
+        "peak_records_per_s": 60000,
+        "growth_per_year": 0.5,
+        "horizon_days": 365,
+        "keyed": True,
+        "partitioner": "murmur2_random",
+        "key_sample_file": str(_key_sample(tmp_path / "keys.csv")),
+        "producer_perf_file": str(PERF / "orders.producer.txt"),
+        "tc_mib_per_s": 4,
+        "tc_records_per_s": 5000,
+        "consumer_groups": ["fraud-scoring", "ledger"],
+        "strategy": "cooperative-sticky",
+        "replication_factor": 3,
+        "brokers": 6,
+    }
+    done = fleet.airflow("dags", "test", "plan_new_topic", "--conf", json.dumps(conf))
+    assert done.returncode == 0, (done.stdout + done.stderr)[-5000:]
+    states = task_states(airflow_home, "plan_new_topic")
+    assert states.pop("record_failure") == "skipped"
+    assert set(states.values()) == SUCCESSFUL, states
+
+    page_name = page_names([topic])[topic]
+    site = fleet.root / "report-new-topics" / page_name.removesuffix(".html")
+    page = (site / "topics" / page_name).read_text()
+    assert topic in page
+    with RecommendationStore(fleet.store_url) as store:
+        latest = store.latest(topic)
+        assert latest is not None
+        assert latest.run.scope == f"topic:{topic}"
+        assert latest.current_partitions is None  # not created yet
+        assert latest.recommended_partitions is not None and latest.recommended_partitions >= 1
+        assert latest.keyed is True
+        assert {g["group_id"] for g in latest.groups} == {"fraud-scoring", "ledger"}
+        # The fleet's run is untouched by the new topic's.
+        fleet_run = store.last_good_run()
+        assert fleet_run is not None and fleet_run.key == RUN_KEY
+        assert topic not in {r.topic for r in store.recommendations()}
+    # Tp from the perf-test file (median of its window lines, MB/s as MiB/s).
+    assert latest.tp_mib_per_s is not None and 13.0 < latest.tp_mib_per_s < 15.0
+    assert (latest.tc_mib_per_s, latest.tc_records_per_s) == (4.0, 5000.0)
+
+    script = str(Path(sys.executable).parent / "partition-planner")
+    shown = subprocess.run(
+        [script, "show", topic, "--store", fleet.store_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0 and topic in shown.stdout
+
+
+def test_a_new_topic_request_that_cannot_be_planned_fails_its_first_task(
+    fleet: PlannerHome, airflow_home: Path
+) -> None:
+    conf = {"topic": "orders.v2", "peak_mib_per_s": 5, "peak_records_per_s": 100}
+    done = fleet.airflow("dags", "test", "plan_new_topic", "--conf", json.dumps(conf))
+    output = done.stdout + done.stderr
+    assert "Tp: give tp_mib_per_s and/or tp_records_per_s" in output
+    states = task_states(airflow_home, "plan_new_topic")
+    assert states["prepare_new_topic"] == "failed"
+    assert states["publish"] == "upstream_failed"
