@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -86,25 +87,52 @@ def _seconds(ts: pa.ChunkedArray | pa.Array) -> npt.NDArray[np.float64]:
     return np.asarray(micros.to_numpy(zero_copy_only=False), dtype=np.float64) / 1e6
 
 
-def _floats(column: pa.ChunkedArray) -> npt.NDArray[np.float64] | None:
-    if column.null_count == len(column):
-        return None
-    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+@dataclass(frozen=True)
+class _Samples:
+    """Throughput samples of one or many topics as NumPy columns (MiB/s, records/s).
+
+    Attributes:
+        ts_s: Sample times, seconds since the epoch.
+        columns: `mib_in`, `records_in`, `mib_out` (nulls as NaN).
+        valid: Per column, which samples are not null.
+    """
+
+    ts_s: npt.NDArray[np.float64]
+    columns: dict[str, npt.NDArray[np.float64]]
+    valid: dict[str, npt.NDArray[np.bool_]]
+
+    @classmethod
+    def of(cls, rows: pa.Table | pa.StructArray) -> _Samples:
+        """The samples of `rows` (`ts, mib_in, records_in, mib_out`), in their order."""
+        columns, valid = {}, {}
+        for name in ("mib_in", "records_in", "mib_out"):
+            column = rows.column(name) if isinstance(rows, pa.Table) else rows.field(name)
+            columns[name] = np.asarray(
+                pc.fill_null(column, math.nan).to_numpy(zero_copy_only=False), dtype=np.float64
+            )
+            valid[name] = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        ts = rows.column("ts") if isinstance(rows, pa.Table) else rows.field("ts")
+        return cls(_seconds(ts), columns, valid)
+
+    def history(self, start: int, end: int) -> dict[str, Any]:
+        """One topic's samples `[start, end)` sorted by time, as `_history` takes them.
+
+        Samples sorted by time: the core's sums run in a fixed order, so a rerun on the
+        same figures gives the same last bit whatever order Spark delivered the rows in.
+        The sort is stable, as Arrow's, so equal times keep Spark's order.
+        """
+        ts = self.ts_s[start:end]
+        order = np.argsort(ts, kind="stable")
+        out: dict[str, Any] = {"ts_s": ts[order]}
+        for name, values in self.columns.items():
+            # A column with no value at all is a dimension not measured.
+            seen = self.valid[name][start:end].any()
+            out[name] = values[start:end][order] if seen else None
+        return out
 
 
 def _history_arrays(throughput: pa.Table) -> dict[str, Any]:
-    # Samples sorted by time: the core's sums run in a fixed order, so a rerun on the
-    # same figures gives the same last bit whatever order Spark delivered the rows in.
-    ordered = throughput.sort_by([("ts", "ascending")])
-    mib_out = ordered.column("mib_out")
-    return {
-        "ts_s": _seconds(ordered.column("ts")),
-        "mib_in": _floats(ordered.column("mib_in")),
-        "records_in": _floats(ordered.column("records_in")),
-        "mib_out": _floats(pc.fill_null(mib_out, math.nan))
-        if mib_out.null_count < len(mib_out)
-        else None,
-    }
+    return _Samples.of(throughput).history(0, throughput.num_rows)
 
 
 def _capacities(facts: Mapping[str, Any]) -> tuple[SideCapacity, SideCapacity]:
@@ -242,6 +270,11 @@ def _capacity_rationale(facts: Mapping[str, Any]) -> str:
         by = f", {facts[f'{side}_measured_by']}" if facts[f"{side}_measured_by"] else ""
         parts.append(f"{name} {text} per partition from {origin}{by}")
     return "; ".join(parts)
+
+
+def _distinct_sorted(values: npt.NDArray[np.float64]) -> int:
+    # Distinct values of a sorted array.
+    return int(values.size and 1 + np.count_nonzero(np.diff(values)))
 
 
 def _history(
@@ -390,15 +423,39 @@ def sizing_row(
         `ValueError`) gives status `error` with its message, not an exception: one bad
         topic must not stop the fleet.
     """
+    return _sizing_row(
+        topic,
+        _history_arrays(throughput) if throughput.num_rows else None,
+        facts.to_pylist()[0] if facts.num_rows else None,
+        keys=keys,
+        key_counts=key_counts,
+        run=run,
+        brokers=brokers,
+        settings=settings,
+    )
+
+
+def _sizing_row(
+    topic: str,
+    arrays: Mapping[str, Any] | None,
+    info: Mapping[str, Any] | None,
+    *,
+    keys: pa.Array | None,
+    key_counts: npt.NDArray[np.float64] | None,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+) -> dict[str, Any]:
+    # sizing_row on samples already in arrays (sorted by time; None: no samples) and
+    # the facts row as a dict (None: not in the topics table).
     row = empty_row(SIZING)
-    info = facts.to_pylist()[0] if facts.num_rows else None
-    ts = throughput.column("ts") if throughput.num_rows else None
-    days = int(np.unique(np.floor(_seconds(ts) / _SECONDS_PER_DAY)).size) if ts is not None else 0
+    samples = 0 if arrays is None else len(arrays["ts_s"])
+    days = 0 if arrays is None else _distinct_sorted(np.floor(arrays["ts_s"] / _SECONDS_PER_DAY))
     row.update(
         run=run,
         topic=topic,
         brokers=brokers,
-        samples=throughput.num_rows,
+        samples=samples,
         history_days=days,
         consuming_groups=int(info["consuming_groups"]) if info else 0,
         warnings=[],
@@ -437,7 +494,7 @@ def sizing_row(
         keys = key_counts = None
     row["key_sample_keys"] = len(keys) if keys is not None else None
 
-    if throughput.num_rows == 0:
+    if arrays is None:
         why = (
             f"no throughput samples in the {settings.lookback_days:g} days before the end of "
             f"the run: not planned"
@@ -453,7 +510,7 @@ def sizing_row(
     groups = _groups(info)
     passed = [*groups, GroupInfo(ONE_GROUP, _ONE_GROUP_STRATEGY, 0)]
     scale = _fan_out_scale(len(passed), row["consuming_groups"])
-    history = _history(topic, _history_arrays(throughput), info, keys, key_counts, scale)
+    history = _history(topic, arrays, info, keys, key_counts, scale)
     producer, consumer = _capacities(info)
     if info["tc_mib_per_s"] is None and info["tc_records_per_s"] is None:
         why = (
@@ -535,22 +592,28 @@ def size_batches(
     run's topics table lists it; null otherwise), and the facts columns of
     `size_partitions.topic_facts`. Keyed topics go through `size_keyed` instead. Many
     topics arrive in one batch and leave as one batch: Spark and Arrow are paid per
-    batch, not per topic.
+    batch, not per topic (the samples of the whole batch become NumPy columns at once,
+    and each topic takes its slice).
     """
     schema = arrow_schema("sizing")
     for batch in batches:
         table = pa.Table.from_batches([batch])
-        samples = table.column("samples").combine_chunks()
-        facts = table.drop_columns(["samples"])
-        known = table.column("known").to_pylist()
+        lists = table.column("samples").combine_chunks()
+        samples = _Samples.of(lists.values)
+        offsets = lists.offsets.to_numpy()
+        has_samples = lists.is_valid().to_numpy(zero_copy_only=False)
+        facts = table.drop_columns(["samples"]).to_pylist()
         rows = []
-        for i, topic in enumerate(table.column("topic").to_pylist()):
-            row_facts = facts.slice(i, 1) if known[i] else facts.slice(i, 0)
+        for i, info in enumerate(facts):
+            start, end = int(offsets[i]), int(offsets[i + 1])
+            arrays = samples.history(start, end) if has_samples[i] and end > start else None
             rows.append(
-                sizing_row(
-                    topic,
-                    _samples_of(samples[i]),
-                    row_facts,
+                _sizing_row(
+                    info["topic"],
+                    arrays,
+                    info if info["known"] else None,
+                    keys=None,
+                    key_counts=None,
                     run=run,
                     brokers=brokers,
                     settings=settings,

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from planner.recommend.plan import member_headroom_pct
-from planner.simulate import TopicLoad, grid_from_loads, simulate_grid
+from planner.simulate import GridResult, TopicLoad, grid_from_loads, simulate_grid
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
 from spark_jobs.schemas import arrow_schema
 
@@ -48,6 +48,68 @@ _GRID_COLUMNS = (
     "shrink_moved",
     "shrink_revoked",
 )
+
+
+def _grid(
+    *,
+    consumers_at_horizon: float,
+    partition_loads: Mapping[int, Sequence[float]] | None,
+    counts: Sequence[int],
+    extra_members: int,
+    headroom_pct: float,
+) -> GridResult:
+    keep_free = member_headroom_pct(headroom_pct)
+    if partition_loads is None:
+        return simulate_grid(
+            TopicLoad(consumers_at_horizon),
+            consumer_capacity=1.0,
+            headroom_pct=keep_free,
+            partition_counts=counts,
+            extra_members=extra_members,
+        )
+    # The loads simulate_grid would hash from the key sample, hashed by size_partitions
+    # already.
+    return grid_from_loads(
+        {p: partition_loads[p] for p in counts},
+        consumer_capacity=1.0,
+        headroom_pct=keep_free,
+        extra_members=extra_members,
+    )
+
+
+def _rows_table(
+    run: str,
+    topics: Sequence[str],
+    grids: Sequence[GridResult],
+    current: Sequence[int | None],
+    recommended: Sequence[int],
+) -> pa.Table:
+    # The grids of many topics as one table, built column by column: a Python object
+    # per row (a run, a scope, a one-topic list) cost more than the grids themselves.
+    schema = arrow_schema("simulations")
+    sizes = np.array([len(g) for g in grids], dtype=np.int64)
+    n = int(sizes.sum())
+    owner = np.repeat(np.arange(len(grids)), sizes)
+    columns = {
+        name: np.concatenate([getattr(g, name) for g in grids]) if grids else np.zeros(0)
+        for name in ("partitions", *_GRID_COLUMNS)
+    }
+    topic = pa.array(topics, pa.string()).take(pa.array(owner))
+    partitions = columns["partitions"]
+    data: dict[str, Any] = {
+        "run": pa.array([run], pa.string()).take(pa.array(np.zeros(n, dtype=np.int64))),
+        "scope": pa.array(["topic"], pa.string()).take(pa.array(np.zeros(n, dtype=np.int64))),
+        "topic": topic,
+        "group_id": pa.nulls(n, pa.string()),
+        "topics": pa.ListArray.from_arrays(pa.array(np.arange(n + 1, dtype=np.int32)), topic),
+        "partitions": partitions,
+        "is_recommended_partitions": partitions == np.asarray(recommended, np.int64)[owner],
+        "is_current_partitions": partitions
+        == np.asarray([c if c else -1 for c in current], np.int64)[owner],
+        "load_limit": np.repeat([g.load_limit for g in grids], sizes).astype(np.float64),
+        **{name: columns[name] for name in _GRID_COLUMNS},
+    }
+    return pa.Table.from_pydict({f.name: data[f.name] for f in schema}, schema=schema)
 
 
 def grid_table(
@@ -76,40 +138,14 @@ def grid_table(
         recommended: The recommended count.
         headroom_pct: The planning headroom (%).
     """
-    keep_free = member_headroom_pct(headroom_pct)
-    if partition_loads is None:
-        grid = simulate_grid(
-            TopicLoad(consumers_at_horizon),
-            consumer_capacity=1.0,
-            headroom_pct=keep_free,
-            partition_counts=counts,
-            extra_members=extra_members,
-        )
-    else:
-        # The loads simulate_grid would hash from the key sample, hashed by
-        # size_partitions already.
-        grid = grid_from_loads(
-            {p: partition_loads[p] for p in counts},
-            consumer_capacity=1.0,
-            headroom_pct=keep_free,
-            extra_members=extra_members,
-        )
-    n = len(grid)
-    columns = grid.columns()
-    data: dict[str, Any] = {
-        "run": [run] * n,
-        "scope": ["topic"] * n,
-        "topic": [topic] * n,
-        "group_id": pa.nulls(n, pa.string()),
-        "topics": [[topic]] * n,
-        "partitions": columns["partitions"],
-        "is_recommended_partitions": columns["partitions"] == recommended,
-        "is_current_partitions": columns["partitions"] == (current if current else -1),
-        "load_limit": np.full(n, grid.load_limit),
-        **{name: columns[name] for name in _GRID_COLUMNS},
-    }
-    schema = arrow_schema("simulations")
-    return pa.Table.from_pydict({f.name: data[f.name] for f in schema}, schema=schema)
+    grid = _grid(
+        consumers_at_horizon=consumers_at_horizon,
+        partition_loads=partition_loads,
+        counts=counts,
+        extra_members=extra_members,
+        headroom_pct=headroom_pct,
+    )
+    return _rows_table(run, [topic], [grid], [current], [recommended])
 
 
 def simulate_topics(
@@ -121,27 +157,26 @@ def simulate_topics(
     consumers_at_horizon, simulate_counts, extra_members, partition_loads`.
     """
     for batch in batches:
-        grids = []
+        topics, grids, current, recommended = [], [], [], []
         for info in batch.to_pylist():
             loads = info["partition_loads"]
             grids.append(
-                grid_table(
-                    info["topic"],
-                    run=run,
+                _grid(
                     consumers_at_horizon=info["consumers_at_horizon"],
                     partition_loads=(
                         None if loads is None else {e["partitions"]: e["loads"] for e in loads}
                     ),
                     counts=info["simulate_counts"],
                     extra_members=info["extra_members"],
-                    current=info["current_partitions"],
-                    recommended=info["recommended_partitions"],
                     headroom_pct=headroom_pct,
                 )
             )
+            topics.append(info["topic"])
+            current.append(info["current_partitions"])
+            recommended.append(info["recommended_partitions"])
         if grids:
             # One batch per input batch: Spark pays per batch, not per row.
-            yield from pa.concat_tables(grids).combine_chunks().to_batches()
+            yield from _rows_table(run, topics, grids, current, recommended).to_batches()
 
 
 def plan_groups(

@@ -444,10 +444,8 @@ def plan_topic(
         partition_counts=counts,
         extra_members=max(4, max((g.members for g in groups), default=0)),
     )
-    group_plans = tuple(
-        plan_group(g, grid.where(grid.partitions == p), p, util_now, util_horizon, s)
-        for g in groups
-    )
+    at_p = grid.where(grid.partitions == p)
+    group_plans = tuple(plan_group(g, at_p, p, util_now, util_horizon, s) for g in groups)
     warnings = _warnings(history, choice, cost, grid, p, group_plans, skew)
     rationale = _rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s)
     return TopicPlan(
@@ -480,17 +478,40 @@ def _utilisation(rates: Mapping[str, float], consumer: SideCapacity) -> float:
     return max(ratios, default=0.0)
 
 
-def _smallest_fit(
-    grid: GridResult, strategy: str, scale: float, limit: float, p: int
-) -> tuple[int, float] | None:
-    rows = grid.where((grid.strategy == strategy) & (grid.members <= p))
-    order = np.argsort(rows.members)
-    members, loads = rows.members[order], rows.max_load[order] * scale
-    fits = np.flatnonzero(loads <= limit * (1 + 1e-9))
-    if not fits.size:
-        return None
-    i = int(fits[0])
-    return int(members[i]), float(loads[i])
+@dataclass(frozen=True)
+class _StrategyRows:
+    """One strategy's grid rows at one count, group sizes 1..P ascending."""
+
+    members: npt.NDArray[np.int64]
+    max_load: npt.NDArray[np.float64]
+    grow_revoked: npt.NDArray[np.int64]
+
+    def smallest_fit(self, scale: float, limit: float) -> tuple[int, float] | None:
+        """The smallest group whose busiest member, scaled, fits `limit`; and its load."""
+        loads = self.max_load * scale
+        fits = np.flatnonzero(loads <= limit * (1 + 1e-9))
+        if not fits.size:
+            return None
+        i = int(fits[0])
+        return int(self.members[i]), float(loads[i])
+
+    def revoked(self, members: int, p: int) -> int:
+        """Partitions revoked when a member joins a group of `members` (`p` if absent)."""
+        at = np.flatnonzero(self.members == members)
+        return int(self.grow_revoked[at[0]]) if at.size else p
+
+
+def _rows_by_strategy(grid: GridResult, p: int) -> dict[str, _StrategyRows]:
+    # The grid's columns split once per group plan instead of one filtered copy of the
+    # whole grid per question asked of it (a dozen per group).
+    out = {}
+    for strategy in STRATEGIES:
+        chosen = np.flatnonzero((grid.strategy == strategy) & (grid.members <= p))
+        order = chosen[np.argsort(grid.members[chosen])]
+        out[strategy] = _StrategyRows(
+            grid.members[order], grid.max_load[order], grid.grow_revoked[order]
+        )
+    return out
 
 
 def plan_group(
@@ -514,14 +535,14 @@ def plan_group(
     # The grid is simulated at the horizon's load; loads scale linearly with the topic.
     limit = 1.0 - member_headroom_pct(s.headroom_pct) / 100.0
     scale_now = util_now / util_horizon if util_horizon > 0 else 0.0
+    rows = _rows_by_strategy(grid, p)
     best: tuple[int, float, int, str] | None = None
     for strategy in STRATEGIES:
-        fit = _smallest_fit(grid, strategy, scale_now, limit, p)
+        fit = rows[strategy].smallest_fit(scale_now, limit)
         if fit is None:
             continue
         members, load = fit
-        row = grid.where((grid.strategy == strategy) & (grid.members == members))
-        revoked = int(row.grow_revoked[0]) if len(row) else p
+        revoked = rows[strategy].revoked(members, p)
         key = (members, round(load, 9), revoked, strategy)
         if best is None or key < best:
             best = key
@@ -531,15 +552,15 @@ def plan_group(
         # Even one member per partition is too slow: the busiest partition is too hot.
         strategy = "cooperative-sticky"
         members_now = p
-        rows = grid.where((grid.strategy == strategy) & (grid.members == p))
-        busiest = float(rows.max_load[0]) * scale_now if len(rows) else math.inf
+        at_p = np.flatnonzero((grid.strategy == strategy) & (grid.members == p))
+        busiest = float(grid.max_load[at_p[0]]) * scale_now if at_p.size else math.inf
         notes.append(
             f"even {p} members (one per partition) cannot keep up: the busiest partition "
             f"needs {busiest:.0%} of one consumer's capacity against a limit of {limit:.0%}"
         )
     else:
         members_now, busiest, _, strategy = best
-    horizon = _smallest_fit(grid, strategy, 1.0, limit, p)
+    horizon = rows[strategy].smallest_fit(1.0, limit)
     members_horizon = horizon[0] if horizon else p
 
     idle_now = max(0, group.members - p)

@@ -137,7 +137,7 @@ class GridResult:
     @classmethod
     def column_names(cls) -> tuple[str, ...]:
         """Names of the per-row columns, in order."""
-        return tuple(f.name for f in fields(cls) if f.name not in _SCALARS)
+        return _COLUMN_NAMES
 
     def __len__(self) -> int:
         return int(self.partitions.size)
@@ -185,6 +185,8 @@ class GridResult:
 _SCALARS = frozenset(
     {"consumer_capacity", "headroom_pct", "load_limit", "member_change", "topic_load", "hot_keys"}
 )
+# Asked for on every filter of every grid: worked out once.
+_COLUMN_NAMES = tuple(f.name for f in fields(GridResult) if f.name not in _SCALARS)
 
 
 def simulate_grid(
@@ -273,7 +275,11 @@ def grid_from_loads(
         _one_count(p, w, tuple(strategies), extra_members, member_change, limit)
         for p, w in arrays.items()
     ]
-    columns = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    columns = (
+        blocks[0]
+        if len(blocks) == 1
+        else {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    )
     return GridResult(
         **columns,
         hot_partition=columns["max_partition_load"] > float(consumer_capacity),
@@ -293,6 +299,122 @@ def _check_counts(partition_counts: Sequence[int]) -> list[int]:
     return counts
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What the grid of one partition count needs that no partition load changes.
+
+    Attributes:
+        members: Group sizes `1 .. P + extra`.
+        fixed: The load-free columns, rows ordered (members, strategy).
+        range_bounds: Range's block boundaries, every size concatenated.
+        range_keep: Which differences of those boundaries are member blocks.
+        range_empty: Which member blocks are empty (idle members).
+        starts: Where each size's run of members starts.
+        roundrobin_bins: Round-robin's bin of every (size, partition), flattened; None
+            when too large to keep.
+        pick: For each row, where its strategy's per-size value sits in the per-shape
+            values laid end to end (range first, then round-robin).
+    """
+
+    members: IntArray
+    fixed: dict[str, np.ndarray[Any, Any]]
+    range_bounds: IntArray
+    range_keep: npt.NDArray[np.bool_]
+    range_empty: npt.NDArray[np.bool_]
+    starts: IntArray
+    roundrobin_bins: IntArray | None
+    pick: IntArray
+
+
+# Grids of a fleet repeat the same few (P, extra) pairs thousands of times; their
+# structure is worked out once. Bounded: at most this many layouts, and none kept whose
+# index arrays exceed _LAYOUT_MAX_CELLS entries (P and sizes in the thousands).
+_LAYOUTS: dict[tuple[int, int, tuple[str, ...], str], _Layout] = {}
+_LAYOUT_CACHE = 512
+_LAYOUT_MAX_CELLS = 1 << 18
+
+
+def _layout(p: int, extra: int, strategies: tuple[str, ...], change: MemberChange) -> _Layout:
+    key = (p, extra, strategies, change)
+    known = _LAYOUTS.get(key)
+    if known is not None:
+        return known
+    c = np.arange(1, p + extra + 1, dtype=np.int64)
+    full = np.full(c.size, p, dtype=np.int64)
+    n_s = len(strategies)
+    churn = []
+    for strategy in strategies:
+        grow, shrink = _churn(p, c, strategy, change)
+        eager = strategy in EAGER_STRATEGIES
+        churn.append((grow, full if eager else grow, shrink, full if eager else shrink))
+
+    def interleave(i: int) -> IntArray:
+        # (strategies x sizes) -> rows ordered by size, then strategy.
+        return np.stack([values[i] for values in churn], axis=1).ravel()
+
+    def repeat(values: IntArray) -> IntArray:
+        return np.repeat(values, n_s)
+
+    fixed: dict[str, np.ndarray[Any, Any]] = {
+        "partitions": np.full(c.size * n_s, p, dtype=np.int64),
+        "members": repeat(c),
+        "strategy": np.tile(np.array(strategies), c.size),
+        "max_member_partitions": repeat(-(-p // c)),
+        "min_member_partitions": repeat(p // c),
+        "idle_members": repeat(np.maximum(0, c - p)),
+        "grow_moved": interleave(0),
+        "grow_revoked": interleave(1),
+        "shrink_moved": interleave(2),
+        "shrink_revoked": interleave(3),
+    }
+    bounds = cf.block_starts(p, c)
+    keep = np.ones(bounds.size - 1, dtype=bool)
+    keep[(np.cumsum(c + 1) - 1)[:-1]] = False
+    empty = np.diff(bounds)[keep] == 0
+    starts = np.cumsum(c) - c
+    cells = c.size * p
+    bins = (
+        (cf.roundrobin_owners(p, c) + starts[:, None]).ravel()
+        if cells <= _LAYOUT_MAX_CELLS
+        else None
+    )
+    # A fresh sticky / cooperative-sticky group is dealt exactly as roundrobin (Kafka's
+    # constrained path), so those three read round-robin's member loads.
+    offsets = np.array([0 if s == "range" else c.size for s in strategies], dtype=np.int64)
+    pick = (np.arange(c.size, dtype=np.int64)[:, None] + offsets[None, :]).ravel()
+    layout = _Layout(c, fixed, bounds, keep, empty, starts, bins, pick)
+    for array in (*fixed.values(), bounds, keep, empty, starts, pick):
+        array.flags.writeable = False
+    if bins is not None:
+        bins.flags.writeable = False
+    if cells <= _LAYOUT_MAX_CELLS:
+        if len(_LAYOUTS) >= _LAYOUT_CACHE:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = layout
+    return layout
+
+
+def _range_extremes(layout: _Layout, loads: FloatArray) -> tuple[FloatArray, FloatArray]:
+    # cf.range_member_loads with the boundaries known: member i's load is the difference
+    # of the cumulative load at its block's two ends (exact zero for an empty block).
+    cumulative = np.concatenate(([0.0], np.cumsum(loads, dtype=np.float64)))
+    member = np.diff(cumulative[layout.range_bounds])[layout.range_keep]
+    member[layout.range_empty] = 0.0
+    return cf.segment_max_min(member, layout.starts)
+
+
+def _roundrobin_extremes(
+    p: int, layout: _Layout, loads: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    # cf.roundrobin_member_loads with the bins known.
+    bins = layout.roundrobin_bins
+    if bins is None:
+        bins = (cf.roundrobin_owners(p, layout.members) + layout.starts[:, None]).ravel()
+    weights = np.broadcast_to(loads, (layout.members.size, p)).ravel()
+    member = np.bincount(bins, weights=weights, minlength=int(layout.members.sum()))
+    return cf.segment_max_min(member.astype(np.float64, copy=False), layout.starts)
+
+
 def _one_count(
     p: int,
     partition_loads: FloatArray,
@@ -302,64 +424,29 @@ def _one_count(
     limit: float,
 ) -> dict[str, np.ndarray[Any, Any]]:
     """Columns for one partition count, rows ordered (members, strategy)."""
-    c = np.arange(1, p + extra_members + 1, dtype=np.int64)
+    layout = _layout(p, extra_members, strategies, change)
+    c = layout.members
     total = float(partition_loads.sum())
-    mean = total / c
-    full = np.full(c.size, p, dtype=np.int64)
-
-    per_strategy: list[dict[str, np.ndarray[Any, Any]]] = []
-    cache: dict[str, tuple[FloatArray, FloatArray]] = {}
-    for strategy in strategies:
-        # A fresh sticky / cooperative-sticky group is dealt exactly as roundrobin (Kafka's
-        # constrained path), so those three share one computation of the member loads.
-        shape = "range" if strategy == "range" else "roundrobin"
-        if shape not in cache:
-            member_loads_fn = (
-                cf.range_member_loads if shape == "range" else cf.roundrobin_member_loads
-            )
-            member_loads, starts = member_loads_fn(p, c, partition_loads)
-            cache[shape] = cf.segment_max_min(member_loads, starts)
-        top, bottom = cache[shape]
-        grow, shrink = _churn(p, c, strategy, change)
-        eager = strategy in EAGER_STRATEGIES
-        per_strategy.append(
-            {
-                "max_load": top,
-                "min_load": bottom,
-                "grow_moved": grow,
-                "grow_revoked": full if eager else grow,
-                "shrink_moved": shrink,
-                "shrink_revoked": full if eager else shrink,
-            }
-        )
     n_s = len(strategies)
-
-    def interleave(name: str) -> np.ndarray[Any, Any]:
-        # (strategies x sizes) -> rows ordered by size, then strategy.
-        return np.stack([s[name] for s in per_strategy], axis=1).ravel()
-
-    def repeat(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return np.repeat(values, n_s)
-
-    max_load = interleave("max_load")
-    mean_load = repeat(mean)
+    shapes = {"range" if s == "range" else "roundrobin" for s in strategies}
+    none = np.zeros(c.size)
+    top_range, bottom_range = (
+        _range_extremes(layout, partition_loads) if "range" in shapes else (none, none)
+    )
+    top_rr, bottom_rr = (
+        _roundrobin_extremes(p, layout, partition_loads) if "roundrobin" in shapes else (none, none)
+    )
+    max_load = np.concatenate((top_range, top_rr))[layout.pick]
+    mean_load = np.repeat(total / c, n_s)
     return {
-        "partitions": np.full(c.size * n_s, p, dtype=np.int64),
-        "members": repeat(c),
-        "strategy": np.tile(np.array(strategies), c.size),
-        "max_member_partitions": repeat(-(-p // c)),
-        "min_member_partitions": repeat(p // c),
+        # Copies: callers own a grid's columns (the cached ones are read-only).
+        **{name: column.copy() for name, column in layout.fixed.items()},
         "max_load": max_load,
-        "min_load": interleave("min_load"),
+        "min_load": np.concatenate((bottom_range, bottom_rr))[layout.pick],
         "mean_load": mean_load,
         "imbalance": imbalance(max_load, mean_load),
-        "idle_members": repeat(np.maximum(0, c - p)),
         "within_capacity": max_load <= limit * (1.0 + _FIT_TOLERANCE),
         "max_partition_load": np.full(c.size * n_s, float(partition_loads.max())),
-        "grow_moved": interleave("grow_moved"),
-        "grow_revoked": interleave("grow_revoked"),
-        "shrink_moved": interleave("shrink_moved"),
-        "shrink_revoked": interleave("shrink_revoked"),
     }
 
 

@@ -599,3 +599,35 @@ def test_take_refuses_an_all_zero_sub_sample() -> None:
     sample = TopicLoad(1.0, [b"a", b"b"], [0.0, 3.0])
     with pytest.raises(ValueError, match="not all zero"):
         sample.take([0], 0.5)
+
+
+def test_grids_from_the_layout_cache_equal_fresh_ones_and_are_the_callers() -> None:
+    from planner.simulate import grid as grid_module
+
+    rng = np.random.default_rng(8)
+    loads = {24: rng.pareto(1.2, size=24), 7: rng.pareto(1.2, size=7)}
+    grid_module._LAYOUTS.clear()
+    first = grid_from_loads(loads, consumer_capacity=1.0, extra_members=3)
+    cached = grid_from_loads(loads, consumer_capacity=1.0, extra_members=3)
+    for name in GridResult.column_names():
+        assert getattr(first, name).tolist() == getattr(cached, name).tolist(), name
+        getattr(cached, name)[:1] = getattr(cached, name)[:1]  # writable: the caller's
+    again = grid_from_loads(loads, consumer_capacity=1.0, extra_members=3)
+    assert again.members.tolist() == first.members.tolist()
+
+
+def test_a_grid_too_large_to_cache_is_computed_the_same_way() -> None:
+    from planner.simulate import grid as grid_module
+
+    rng = np.random.default_rng(9)
+    p = 600  # 600 x 604 cells: above the layout cache's limit
+    loads = {p: rng.pareto(1.2, size=p)}
+    big = grid_from_loads(loads, consumer_capacity=1.0, extra_members=4)
+    assert (p, 4, tuple(STRATEGIES), "last") not in grid_module._LAYOUTS
+    members = np.arange(1, p + 5)
+    for strategy, member_loads in (
+        ("range", cf.range_member_loads(p, members, loads[p])),
+        ("roundrobin", cf.roundrobin_member_loads(p, members, loads[p])),
+    ):
+        top, _ = cf.segment_max_min(*member_loads)
+        assert big.where(big.strategy == strategy).max_load.tolist() == top.tolist()

@@ -253,3 +253,47 @@ def test_docstring_examples() -> None:
 
     failed, attempted = doctest.testmod(planner.sizing)
     assert attempted > 0 and failed == 0
+
+
+# --- The fast paths give NumPy's answers to the bit -------------------------------------
+
+
+@given(
+    st.lists(st.floats(0, 1e9, allow_nan=False), min_size=1, max_size=300),
+    st.sampled_from([99.0, 95.0, 50.0, 100.0, 99.9, 0.5, 33.3]),
+)
+def test_observed_peak_is_numpys_inverted_cdf_percentile(rates: list[float], q: float) -> None:
+    expected = float(np.percentile(np.array(rates), q, method="inverted_cdf"))
+    assert observed_peak(rates, q) == expected
+
+
+def test_observed_peak_ignores_nans_and_refuses_infinities() -> None:
+    assert observed_peak([np.nan, 3.0, 1.0, np.nan], 50.0) == 1.0
+    with pytest.raises(ValueError, match="finite"):
+        observed_peak([1.0, np.inf], 99.0)
+    with pytest.raises(ValueError, match="no samples"):
+        observed_peak([np.nan], 99.0)
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=200))
+def test_median_is_numpys_median(values: list[float]) -> None:
+    from planner.sizing import _median
+
+    array = np.array(values)
+    assert _median(array.copy()) == float(np.median(array))
+
+
+def test_growth_fit_is_the_same_for_sorted_and_shuffled_hourly_samples() -> None:
+    # Sorted hourly samples take the one-sample-per-hour path; shuffled ones the general
+    # one. Both must give the same fit, to the bit.
+    rng = np.random.default_rng(4)
+    hours = np.arange(24 * 30)
+    ts = 1_700_000_000.0 - 1_700_000_000.0 % 3600 + hours * 3600.0
+    rates = np.exp(0.002 * hours / 24) * (1 + 0.3 * np.sin(hours / 24 * 2 * np.pi))
+    rates *= rng.lognormal(0, 0.1, size=hours.size)
+    order = rng.permutation(hours.size)
+    for model in ("exponential", "linear"):
+        fast = fit_growth(ts, rates, model=model)  # type: ignore[arg-type]
+        slow = fit_growth(ts[order], rates[order], model=model)  # type: ignore[arg-type]
+        assert fast == slow
+        assert fast.per_day > 0
