@@ -86,8 +86,10 @@ def _validated(workspace: Workspace, key: str) -> tuple[StageResult, StageResult
     return stages[0], stages[1]
 
 
-def _check_unchanged(result: StageResult, files: Sequence[Path], what: str) -> None:
-    now = fingerprint(files, Path(result.root))
+def _check_unchanged(result: StageResult, files: Sequence[Path], root: Path, what: str) -> None:
+    # Relative to the workspace as it is now: a workspace moved whole (a volume mounted
+    # elsewhere) holds the same files.
+    now = fingerprint(files, root)
     if now != dict(result.fingerprint):
         changed = sorted(
             name
@@ -290,8 +292,9 @@ def publish_run(
 
     key = jobs.run_key(run)
     inputs, outputs = _validated(workspace, key)
-    _check_unchanged(outputs, output_files(workspace, key), "Spark datasets")
-    _check_unchanged(inputs, [Path(inputs.root) / name for name in inputs.fingerprint], "figures")
+    _check_unchanged(outputs, output_files(workspace, key), workspace.datasets, "Spark datasets")
+    figures = [workspace.figures / name for name in inputs.fingerprint]
+    _check_unchanged(inputs, [f for f in figures if f.exists()], workspace.figures, "figures")
     now = datetime.now(UTC)
     recommendations = _read_dataset(workspace, "recommendations", key)
     report = build_report(

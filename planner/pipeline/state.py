@@ -50,7 +50,9 @@ class StageResult:
         suites: Each suite's `ValidationReport.summary()`, in validation order.
         gx_results: Each suite's GX result as JSON, by suite name (for Data Docs).
         fingerprint: SHA-256 of every file validated, by path relative to `root`.
-        root: The folder the fingerprint's paths are relative to.
+        root: The folder the fingerprint's paths were relative to when validated (for
+            the record: the publish step compares relative paths, so a workspace
+            moved whole still publishes).
         finished_at: When the stage finished, UTC, ISO 8601.
     """
 
