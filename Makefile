@@ -1,6 +1,7 @@
 # The two commands a fresh machine needs (see README.md):
-#   make demo   install what is needed and run the planner on the bundled example
-#   make test   install what is needed and run the whole test suite
+#   make demo   install what is needed and run the partition_planner DAG once, end to end,
+#               on a sample fleet (Airflow, Spark local[2], SQLite; everything under var/)
+#   make test   install what is needed and run the whole test suite (what CI runs)
 .PHONY: setup demo test lint bench lock
 
 PY := .venv/bin/python
@@ -9,7 +10,7 @@ setup:
 	@bash scripts/setup.sh
 
 demo: setup
-	@.venv/bin/partition-planner demo
+	@bash scripts/demo.sh
 
 test: setup
 	@.venv/bin/ruff check .
@@ -22,6 +23,7 @@ bench: setup
 	@$(PY) benchmarks/assignors_bench.py
 	@$(PY) benchmarks/simulate_bench.py
 	@$(PY) benchmarks/sample_bench.py
+	@$(PY) benchmarks/spark_bench.py
 
 # Re-resolve the pinned environment after editing pyproject.toml. The image's lock (the
 # `pipeline` extra's closure only, for the Dockerfile) is resolved within the full one,

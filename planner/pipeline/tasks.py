@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from planner.config import PlannerConfig, load_config
 from planner.deployment import CONFIG_ENV, CONFIG_VARIABLE, CONNECTIONS
@@ -267,21 +267,26 @@ def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
 
 def record_failure_task(
     plan: Mapping[str, Any] | None, context: Mapping[str, Any], *, new_topic: bool = False
-) -> str:
+) -> NoReturn:
     """`record_failure`: a failed run into the store's run history (rows stay as they were).
 
     Runs only when a task of the run failed. The message is the failed validation's, if
     a validation failed; otherwise it names the tasks that failed. A new-topic run that
     failed before it had a plan (its parameters were refused) has nothing to record:
     the refusal is in the first task's log.
+
+    Then it fails itself, always: it is downstream of every task, so it is the run's
+    only leaf, and a leaf that succeeded would make Airflow mark the failed run
+    successful.
+
+    Raises:
+        AirflowFailException: always, saying the run failed and where it was recorded.
     """
     from planner.pipeline.publish import record_failed_run
     from planner.pipeline.state import load_stage
 
     if plan is None and new_topic:
-        message = "plan_new_topic: the request was refused before planning (see its log)"
-        print(message)
-        return message
+        raise _fail("plan_new_topic: the request was refused before planning (see its log)")
     if plan is None:
         config = planner_config()
         workspace = Workspace.from_config(config)
@@ -300,9 +305,11 @@ def record_failure_task(
     run_id = record_failed_run(
         workspace, key, message, config=config, started_at=started, scope=scope
     )
-    where = f"store run {run_id}" if run_id is not None else "the task log only (no figures)"
-    print(f"recorded the failure of run {key} in {where}:\n{message}")
-    return message
+    where = f"the store (run id {run_id})" if run_id is not None else "no store run (no figures)"
+    raise _fail(
+        f"run {key} failed; recorded in {where}; nothing was published and the last good "
+        f"report and rows stay:\n{message}"
+    )
 
 
 def _failed_tasks(context: Mapping[str, Any]) -> list[str]:

@@ -83,6 +83,7 @@ def test_each_run_is_first_task_then_the_spark_steps_then_publish(
     assert structure["publish"] == ["record_failure"]
     assert structure["record_failure"] == []
     assert dag.get_task("record_failure").trigger_rule == "one_failed"
+    assert dag.get_task("record_failure").retries == 0  # it fails on purpose: no retry
     assert set(dag.tags) == {"kafka", "capacity-planning"}
     assert dag.doc_md and dag.doc_md.strip().startswith(f"# {dag_id}")
     assert dag.render_template_as_native_obj

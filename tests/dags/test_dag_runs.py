@@ -32,16 +32,17 @@ SUCCESSFUL = {"success"}
 
 
 def task_states(airflow_home: Path, dag_id: str) -> dict[str, str | None]:
-    """Task states of the DAG's newest run, from the metadata database."""
+    """The DAG's newest run: its own state under the key `run`, and each task's state."""
     with sqlite3.connect(airflow_home / "airflow.db") as db:
-        (run_id,) = db.execute(
-            "SELECT run_id FROM dag_run WHERE dag_id = ? ORDER BY id DESC LIMIT 1", (dag_id,)
+        run_id, state = db.execute(
+            "SELECT run_id, state FROM dag_run WHERE dag_id = ? ORDER BY id DESC LIMIT 1",
+            (dag_id,),
         ).fetchone()
         rows = db.execute(
             "SELECT task_id, state FROM task_instance WHERE dag_id = ? AND run_id = ?",
             (dag_id, run_id),
         ).fetchall()
-    return dict(rows)
+    return {"run": state, **dict(rows)}
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def fleet(
 def test_the_daily_dag_publishes_the_fleet(fleet: PlannerHome, airflow_home: Path) -> None:
     states = task_states(airflow_home, "partition_planner")
     assert states.pop("record_failure") == "skipped"
-    assert set(states.values()) == SUCCESSFUL, states
+    assert set(states.values()) == SUCCESSFUL, states  # the run and every task
     with RecommendationStore(fleet.store_url) as store:
         run = store.last_good_run()
         assert run is not None and run.key == RUN_KEY and run.status == PUBLISHED
@@ -98,7 +99,12 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
     assert states["collect_figures"] == "success"
     assert states["validate_inputs"] == "failed"
     assert states["size_partitions"] == states["publish"] == "upstream_failed"
-    assert states["record_failure"] == "success"
+    # record_failure recorded the failure, then failed itself, so the run shows failed.
+    assert states["record_failure"] == "failed"
+    assert states["run"] == "failed"
+    assert "nothing was published and the last good report and rows stay" in (
+        done.stdout + done.stderr
+    )
     assert os.readlink(home.report) == before
     with RecommendationStore(home.store_url) as store:
         runs = store.runs()
@@ -206,3 +212,4 @@ def test_a_new_topic_request_that_cannot_be_planned_fails_its_first_task(
     states = task_states(airflow_home, "plan_new_topic")
     assert states["prepare_new_topic"] == "failed"
     assert states["publish"] == "upstream_failed"
+    assert states["record_failure"] == "failed" and states["run"] == "failed"
