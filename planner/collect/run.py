@@ -30,6 +30,7 @@ from planner.collect.base import Collected, Source
 from planner.figures.conform import Conformed, dedupe, empty, rejections
 from planner.figures.dataset import DataInterval, list_intervals, write_interval
 from planner.figures.schema import SNAPSHOT_TABLES, TABLES
+from planner.locks import exclusive
 
 __all__ = ["CollectionReport", "collect_interval", "merge"]
 
@@ -184,12 +185,26 @@ def collect_interval(
         history_days: Also collect, as throughput-only intervals, the UTC days in this
             many days before `interval` that the dataset does not hold yet.
 
+    Collections into one figures folder take turns (an advisory lock on
+    `.collect.lock` in it): a backfill runs several collections at once, and one that
+    found a day missing must not write it as throughput-only history over the full
+    interval another run collects for that day.
+
     Raises:
         FiguresError: a source's input cannot be used at all (nothing is written).
         SourceUnavailable: a source could not be reached (nothing is written).
     """
     if not sources:
         raise ValueError("no figures source configured")
+    root = Path(figures_root)
+    root.mkdir(parents=True, exist_ok=True)
+    with exclusive(root / ".collect.lock"):
+        return _collect(sources, interval, root, history_days)
+
+
+def _collect(
+    sources: Sequence[Source], interval: DataInterval, figures_root: Path, history_days: int
+) -> CollectionReport:
     have = {i.key for i in list_intervals(figures_root)}
     first_day = DataInterval.day((interval.start - timedelta(days=history_days)).date())
     history = (

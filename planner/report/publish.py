@@ -27,15 +27,15 @@ it) serves the switch as soon as it happens, as long as it resolves paths per re
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+
+from planner.locks import exclusive
 
 __all__ = ["current_release", "publish_site", "releases_dir"]
 
@@ -56,16 +56,6 @@ def current_release(site: Path) -> Path | None:
 
 def _link_prefix(site: Path) -> str:
     return f".{site.name}.link-"
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock, also when the process dies
 
 
 def _fsync_dir(path: Path) -> None:
@@ -165,7 +155,7 @@ def publish_site(
         )
     releases = releases_dir(site)
     releases.mkdir(parents=True, exist_ok=True)
-    with _locked(releases / ".lock"):
+    with exclusive(releases / ".lock"):
         previous = current_release(site)
         _remove_leftovers(site, releases, previous)
         staging = Path(tempfile.mkdtemp(prefix=_STAGING, dir=releases))

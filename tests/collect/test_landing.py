@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -215,3 +217,53 @@ def test_the_collect_command(
     code = main(["collect", "--figures", str(figures), "--interval", "yesterday"])
     assert code == 2
     assert "--interval" in capsys.readouterr().err
+
+
+class _HeldSource:
+    """The landing source, held inside `collect` until the test lets it go."""
+
+    def __init__(self, landing: Path) -> None:
+        self._inner = LandingSource(landing)
+        self.name = self._inner.name
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def collect(self, interval: DataInterval) -> Any:
+        self.entered.set()
+        assert self.release.wait(30)
+        return self._inner.collect(interval)
+
+
+def test_concurrent_collections_never_write_history_over_a_collected_day(
+    landing: Path, tmp_path: Path
+) -> None:
+    # A backfill runs the 20th and the 21st at once. The 21st's collection decides the
+    # 20th is missing and reads it as history; meanwhile the 20th's own collection
+    # writes the full day. Without taking turns, the history (throughput only) would
+    # then replace the full day and the 20th's run would find no topics.
+    figures = tmp_path / "figures"
+    held = _HeldSource(landing)
+    results: dict[str, Any] = {}
+    later = threading.Thread(
+        target=lambda: results.update(
+            later=collect_interval([held], DAY, figures, history_days=3)  # type: ignore[list-item]
+        )
+    )
+    later.start()
+    assert held.entered.wait(30)
+    day_before = DataInterval.day(date(2026, 11, 20))
+    earlier = threading.Thread(
+        target=lambda: results.update(
+            earlier=collect_interval([LandingSource(landing)], day_before, figures)
+        )
+    )
+    earlier.start()
+    earlier.join(0.5)
+    assert earlier.is_alive()  # waiting for its turn
+    held.release.set()
+    later.join(30)
+    earlier.join(30)
+
+    manifest = read_manifest(figures, day_before.key)
+    assert manifest is not None and manifest["notes"]["kind"] == "run"
+    assert "topics" in manifest["tables"]

@@ -144,6 +144,8 @@ def _env(home: Path, metadata: PostgresServer, planner: Path, port: int) -> dict
     return env
 
 
+# The new topic's run and three fleet runs, each four Spark submissions: minutes.
+@pytest.mark.timeout(3600)
 def test_a_real_scheduler_runs_a_triggered_new_topic_and_a_three_day_backfill(
     metadata_db: PostgresServer, sample_landing: Path, tmp_path: Path
 ) -> None:
