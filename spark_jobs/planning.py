@@ -32,6 +32,7 @@ from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, pla
 from planner.recommend.partitions import even_group_sizes
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity, targets_from_history
+from spark_jobs.keys import read_key_rows
 from spark_jobs.schemas import COST_FIELDS, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
 
@@ -41,6 +42,8 @@ __all__ = [
     "sample_from_rows",
     "size_batches",
     "size_batches_udf",
+    "size_key_unit",
+    "size_key_unit_udf",
     "size_keyed",
     "size_keyed_udf",
     "sizing_row",
@@ -597,30 +600,94 @@ def size_batches(
     """
     schema = arrow_schema("sizing")
     for batch in batches:
-        table = pa.Table.from_batches([batch])
-        lists = table.column("samples").combine_chunks()
-        samples = _Samples.of(lists.values)
-        offsets = lists.offsets.to_numpy()
-        has_samples = lists.is_valid().to_numpy(zero_copy_only=False)
-        facts = table.drop_columns(["samples"]).to_pylist()
-        rows = []
-        for i, info in enumerate(facts):
-            start, end = int(offsets[i]), int(offsets[i + 1])
-            arrays = samples.history(start, end) if has_samples[i] and end > start else None
-            rows.append(
-                _sizing_row(
-                    info["topic"],
-                    arrays,
-                    info if info["known"] else None,
-                    keys=None,
-                    key_counts=None,
-                    run=run,
-                    brokers=brokers,
-                    settings=settings,
-                )
-            )
+        rows = _size_rows(
+            pa.Table.from_batches([batch]), {}, run=run, brokers=brokers, settings=settings
+        )
         if rows:
             yield from pa.Table.from_pylist(rows, schema=schema).to_batches()
+
+
+def _size_rows(
+    table: pa.Table,
+    key_rows: Mapping[str, pa.Table],
+    *,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+) -> list[dict[str, Any]]:
+    # The sizing rows of a table of topic rows (samples list, facts, `known`); a keyed
+    # topic's sample from its rows in `key_rows`.
+    lists = table.column("samples").combine_chunks()
+    samples = _Samples.of(lists.values)
+    offsets = lists.offsets.to_numpy()
+    has_samples = lists.is_valid().to_numpy(zero_copy_only=False)
+    rows = []
+    for i, info in enumerate(table.drop_columns(["samples"]).to_pylist()):
+        start, end = int(offsets[i]), int(offsets[i + 1])
+        arrays = samples.history(start, end) if has_samples[i] and end > start else None
+        mine = key_rows.get(info["topic"])
+        keys, counts = sample_from_rows(mine) if mine is not None else (None, None)
+        rows.append(
+            _sizing_row(
+                info["topic"],
+                arrays,
+                info if info["known"] else None,
+                keys=keys,
+                key_counts=counts,
+                run=run,
+                brokers=brokers,
+                settings=settings,
+            )
+        )
+    return rows
+
+
+def size_key_unit(
+    topic_rows: pa.Table, *, run: str, brokers: int, settings: JobSettings
+) -> pa.Table:
+    """The grouped Arrow body of `size_partitions` for the keyed topics of one key unit.
+
+    Reads the unit's share of the keys table (`spark_jobs.keys`), builds each topic's
+    key sample from its rows, and sizes every topic.
+
+    Args:
+        topic_rows: The unit's keyed topics, one row each as `size_batches` takes them,
+            plus the unit's `key_parts` (`file`, `row_group` structs; empty without a
+            keys table), `key_lo` and `key_hi` (its topic range; null: open).
+        run, brokers, settings: As `size_batches`.
+
+    Returns:
+        Their sizing rows.
+    """
+    schema = arrow_schema("sizing")
+    if topic_rows.num_rows == 0:
+        return schema.empty_table()
+    spec = topic_rows.slice(0, 1).select(["key_parts", "key_lo", "key_hi"]).to_pylist()[0]
+    parts = [(p["file"], p["row_group"]) for p in spec["key_parts"] or ()]
+    topics = topic_rows.column("topic").to_pylist()
+    found = read_key_rows(parts, topics, lo=spec["key_lo"], hi=spec["key_hi"]) if parts else {}
+    unit_columns = [
+        c for c in ("unit", "key_parts", "key_lo", "key_hi") if c in topic_rows.schema.names
+    ]
+    rows = _size_rows(
+        topic_rows.drop_columns(unit_columns),
+        found,
+        run=run,
+        brokers=brokers,
+        settings=settings,
+    )
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def size_key_unit_udf(
+    *, run: str, brokers: int, settings: JobSettings
+) -> Callable[[pa.Table], pa.Table]:
+    """`size_key_unit` bound to a run, for `GroupedData.applyInArrow`."""
+
+    def apply(topic_rows: pa.Table) -> pa.Table:
+        return size_key_unit(topic_rows, run=run, brokers=brokers, settings=settings)
+
+    return apply
 
 
 def size_keyed(

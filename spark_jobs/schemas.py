@@ -39,6 +39,7 @@ __all__ = [
     "GROUP_PLAN",
     "GROUP_RESULT",
     "HOT_KEY",
+    "KEY_UNITS",
     "PARTITION_LOADS",
     "RECOMMENDATIONS",
     "SIMULATIONS",
@@ -281,6 +282,24 @@ RECOMMENDATIONS = StructType(
 
 #: Internal, between the two halves of `simulate_assignments`: one multi-topic group's
 #: plan, the warnings for its topics, and its simulation rows.
+#: The keys table cut into units for the tasks that read it (`spark_jobs.keys`): an
+#: internal frame of `size_partitions`, not a dataset.
+KEY_UNITS = StructType(
+    [
+        _f("unit", _I, False),
+        _f(
+            "key_parts",
+            ArrayType(
+                StructType([_f("file", _S, False), _f("row_group", _I, False)]),
+                containsNull=False,
+            ),
+            False,
+        ),
+        _f("key_lo", _S),
+        _f("key_hi", _S),
+    ]
+)
+
 GROUP_RESULT = StructType(
     [
         _f("group_id", _S, False),

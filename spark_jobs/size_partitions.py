@@ -18,11 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.figures.dataset import interval_path
 from spark_jobs import planning
 from spark_jobs.figures import RunFigures
 from spark_jobs.outputs import Output, write_run
 from spark_jobs.runner import main_for
-from spark_jobs.schemas import SIZING
+from spark_jobs.schemas import KEY_UNITS, SIZING
 from spark_jobs.settings import JobSettings
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ __all__ = [
     "capacity_for_topics",
     "group_facts",
     "key_rows",
+    "key_units_frame",
     "main",
     "size_topics",
     "sizing",
@@ -202,10 +204,30 @@ def topic_samples(throughput: DataFrame) -> DataFrame:
     return throughput.groupBy("topic").agg(F.collect_list(sample).alias("samples"))
 
 
+def key_units_frame(spark: SparkSession, figures: RunFigures, *, units: int) -> DataFrame:
+    """The run's keys table cut into units (`spark_jobs.keys.key_units`), one row each.
+
+    Returns:
+        `unit, key_parts (array of file, row_group), key_lo, key_hi`: the unit's row
+        groups and its topic range (null: open); one unit without parts when the run
+        has no keys table.
+    """
+    from spark_jobs.keys import key_units
+
+    path = (
+        interval_path(figures.root, figures.run) / "keys.parquet" if figures.has("keys") else None
+    )
+    rows = [
+        (u.unit, [{"file": f, "row_group": g} for f, g in u.parts], u.lo, u.hi)
+        for u in key_units(path, units=units)
+    ]
+    return spark.createDataFrame(rows, KEY_UNITS)
+
+
 def size_topics(
     throughput: DataFrame,
     facts: DataFrame,
-    keys: DataFrame,
+    key_units: DataFrame,
     *,
     run: str,
     brokers: int,
@@ -215,13 +237,14 @@ def size_topics(
 
     Each topic becomes one row (its samples as a list, its facts). Keyless topics are
     planned many per Arrow batch (`mapInArrow`); keyed topics, a few hundred at most,
-    one per call with their key rows beside them (a cogrouped `applyInArrow`), so that a
-    100,000-key sample travels as Arrow columns and is never built into a Spark array.
+    go to the key unit whose topic range holds them (`key_units_frame`), and each unit's
+    task reads its share of the keys table and plans its topics (`applyInArrow`): the
+    20 M key rows of the 10,000-topic fleet never pass through Spark rows.
 
     Args:
         throughput: Samples in the planner's units (`throughput_mib`), history window.
         facts: `topic_facts`.
-        keys: `key_rows`.
+        key_units: `key_units_frame`.
         run: The run key, written into every row.
         brokers: Brokers in the cluster.
         settings: The job settings.
@@ -243,10 +266,15 @@ def size_topics(
     with_samples = topic_samples(throughput.join(keyed_topics, "topic", "left_semi")).join(
         with_facts, "topic", "right"
     )
+    in_unit = (F.col("key_lo").isNull() | (F.col("topic") >= F.col("key_lo"))) & (
+        F.col("key_hi").isNull() | (F.col("topic") < F.col("key_hi"))
+    )
     with_keys = (
-        with_samples.groupBy("topic")
-        .cogroup(keys.join(keyed_topics, "topic", "left_semi").groupBy("topic"))
-        .applyInArrow(planning.size_keyed_udf(run=run, brokers=brokers, settings=settings), SIZING)
+        with_samples.join(F.broadcast(key_units), in_unit, "left")
+        .groupBy("unit")
+        .applyInArrow(
+            planning.size_key_unit_udf(run=run, brokers=brokers, settings=settings), SIZING
+        )
     )
     return keyless.unionByName(with_keys)
 
@@ -262,7 +290,7 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
     return size_topics(
         figures.throughput(spark).transform(throughput_mib),
         facts,
-        key_rows(figures.table(spark, "keys")),
+        key_units_frame(spark, figures, units=2 * settings.spark.shuffle_partitions),
         run=figures.key,
         brokers=brokers,
         settings=settings,

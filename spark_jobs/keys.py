@@ -1,0 +1,292 @@
+"""Key samples, read by the task that plans their topics.
+
+A keyed topic's sample is 100,000 rows at 10,000 topics (20 M rows for the fleet), and
+each row is a few bytes of key. Spark converts rows into Arrow for a Python function
+value by value; measured on the 10,000-topic fleet with two cores, handing the key rows
+to Python through Spark cost about 18 CPU-seconds before any shuffle (and the cogroup
+that brought each topic's rows together about 25 more), against about 2 for reading the
+same rows from the Parquet file with PyArrow. So the keys table is not scanned by Spark:
+the driver cuts it into *units* from the Parquet footer (row groups and the range of
+topics each one covers, no data read), Spark sends each keyed topic's row to the unit
+whose topic range holds it, and the unit's task reads its row groups, keeps the rows of
+its own topics and builds each sample (`sample_from_rows`). Every topic's rows end up in
+exactly one unit whatever the file's layout: a unit reads every row group whose topic
+statistics overlap its range, and filters the rows by that range. A file sorted by topic
+(as the collector writes it) is read about once in all; an unsorted one, or one without
+statistics, is read by a single unit.
+
+Key bytes are what the job's Spark transform `size_partitions.key_rows` gives: `key` as
+UTF-8, else `key_hex` decoded as Spark's `unhex` does (an odd length gets a leading
+zero nibble, a character that is not hexadecimal makes the key null), else the null key.
+
+The files must be readable at the same POSIX path from the driver and every executor,
+which the jobs require of the figures anyway (docs/spark-jobs.md, section 8). Pure:
+PyArrow and NumPy, no Spark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+__all__ = ["KeyUnit", "key_units", "read_key_rows", "unhex"]
+
+_COLUMNS = ["topic", "key", "key_hex", "count"]
+# A unit reads whole row groups, and the one before its range too when a topic runs
+# across the boundary (a file sorted by topic): about (k + 1) / k of its share for k row
+# groups a unit. Units are at least two row groups, and a layout that makes the units
+# read more than twice the file in all (statistics that overlap everywhere: not sorted
+# by topic) is read by one unit instead.
+_MIN_GROUPS_PER_UNIT = 2
+_MAX_READ_FACTOR = 2.0
+
+
+@dataclass(frozen=True)
+class KeyUnit:
+    """One task's share of the keys table.
+
+    Attributes:
+        unit: Its number.
+        lo: The first topic it owns (None: from the first topic on).
+        hi: The first topic it no longer owns (None: to the last topic).
+        parts: `(file, row group)` pairs whose topics may fall in `[lo, hi)`.
+    """
+
+    unit: int
+    lo: str | None
+    hi: str | None
+    parts: tuple[tuple[str, int], ...]
+
+    def owns(self, topic: str) -> bool:
+        """Whether `topic` is in this unit's range."""
+        return (self.lo is None or topic >= self.lo) and (self.hi is None or topic < self.hi)
+
+
+@dataclass(frozen=True)
+class _Group:
+    file: str
+    index: int
+    rows: int
+    low: str | None  # None: no statistics (may hold any topic)
+    high: str | None
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith((".", "_")))
+    return [path]
+
+
+def _groups(path: Path) -> list[_Group]:
+    out = []
+    for file in _files(path):
+        meta = pq.ParquetFile(file).metadata
+        column = meta.schema.names.index("topic")
+        for i in range(meta.num_row_groups):
+            group = meta.row_group(i)
+            stats = group.column(column).statistics
+            known = stats is not None and stats.has_min_max
+            out.append(
+                _Group(
+                    str(file),
+                    i,
+                    group.num_rows,
+                    str(stats.min) if known else None,
+                    str(stats.max) if known else None,
+                )
+            )
+    return out
+
+
+def _overlaps(group: _Group, lo: str | None, hi: str | None) -> bool:
+    if group.low is None or group.high is None:
+        return True
+    return (lo is None or group.high >= lo) and (hi is None or group.low < hi)
+
+
+def key_units(path: str | Path | None, *, units: int) -> list[KeyUnit]:
+    """Cut a keys table into about `units` units of similar size, from its footer only.
+
+    Args:
+        path: The run's `keys.parquet` (a file, or a folder of Parquet files); None or
+            a missing path when the run has no keys table.
+        units: How many units to aim for (a few per core).
+
+    Returns:
+        The units, ranges ascending and covering every topic; one unit with no parts
+        when there is no keys table.
+    """
+    if path is None or not Path(path).exists():
+        return [KeyUnit(0, None, None, ())]
+    groups = _groups(Path(path))
+    total = sum(g.rows for g in groups)
+    if not groups or total == 0:
+        return [KeyUnit(0, None, None, ())]
+    units = max(1, min(units, len(groups) // _MIN_GROUPS_PER_UNIT))
+    # Cut at row-group starts, in topic order, about every total / units rows.
+    bounds: list[str] = []
+    seen = 0
+    ordered = sorted((g for g in groups if g.low is not None), key=lambda g: str(g.low))
+    for g in ordered:
+        previous = bounds[-1] if bounds else str(ordered[0].low)
+        if seen >= (len(bounds) + 1) * total / units and str(g.low) > previous:
+            bounds.append(str(g.low))
+        seen += g.rows
+    edges: list[str | None] = [None, *bounds, None]
+    cut = [
+        KeyUnit(
+            i,
+            lo,
+            hi,
+            tuple((g.file, g.index) for g in groups if _overlaps(g, lo, hi)),
+        )
+        for i, (lo, hi) in enumerate(pairwise(edges))
+    ]
+    rows = {(g.file, g.index): g.rows for g in groups}
+    read = sum(rows[part] for unit in cut for part in unit.parts)
+    if read > _MAX_READ_FACTOR * total:
+        return [KeyUnit(0, None, None, tuple((g.file, g.index) for g in groups))]
+    return cut
+
+
+_HEX = np.full(256, 255, dtype=np.uint8)
+for _i, _c in enumerate(b"0123456789abcdef"):
+    _HEX[_c] = _i
+for _i, _c in enumerate(b"ABCDEF"):
+    _HEX[_c] = 10 + _i
+
+
+def _spark_unhex(text: str) -> bytes | None:
+    # Spark's unhex: an odd length reads as if it had a leading 0; a non-hex digit
+    # makes the result null.
+    digits = text.encode("ascii", "replace")
+    if len(digits) % 2:
+        digits = b"0" + digits
+    values = _HEX[np.frombuffer(digits, dtype=np.uint8)]
+    if (values == 255).any():
+        return None
+    return ((values[0::2] << 4) | values[1::2]).astype(np.uint8).tobytes()
+
+
+def unhex(texts: pa.Array) -> pa.Array:
+    """Decode hexadecimal text to bytes, as Spark's `unhex` does (binary, nulls kept)."""
+    texts = texts.cast(pa.string())
+    n = len(texts)
+    if n == 0:
+        return pa.array([], pa.binary())
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32)[texts.offset : texts.offset + n + 1]
+    data = texts.buffers()[2]
+    raw = (
+        np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+        if data is not None
+        else np.zeros(0, dtype=np.uint8)
+    )
+    values = _HEX[raw]
+    lengths = np.diff(offsets)
+    if (lengths % 2).any() or (values == 255).any():
+        # Odd lengths or non-hex digits: rare (the figures' checks reject them); one
+        # key at a time, Spark's way.
+        return pa.array(
+            [None if t is None else _spark_unhex(t) for t in texts.to_pylist()], pa.binary()
+        )
+    decoded = ((values[0::2] << 4) | values[1::2]).astype(np.uint8)
+    new_offsets = ((offsets - offsets[0]) // 2).astype(np.int32)
+    validity = texts.buffers()[0] if texts.null_count else None
+    if validity is not None and texts.offset:
+        # A sliced validity bitmap does not start at bit 0; rebuild it.
+        validity = pa.array(np.asarray(texts.is_valid())).buffers()[1]
+    return pa.Array.from_buffers(
+        pa.binary(),
+        n,
+        [validity, pa.py_buffer(new_offsets.tobytes()), pa.py_buffer(decoded.tobytes())],
+        null_count=texts.null_count,
+    )
+
+
+def _key_bytes(rows: pa.Table) -> pa.Array:
+    text = rows.column("key").combine_chunks().cast(pa.binary())
+    hexes = rows.column("key_hex").combine_chunks()
+    if hexes.null_count == len(hexes):
+        return text
+    return pc.if_else(text.is_valid(), text, unhex(hexes))
+
+
+def _wanted_codes(
+    topics: pa.ChunkedArray, wanted: pa.Array, lo: str | None, hi: str | None
+) -> npt.NDArray[np.int64]:
+    # Each row's topic as its position in `wanted`, -1 for a row of another topic or
+    # outside [lo, hi); worked out on each chunk's dictionary, not on every row.
+    out = []
+    for chunk in topics.chunks:
+        values = chunk.dictionary
+        position = pc.fill_null(pc.index_in(values, value_set=wanted), -1)
+        inside = np.ones(len(values), dtype=bool)
+        if lo is not None:
+            inside &= np.asarray(pc.greater_equal(values, lo), dtype=bool)
+        if hi is not None:
+            inside &= np.asarray(pc.less(values, hi), dtype=bool)
+        lookup = np.where(inside, np.asarray(position, dtype=np.int64), -1)
+        out.append(lookup[np.asarray(chunk.indices, dtype=np.int64)])
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def read_key_rows(
+    parts: Iterable[tuple[str, int]],
+    topics: Sequence[str],
+    *,
+    lo: str | None = None,
+    hi: str | None = None,
+) -> dict[str, pa.Table]:
+    """The key rows of `topics` in these row groups, as `sample_from_rows` takes them.
+
+    Args:
+        parts: `(file, row group)` pairs to read.
+        topics: The topics wanted.
+        lo: Rows of topics below this are another unit's (None: no lower bound).
+        hi: Rows of topics from this on are another unit's (None: no upper bound).
+
+    Returns:
+        Topic -> its rows, `key` (binary; null for the null key) and `count`, in file
+        order; a topic with no rows is absent.
+    """
+    by_file: dict[str, list[int]] = {}
+    for file, index in parts:
+        by_file.setdefault(file, []).append(index)
+    names = sorted(set(topics))
+    wanted = pa.array(names, pa.string())
+    tables, codes = [], []
+    for file, indices in by_file.items():
+        table = pq.ParquetFile(file, read_dictionary=["topic"]).read_row_groups(
+            sorted(indices), columns=_COLUMNS, use_threads=False
+        )
+        code = _wanted_codes(table.column("topic"), wanted, lo, hi)
+        keep = code >= 0
+        if not keep.all():
+            table, code = table.filter(pa.array(keep)), code[keep]
+        tables.append(table)
+        codes.append(code)
+    if not tables:
+        return {}
+    rows = pa.concat_tables(tables)
+    code = np.concatenate(codes)
+    if rows.num_rows == 0:
+        return {}
+    samples = pa.table({"key": _key_bytes(rows), "count": rows.column("count")})
+    if (np.diff(code) < 0).any():
+        # Rows of a topic apart from each other (a file not sorted by topic): gather.
+        order = np.argsort(code, kind="stable")
+        samples, code = samples.take(pa.array(order)), code[order]
+    starts = np.searchsorted(code, np.arange(len(names) + 1))
+    return {
+        name: samples.slice(int(starts[i]), int(starts[i + 1] - starts[i]))
+        for i, name in enumerate(names)
+        if starts[i + 1] > starts[i]
+    }
