@@ -34,7 +34,7 @@ from planner.pipeline.state import StageResult, dataset_files, fingerprint, save
 from planner.pipeline.workspace import Workspace
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
     "OUTPUT_DATASETS",
@@ -47,6 +47,17 @@ __all__ = [
 #: The Spark jobs' datasets, in the order they are validated.
 OUTPUT_DATASETS = ("sizing", "simulations", "recommendations")
 _OPTIONAL_INPUTS = ("capacity", "groups", "keys")
+#: Up to this size on disk a dataset is validated as one partition. GX runs about one
+#: Spark job per expectation, and on small data a job's cost is scheduling its stages
+#: and tasks, not reading: measured on a 300-topic fleet, `sizing.output` ran 70 jobs in
+#: 7.7 s over the files' partitions and 39 jobs in 5.6 s over one.
+ONE_PARTITION_BYTES = 64 * 2**20
+
+
+def _sized(frame: DataFrame, files: Sequence[Path]) -> DataFrame:
+    """`frame` as one partition when its files are small (see `ONE_PARTITION_BYTES`)."""
+    size = sum(f.stat().st_size for f in files if f.exists())
+    return frame.coalesce(1) if size <= ONE_PARTITION_BYTES else frame
 
 
 class ValidationStageFailed(RuntimeError):
@@ -113,15 +124,20 @@ def validate_inputs(
     from spark_jobs.figures import locate_run
 
     figures = locate_run(workspace.figures, run, lookback_days=lookback_days)
-    cluster = figures.table(spark, "cluster")
+    folder = interval_path(workspace.figures, figures.run)
+
+    def table(name: str) -> DataFrame:
+        return _sized(figures.table(spark, name), [folder / f"{name}.parquet"])
+
+    samples = [
+        interval_path(workspace.figures, i) / "throughput.parquet" for i, _ in figures.history
+    ]
     reports = [
-        validate(figures.throughput(spark), "throughput.input"),
-        validate(figures.table(spark, "topics"), "topics.input", broker_count=cluster.count()),
+        validate(_sized(figures.throughput(spark), samples), "throughput.input"),
+        validate(table("topics"), "topics.input", broker_count=table("cluster").count()),
     ]
     reports += [
-        validate(figures.table(spark, name), f"{name}.input")
-        for name in _OPTIONAL_INPUTS
-        if figures.has(name)
+        validate(table(name), f"{name}.input") for name in _OPTIONAL_INPUTS if figures.has(name)
     ]
     manifests = [interval_path(workspace.figures, i) / MANIFEST for i, _ in figures.history]
     run_manifest = interval_path(workspace.figures, figures.run) / MANIFEST
@@ -160,7 +176,7 @@ def validate_outputs(spark: SparkSession, workspace: Workspace, run_key: str) ->
                 "run the Spark jobs for this interval first"
             )
         frame = spark.read.schema(getattr(schemas, dataset.upper())).parquet(str(folder))
-        reports.append(validate(frame, f"{dataset}.output"))
+        reports.append(validate(_sized(frame, dataset_files(folder)), f"{dataset}.output"))
     checked = _Checked(reports, output_files(workspace, run_key), workspace.datasets)
     return _finish(workspace, _stage_result("outputs", run_key, checked))
 
