@@ -37,7 +37,7 @@ from typing import Any
 import pendulum
 from airflow.sdk import Asset, CronDataIntervalTimetable, TriggerRule, chain, dag, task
 
-from planner.pipeline.operators import spark_step
+from planner.pipeline.operators import spark_steps
 
 #: What `publish` produces; downstream DAGs can schedule on it.
 RECOMMENDATIONS = Asset("partition_planner_recommendations")
@@ -85,15 +85,8 @@ def partition_planner() -> None:
         record_failure_task(plan, context)
 
     plan = collect_figures()
-    steps = [
-        spark_step(step, plan_task="collect_figures")
-        for step in (
-            "validate_inputs",
-            "size_partitions",
-            "simulate_assignments",
-            "validate_outputs",
-        )
-    ]
+    # validate_inputs -> size_partitions -> simulate_assignments -> validate_outputs
+    steps = spark_steps(plan_task="collect_figures")
     published = publish(plan)
     chain(plan, *steps, published)
     [plan, *steps, published] >> record_failure()

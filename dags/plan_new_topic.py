@@ -30,7 +30,7 @@ from typing import Any
 import pendulum
 from airflow.sdk import Param, TriggerRule, chain, dag, task
 
-from planner.pipeline.operators import spark_step
+from planner.pipeline.operators import spark_steps
 
 _POSITIVE_OR_EMPTY: dict[str, Any] = {"type": ["null", "number"], "exclusiveMinimum": 0}
 _PATH_OR_EMPTY: dict[str, Any] = {"type": ["null", "string"]}
@@ -133,15 +133,8 @@ def plan_new_topic() -> None:
         record_failure_task(plan, context, new_topic=True)
 
     plan = prepare_new_topic()
-    steps = [
-        spark_step(step, plan_task="prepare_new_topic")
-        for step in (
-            "validate_inputs",
-            "size_partitions",
-            "simulate_assignments",
-            "validate_outputs",
-        )
-    ]
+    # validate_inputs -> size_partitions -> simulate_assignments -> validate_outputs
+    steps = spark_steps(plan_task="prepare_new_topic")
     published = publish(plan)
     chain(plan, *steps, published)
     [plan, *steps, published] >> record_failure()

@@ -15,7 +15,10 @@ from typing import Any
 
 from planner.deployment import SPARK_CONN_ID
 
-__all__ = ["spark_step"]
+__all__ = ["SPARK_STEPS", "spark_step", "spark_steps"]
+
+#: The Spark steps of a run, in order; each is a task of that id.
+SPARK_STEPS = ("validate_inputs", "size_partitions", "simulate_assignments", "validate_outputs")
 
 
 def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
@@ -45,3 +48,8 @@ def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
         f"(application and arguments from `{plan_task}`).",
         **kwargs,
     )
+
+
+def spark_steps(*, plan_task: str) -> list[Any]:
+    """Every Spark step of a run, in order (see `spark_step`)."""
+    return [spark_step(step, plan_task=plan_task) for step in SPARK_STEPS]

@@ -26,6 +26,7 @@ from planner.config import PlannerConfig, load_config
 from planner.deployment import CONFIG_ENV, CONFIG_VARIABLE, CONNECTIONS
 from planner.figures.dataset import DataInterval
 from planner.pipeline import jobs
+from planner.pipeline.operators import SPARK_STEPS
 from planner.pipeline.workspace import Workspace
 from planner.store.records import FLEET_SCOPE, topic_scope
 
@@ -38,9 +39,6 @@ __all__ = [
     "record_failure_task",
     "run_interval",
 ]
-
-#: The Spark steps of a run, in order (each a SparkSubmitOperator task of that id).
-SPARK_STEPS = ("validate_inputs", "size_partitions", "simulate_assignments", "validate_outputs")
 
 
 def _fail(message: str) -> Exception:

@@ -104,10 +104,9 @@ dir = "work"
     return config
 
 
-@pytest.fixture(scope="session")
-def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated Airflow home (SQLite)."""
-    home = tmp_path_factory.mktemp("airflow")
+def migrated_airflow_home(home: Path) -> Path:
+    """`home` made an Airflow home with a migrated SQLite metadata database."""
+    home.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
         [str(BIN / "airflow"), "db", "migrate"],
         capture_output=True,
@@ -117,6 +116,12 @@ def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return home
+
+
+@pytest.fixture(scope="session")
+def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated Airflow home (SQLite), shared by the session's DAG runs."""
+    return migrated_airflow_home(tmp_path_factory.mktemp("airflow"))
 
 
 def planner_home(airflow_home: Path, root: Path, landing: Path) -> PlannerHome:

@@ -19,7 +19,7 @@ import pytest
 
 from planner.report.names import page_names
 from planner.store import FAILED, PUBLISHED, RecommendationStore
-from tests.dags.conftest import PlannerHome, planner_home
+from tests.dags.conftest import PlannerHome, migrated_airflow_home, planner_home
 from tests.pipeline.conftest import RUN_KEY
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -89,7 +89,8 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
     name, partitions, _, *rest = topics[1].split(",")
     topics[1] = ",".join([name, partitions, "9", *rest])
     (landing / "topics" / "topics.csv").write_text("\n".join(topics) + "\n")
-    home = planner_home(_fresh_airflow(tmp_path), root, landing)
+    # Another Airflow home: one home cannot run the same interval twice.
+    home = planner_home(migrated_airflow_home(tmp_path / "airflow"), root, landing)
     before = os.readlink(home.report)
 
     done = home.airflow("dags", "test", "partition_planner", DAG_DATE)
@@ -120,23 +121,6 @@ def _landing_of(home: PlannerHome) -> str:
         if line.startswith("path = "):
             return line.split('"')[1]
     raise AssertionError("no landing path in the config")
-
-
-def _fresh_airflow(tmp_path: Path) -> Path:
-    """Another migrated Airflow home (the same interval cannot run twice in one home)."""
-    from tests.dags.conftest import BIN, airflow_env
-
-    home = tmp_path / "airflow"
-    home.mkdir()
-    done = subprocess.run(
-        [str(BIN / "airflow"), "db", "migrate"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=airflow_env(home, None),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return home
 
 
 def _key_sample(path: Path) -> Path:
