@@ -500,11 +500,21 @@ def _fold(raw: _Words, base: str) -> _Words:
     return h
 
 
+def _mod(h: _Words, num_partitions: int) -> _Words:
+    """``h % num_partitions``, as ``h - (h // n) * n``.
+
+    NumPy divides an integer array by a scalar with a precomputed multiplier (libdivide)
+    but takes its remainder by a hardware division per element: measured 0.04 ms
+    against 0.18 ms for 100,000 keys, for a planner that tries hundreds of counts.
+    """
+    n = _U32(num_partitions)
+    out: _Words = h - (h // n) * n
+    return out
+
+
 def _finish(raw: _Words, num_partitions: int, base: str) -> npt.NDArray[np.int32]:
     """Turn per-key hashes (uint32 bit patterns) into partitions, as each client does."""
-    h = _fold(raw, base)
-    np.remainder(h, _U32(num_partitions), out=h)
-    return h.view(np.int32)
+    return _mod(_fold(raw, base), num_partitions).view(np.int32)
 
 
 def murmur2_array(keys: Any) -> npt.NDArray[np.int32]:
@@ -623,7 +633,7 @@ class KeyHashes:
         keyless="mark")``.
         """
         _check(num_partitions, self.partitioner)
-        out = np.remainder(self.folded, _U32(num_partitions)).view(np.int32)
+        out = _mod(self.folded, num_partitions).view(np.int32)
         if self.spread.any():
             out[self.spread] = SPREAD
         return out

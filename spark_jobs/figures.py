@@ -39,8 +39,6 @@ REQUIRED_TABLES: tuple[str, ...] = ("throughput", "topics", "capacity", "cluster
 #: Tables that may be absent: no consumer groups known, no key samples taken.
 OPTIONAL_TABLES: tuple[str, ...] = ("groups", "keys")
 
-_THROUGHPUT_FILE = r"interval=(\d{8}T\d{4}Z)/throughput\.parquet$"
-
 
 class MissingFigures(RuntimeError):
     """The figures a run needs are not there; the message says which, and where."""
@@ -100,38 +98,32 @@ class RunFigures:
     def throughput(self, spark: SparkSession) -> DataFrame:
         """Throughput samples of the history window, each from the interval that owns it.
 
-        One scan over every interval's file; a sample is kept when its time falls in a
+        One scan per interval's file, each keeping the samples whose time falls in a
         piece of its own interval (see `history_spans`), so the run's own figures win
         over an overlapping interval, and a sample outside its folder's interval (a
-        collector bug) is not counted twice.
+        collector bug) is not counted twice. The pieces are literals of each scan's
+        filter (Parquet skips row groups outside them): an earlier single scan over all
+        files matched each sample to its interval by a regular expression on its file
+        name and a join, which cost about 8 of the 14 CPU-seconds of reading 7.2 M
+        samples (measured with two cores).
         """
-        from pyspark.sql import functions as F
-        from pyspark.sql.types import StringType, StructField, StructType, TimestampType
+        from functools import reduce
 
-        paths = [
-            str(interval_path(self.root, interval) / "throughput.parquet")
-            for interval, _ in self.history
-        ]
-        spans = [
-            (interval.key, start, end) for interval, pieces in self.history for start, end in pieces
-        ]
-        span_schema = StructType(
-            [
-                StructField("interval_key", StringType(), False),
-                StructField("span_start", TimestampType(), False),
-                StructField("span_end", TimestampType(), False),
-            ]
-        )
-        spans_df = spark.createDataFrame(spans, span_schema)
-        samples = spark.read.schema(figures_schema("throughput")).parquet(*paths)
-        keyed = samples.withColumn(
-            "interval_key", F.regexp_extract(F.col("_metadata.file_path"), _THROUGHPUT_FILE, 1)
-        )
-        joined = keyed.join(F.broadcast(spans_df), "interval_key")
-        kept = joined.where(
-            (F.col("ts") >= F.col("span_start")) & (F.col("ts") < F.col("span_end"))
-        )
-        return kept.select(*samples.columns)
+        from pyspark.sql import functions as F
+
+        schema = figures_schema("throughput")
+        scans = []
+        for interval, pieces in self.history:
+            path = interval_path(self.root, interval) / "throughput.parquet"
+            inside = reduce(
+                lambda a, b: a | b,
+                [
+                    (F.col("ts") >= F.lit(start)) & (F.col("ts") < F.lit(end))
+                    for start, end in pieces
+                ],
+            )
+            scans.append(spark.read.schema(schema).parquet(str(path)).where(inside))
+        return reduce(lambda a, b: a.unionByName(b), scans)
 
 
 def _window_start(run: DataInterval, lookback_days: float) -> datetime:

@@ -79,6 +79,15 @@ def sample_from_rows(rows: pa.Table) -> tuple[pa.Array | None, npt.NDArray[np.fl
     ordered = rows.select(["key", "count"]).sort_by(
         [("key", "ascending", "at_start"), ("count", "ascending", "at_start")]
     )
+    keys = ordered.column("key").combine_chunks()
+    if (
+        keys.null_count <= 1
+        and not pc.any(pc.equal(keys.slice(1), keys.slice(0, len(keys) - 1))).as_py()
+    ):
+        # No key spelled twice (the usual case): nothing to merge. `+ 0.0` is what
+        # Arrow's grouped sum of one value gives (-0.0 becomes 0.0).
+        counts = ordered.column("count").to_numpy().astype(np.float64) + 0.0
+        return keys, counts
     merged = ordered.group_by("key", use_threads=False).aggregate([("count", "sum")])
     keys = merged.column("key").combine_chunks()
     counts = merged.column("count_sum").to_numpy().astype(np.float64)

@@ -255,17 +255,16 @@ def size_topics(
     """
     from pyspark.sql import functions as F
 
-    keyed_topics = F.broadcast(facts.where("keyed").select("topic"))
-    plain = facts.where(~F.col("keyed")).withColumn("known", F.lit(True))
-    keyless = (
-        topic_samples(throughput.join(keyed_topics, "topic", "left_anti"))
-        .join(plain, "topic", "full")
-        .mapInArrow(planning.size_batches_udf(run=run, brokers=brokers, settings=settings), SIZING)
+    # One aggregation and one join for every topic, kept (local checkpoint) for the two
+    # halves that split after them: the throughput is scanned once. (Without the
+    # checkpoint the optimizer pushes each half's filters into the scans, and the
+    # halves no longer share them.)
+    known = facts.withColumn("known", F.lit(True))
+    topics = topic_samples(throughput).join(known, "topic", "full").localCheckpoint()
+    keyless = topics.where(~F.coalesce(F.col("keyed"), F.lit(False))).mapInArrow(
+        planning.size_batches_udf(run=run, brokers=brokers, settings=settings), SIZING
     )
-    with_facts = facts.where("keyed").withColumn("known", F.lit(True))
-    with_samples = topic_samples(throughput.join(keyed_topics, "topic", "left_semi")).join(
-        with_facts, "topic", "right"
-    )
+    with_samples = topics.where(F.col("keyed"))
     in_unit = (F.col("key_lo").isNull() | (F.col("topic") >= F.col("key_lo"))) & (
         F.col("key_hi").isNull() | (F.col("topic") < F.col("key_hi"))
     )
