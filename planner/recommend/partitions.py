@@ -71,7 +71,8 @@ def choose_partitions(
     """Pick the partition count to recommend.
 
     Args:
-        required: The rule's requirement at the end of the horizon (>= 1).
+        required: The rule's requirement at the end of the horizon (>= 1); raised to
+            `required_now` when that is higher.
         current: Partitions the topic has now, or None for a new topic.
         required_now: The requirement for today's peak (defaults to `required`).
         evenness_slack_pct: How far above the floor, in percent, to look for a count
@@ -93,6 +94,10 @@ def choose_partitions(
     if max_partitions < 1:
         raise ValueError("max_partitions must be at least 1")
     now = required if required_now is None else required_now
+    # Partitions cannot be removed: what today needs is needed at the end of the horizon
+    # too, even where the horizon's own requirement came out lower (a key that is hot
+    # only at the horizon is left out of the horizon's skew search, not today's).
+    required = max(required, now)
     have = current or 0
 
     status: Status

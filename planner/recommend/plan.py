@@ -713,6 +713,15 @@ def _rationale(
             + (", hot keys aside" if skew.hot_share else "")
             + ") fits"
         )
+    horizon_need = max(sizing.required_partitions, skew.partitions if skew and skew.fits else 0)
+    if choice.required_now > horizon_need:
+        out.append(
+            f"today needs {choice.required_now} partitions, more than the end of the horizon's "
+            f"{horizon_need}: a key hot only at the horizon (beyond one partition's capacity "
+            "there, so left out of its requirement) still fits one partition today and must "
+            f"not share it with too much else; partitions cannot be removed, so "
+            f"{choice.required_now} is the requirement to the end of the horizon too"
+        )
     out.append(f"recommended {choice.recommended}: {choice.reason}")
     out.append(
         f"consumer load: {util_now:.2f} consumers' worth today, {util_horizon:.2f} at the "

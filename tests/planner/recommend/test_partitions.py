@@ -69,3 +69,13 @@ def test_the_choice_respects_every_floor(required: int, current: int | None) -> 
     assert choice.recommended >= (current or 0)
     floor = max(required, current or 0)
     assert choice.recommended <= max(floor, int(floor * 1.2))
+
+
+def test_todays_requirement_is_a_floor_at_the_horizon_too() -> None:
+    # A keyed topic whose hot key is hot only at the horizon: the horizon's skew search
+    # leaves it out (23), today's must fit it (26). Partitions cannot be removed.
+    choice = choose_partitions(23, 12, required_now=26, evenness_slack_pct=0.0)
+    assert choice.required == choice.required_now == 26
+    assert choice.recommended == 26 and choice.over_provision == 0
+    assert choice.status == "increase"
+    assert choose_partitions(23, 30, required_now=26).status == "ok"
