@@ -182,18 +182,24 @@ def _measure(command: list[str], env: dict[str, str]) -> Measured:
     return Measured(elapsed, peak, ours, max(0.0, busy - ours), load_start, os.getloadavg()[0])
 
 
-def bare_job(figures: Path, out: Path, interval: str, lookback_days: float) -> None:
-    """The reference: read the run's throughput files, each topic's maximum rates."""
+def bare_job(
+    figures: Path, out: Path, interval: str, lookback_days: float, config: Path | None = None
+) -> None:
+    """The reference: read the run's throughput files, each topic's maximum rates.
+
+    The session is built as the jobs build theirs, from the same settings (`config`, else
+    the defaults), so both sides pay the same start-up.
+    """
     from pyspark.sql import functions as F
 
     from planner.figures.dataset import interval_path
     from spark_jobs.figures import locate_run
     from spark_jobs.schemas import figures_schema
     from spark_jobs.session import build_session
-    from spark_jobs.settings import SparkSettings
+    from spark_jobs.settings import load_settings
 
     run = locate_run(figures, interval, lookback_days=lookback_days)
-    spark = build_session(SparkSettings(), "bare_max_rate")
+    spark = build_session(load_settings(config).spark, "bare_max_rate")
     paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
     rates = spark.read.schema(figures_schema("throughput")).parquet(*paths)
     peaks = rates.groupBy("topic").agg(
@@ -245,11 +251,15 @@ def _fleet_facts(figures: Path, key: str) -> dict[str, int]:
     }
 
 
-def run_size(work: Path, topics: int, days: int, runs: int) -> dict[str, Any]:
+def run_size(
+    work: Path, topics: int, days: int, runs: int, config: Path | None = None
+) -> dict[str, Any]:
     """Set up the fleet of one size and measure both sides `runs` times, interleaved."""
     figures, key, setup = _fleet(work, topics, days)
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     common = ["--figures", str(figures), "--interval", key, "--lookback-days", str(days)]
+    with_config = ["--config", str(config)] if config else []
+    common += with_config
     bare, ours, sizing, simulate = [], [], [], []
     for i in range(runs):
         out = work / f"out-{i}"
@@ -268,6 +278,7 @@ def run_size(work: Path, topics: int, days: int, runs: int) -> dict[str, Any]:
                     key,
                     "--days",
                     str(days),
+                    *with_config,
                 ],
                 env,
             )
@@ -387,19 +398,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--work", type=Path, help="keep fleets and outputs here (reused if present)")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--config", type=Path, help="a planner config file for both jobs and the bare job"
+    )
     p.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--interval", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.bare:
-        bare_job(args.figures, args.out, args.interval, float(args.days))
+        bare_job(args.figures, args.out, args.interval, float(args.days), args.config)
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="spark-bench-"))
     results = []
     try:
         for size in (int(s) for s in args.sizes.split(",")):
-            results.append(run_size(work / f"fleet-{size}", size, args.days, args.runs))
+            results.append(
+                run_size(work / f"fleet-{size}", size, args.days, args.runs, args.config)
+            )
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

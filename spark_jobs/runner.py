@@ -70,7 +70,10 @@ def _parser(prog: str, description: str) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--master",
-        help="Spark master URL (default: the settings file's, else spark-submit's, else local[2])",
+        help=(
+            "Spark master URL when run directly (default: the settings file's, else "
+            "local[2]); under spark-submit, its --master applies"
+        ),
     )
     p.add_argument(
         "--lookback-days",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -11,7 +12,9 @@ from spark_jobs.settings import DEFAULT_MASTER, SparkSettings
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["build_session", "under_spark_submit"]
+__all__ = ["build_session", "choose_master", "under_spark_submit"]
+
+log = logging.getLogger(__name__)
 
 
 def under_spark_submit() -> bool:
@@ -23,23 +26,44 @@ def under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
+def choose_master(configured: str | None, *, submitted: bool) -> str | None:
+    """The master to set on the session builder; None leaves spark-submit's in place.
+
+    Under spark-submit its `--master` wins: whoever submits (an operator, the Airflow
+    Spark connection) has chosen the cluster, and a `[spark] master` left in a shared
+    config file must not send the job elsewhere. Run directly, the settings' master
+    applies, else `local[2]`.
+    """
+    if submitted:
+        return None
+    return configured or DEFAULT_MASTER
+
+
 def build_session(settings: SparkSettings, app_name: str) -> SparkSession:
     """A SparkSession for one job run, configured from `settings`.
 
-    The master is the settings' one if given; else spark-submit's (`--master`), else
-    `local[2]`. Python workers run the driver's own interpreter unless PYSPARK_PYTHON
-    says otherwise, so they see the same virtual environment (pandas, pyarrow, and the
-    `planner` package) as the driver.
+    The master is spark-submit's when spark-submit launched the driver, else the
+    settings' one, else `local[2]` (`choose_master`). Python workers run the driver's
+    own interpreter unless PYSPARK_PYTHON says otherwise, so they see the same virtual
+    environment (pandas, pyarrow, and the `planner` package) as the driver.
     """
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name)
-    master = settings.master or (None if under_spark_submit() else DEFAULT_MASTER)
+    submitted = under_spark_submit()
+    master = choose_master(settings.master, submitted=submitted)
     if master is not None:
         builder = builder.master(master)
     for key, value in settings.spark_conf().items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
+    running = session.sparkContext.master
+    if submitted and settings.master and settings.master != running:
+        log.warning(
+            "spark-submit's master %s is used; the configured master %s is ignored",
+            running,
+            settings.master,
+        )
     return session

@@ -13,7 +13,7 @@ for the whole pipeline); the jobs use these parts of it:
     partition_grid = [12, 24, 48] # if given: counts simulated for every topic as well
 
     [spark]
-    master = "local[2]"           # if omitted: spark-submit's --master, else local[2]
+    master = "local[2]"           # for direct runs; under spark-submit its --master wins
     [spark.conf]                  # any Spark setting; these have typed defaults here:
     "spark.sql.shuffle.partitions" = "8"
     "spark.driver.memory" = "2g"
@@ -54,8 +54,8 @@ class SparkSettings:
     """How the jobs run on Spark.
 
     Attributes:
-        master: Spark master URL; None means the one spark-submit was given, else
-            `local[2]`.
+        master: Spark master URL for a job run directly (None: `local[2]`). Under
+            spark-submit, its `--master` applies instead (`session.choose_master`).
         shuffle_partitions: `spark.sql.shuffle.partitions`. A few per core: enough
             tasks to even out topics of very different cost (a keyed topic with a
             100,000-key sample costs as much as a hundred keyless ones), few enough
@@ -180,8 +180,9 @@ def load_settings(path: str | Path | None = None) -> JobSettings:
 
     The file is checked by `planner.config.load_config` (the same rules for every part
     of the pipeline). Two settings count only when the file gives them: `[spark] master`
-    (else spark-submit's master applies) and `[planning] partition_grid` (else each
-    topic simulates its own candidates only, not the core's default grid).
+    (for jobs run directly; spark-submit's master always wins) and `[planning]
+    partition_grid` (else each topic simulates its own candidates only, not the core's
+    default grid).
 
     Raises:
         SettingsError: the planner config refuses the file; the message names the file

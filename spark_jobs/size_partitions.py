@@ -280,7 +280,7 @@ def size_topics(
 
 def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> DataFrame:
     """Read the run's figures and size every topic (the job without its output)."""
-    brokers = figures.table(spark, "cluster").select("broker_id").distinct().count()
+    brokers = figures.brokers()
     facts = topic_facts(
         figures.table(spark, "topics"),
         capacity=figures.table(spark, "capacity"),

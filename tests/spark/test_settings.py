@@ -19,7 +19,7 @@ def test_no_file_gives_the_defaults_for_two_cores() -> None:
     settings = load_settings(None)
     assert settings == JobSettings()
     assert settings.lookback_days == 30
-    assert settings.spark.master is None  # spark-submit's, else local[2]
+    assert settings.spark.master is None  # local[2] when run directly
     conf = settings.spark.spark_conf()
     assert conf["spark.sql.shuffle.partitions"] == "8"
     assert conf["spark.sql.session.timeZone"] == "UTC"
@@ -110,3 +110,14 @@ def test_the_jobs_refuse_a_bad_interval_and_a_bad_config_before_spark_starts(
     assert size_partitions.main([*args, "--interval", "2026-11-21", "--config", str(bad)]) == 1
     assert f"size_partitions: error: {bad}" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_spark_submit_master_wins_over_the_configured_one() -> None:
+    from spark_jobs.session import choose_master
+
+    # Submitted: the builder leaves spark-submit's --master alone, whatever the file says.
+    assert choose_master("spark://elsewhere:7077", submitted=True) is None
+    assert choose_master(None, submitted=True) is None
+    # Run directly: the file's master, else two local cores.
+    assert choose_master("spark://cluster:7077", submitted=False) == "spark://cluster:7077"
+    assert choose_master(None, submitted=False) == "local[2]"
