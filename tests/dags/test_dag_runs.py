@@ -11,8 +11,6 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,7 @@ import pytest
 from planner.report.names import page_names
 from planner.store import FAILED, PUBLISHED, RecommendationStore
 from tests.dags.conftest import PlannerHome, migrated_airflow_home, planner_home
-from tests.pipeline.conftest import RUN_KEY
+from tests.pipeline.conftest import RUN_KEY, show
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -176,13 +174,7 @@ def test_a_new_topic_is_planned_from_the_forms_parameters(
     assert latest.tp_mib_per_s is not None and 13.0 < latest.tp_mib_per_s < 15.0
     assert (latest.tc_mib_per_s, latest.tc_records_per_s) == (4.0, 5000.0)
 
-    script = str(Path(sys.executable).parent / "partition-planner")
-    shown = subprocess.run(
-        [script, "show", topic, "--store", fleet.store_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    shown = show(topic, fleet.store_url)
     assert shown.returncode == 0 and topic in shown.stdout
 
 

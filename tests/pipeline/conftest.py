@@ -47,6 +47,22 @@ class Planned:
         return f"sqlite:///{self.out / 'store.db'}"
 
 
+def show(topic: str, store_url: str) -> subprocess.CompletedProcess[str]:
+    """`partition-planner show TOPIC --store URL`, in its own process."""
+    return subprocess.run(
+        [
+            str(Path(sys.executable).parent / "partition-planner"),
+            "show",
+            topic,
+            "--store",
+            store_url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def plan(landing: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """`partition-planner plan` as a platform engineer runs it (its own process)."""
     return subprocess.run(

@@ -26,6 +26,7 @@ from tests.pipeline.conftest import (
     RUN_KEY,
     Planned,
     plan,
+    show,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -94,13 +95,7 @@ def test_a_fleet_is_collected_validated_sized_simulated_and_published(planned: P
 
 def test_show_prints_a_published_topic_from_the_store(planned: Planned) -> None:
     topic = _topics(planned.landing)[0]
-    script = str(Path(sys.executable).parent / "partition-planner")
-    done = subprocess.run(
-        [script, "show", topic, "--store", planned.store_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = show(topic, planned.store_url)
     assert done.returncode == 0, done.stderr
     assert topic in done.stdout and RUN_KEY in done.stdout
 
