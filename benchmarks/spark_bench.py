@@ -12,7 +12,11 @@ JVM start-up included, as a scheduler would run them:
   spark_jobs.simulate_assignments`, on the run;
 - reference: a bare Spark job that reads the same throughput files with the same
   explicit schema and computes each topic's maximum rates (`groupBy(topic).max`),
-  written to Parquet: the floor for any Spark job over this data.
+  written to Parquet: the floor for any Spark job over this data;
+- a second reference, for information: the same job with the maxima taken in Python,
+  each topic's samples handed to an Arrow function as one list (`collect_list`, then
+  `mapInArrow`), the way `size_partitions` hands them to the planner: the floor for a
+  job whose per-topic work is Python, as this project's planning core is.
 
 Peak memory is sampled from /proc every 0.2 s over each process tree: the driver's
 Python, the JVM (driver and executor in one, in local mode), and the Python workers
@@ -211,6 +215,54 @@ def bare_job(
     spark.stop()
 
 
+def _python_maxima(batches: Any) -> Any:
+    # Each topic's samples are one list (never empty: collect_list of its rows).
+    import numpy as np
+    import pyarrow as pa
+
+    for batch in batches:
+        samples = batch.column(batch.schema.get_field_index("samples"))
+        offsets = np.asarray(samples.offsets)
+        starts = offsets[:-1] - offsets[0]
+        flat = samples.flatten()
+        columns = {}
+        for name in ("bytes_in_per_s", "records_in_per_s", "bytes_out_per_s"):
+            values = flat.field(name).fill_null(np.nan).to_numpy(zero_copy_only=False)
+            columns[name] = np.fmax.reduceat(values, starts) if len(starts) else values[:0]
+        yield pa.RecordBatch.from_pydict(
+            {"topic": batch.column(batch.schema.get_field_index("topic")), **columns}
+        )
+
+
+def bare_python_job(
+    figures: Path, out: Path, interval: str, lookback_days: float, config: Path | None = None
+) -> None:
+    """The second reference: as `bare_job`, with each topic's maxima taken in Python."""
+    from pyspark.sql import functions as F
+
+    from planner.figures.dataset import interval_path
+    from spark_jobs.figures import locate_run
+    from spark_jobs.schemas import figures_schema
+    from spark_jobs.session import build_session
+    from spark_jobs.settings import load_settings
+
+    run = locate_run(figures, interval, lookback_days=lookback_days)
+    spark = build_session(load_settings(config).spark, "bare_python_max_rate")
+    paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
+    rates = spark.read.schema(figures_schema("throughput")).parquet(*paths)
+    sample = F.struct("ts", "bytes_in_per_s", "records_in_per_s", "bytes_out_per_s")
+    peaks = (
+        rates.groupBy("topic")
+        .agg(F.collect_list(sample).alias("samples"))
+        .mapInArrow(
+            _python_maxima,
+            "topic string, bytes_in_per_s double, records_in_per_s double, bytes_out_per_s double",
+        )
+    )
+    peaks.write.mode("overwrite").parquet(str(out / "max_rates_python"))
+    spark.stop()
+
+
 def _fleet(work: Path, topics: int, days: int) -> tuple[Path, str, dict[str, float]]:
     from planner.collect.landing import LandingSource
     from planner.collect.run import collect_interval
@@ -260,29 +312,30 @@ def run_size(
     common = ["--figures", str(figures), "--interval", key, "--lookback-days", str(days)]
     with_config = ["--config", str(config)] if config else []
     common += with_config
-    bare, ours, sizing, simulate = [], [], [], []
+    bare, bare_python, ours, sizing, simulate = [], [], [], [], []
     for i in range(runs):
         out = work / f"out-{i}"
         shutil.rmtree(out, ignore_errors=True)
-        bare.append(
-            _measure(
-                [
-                    sys.executable,
-                    __file__,
-                    "--bare",
-                    "--figures",
-                    str(figures),
-                    "--out",
-                    str(out),
-                    "--interval",
-                    key,
-                    "--days",
-                    str(days),
-                    *with_config,
-                ],
-                env,
+        for mode, into in (("--bare", bare), ("--bare-python", bare_python)):
+            into.append(
+                _measure(
+                    [
+                        sys.executable,
+                        __file__,
+                        mode,
+                        "--figures",
+                        str(figures),
+                        "--out",
+                        str(out),
+                        "--interval",
+                        key,
+                        "--days",
+                        str(days),
+                        *with_config,
+                    ],
+                    env,
+                )
             )
-        )
         first = _measure(
             [sys.executable, "-m", "spark_jobs.size_partitions", *common, "--out", str(out)], env
         )
@@ -303,13 +356,19 @@ def run_size(
         )
     best = min(range(runs), key=lambda i: ours[i].seconds)
     bare_best = min(m.seconds for m in bare)
-    measured = {"bare": bare, "size_partitions": sizing, "simulate_assignments": simulate}
+    measured = {
+        "bare": bare,
+        "bare_python": bare_python,
+        "size_partitions": sizing,
+        "simulate_assignments": simulate,
+    }
     return {
         "topics": topics,
         "days": days,
         **_fleet_facts(figures, key),
         **setup,
         "bare_s": [m.seconds for m in bare],
+        "bare_python_s": [m.seconds for m in bare_python],
         "size_partitions_s": [m.seconds for m in sizing],
         "simulate_assignments_s": [m.seconds for m in simulate],
         "ours_s": [m.seconds for m in ours],
@@ -320,8 +379,10 @@ def run_size(
         "ratio_median": statistics.median(m.seconds for m in ours)
         / statistics.median(m.seconds for m in bare),
         "ratio_per_run": [o.seconds / b.seconds for o, b in zip(ours, bare, strict=True)],
+        "ratio_to_python_floor": ours[best].seconds / min(m.seconds for m in bare_python),
         "peak_mib": {
             "bare": asdict(max(bare, key=lambda m: m.peak.total).peak),
+            "bare_python": asdict(max(bare_python, key=lambda m: m.peak.total).peak),
             "size_partitions": asdict(max(sizing, key=lambda m: m.peak.total).peak),
             "simulate_assignments": asdict(max(simulate, key=lambda m: m.peak.total).peak),
         },
@@ -359,6 +420,7 @@ def _print(results: list[dict[str, Any]]) -> None:
         )
         rows = (
             ("bare job (read, max per topic)", r["bare_s"]),
+            ("bare job, maxima in Python", r["bare_python_s"]),
             ("size_partitions", r["size_partitions_s"]),
             ("simulate_assignments", r["simulate_assignments_s"]),
             ("both jobs", r["ours_s"]),
@@ -381,6 +443,10 @@ def _print(results: list[dict[str, Any]]) -> None:
             + ", ".join(f"{x:.2f}" for x in r["ratio_per_run"])
             + f"  (target <= {LIMIT_RATIO})"
         )
+        print(
+            "  ratio to the Python floor (best both / best bare job with maxima in "
+            f"Python): {r['ratio_to_python_floor']:.2f}  (for information)"
+        )
         print(f"  within {LIMIT_S:.0f} s: {min(r['ours_s']) <= LIMIT_S}")
         for name, peak in r["peak_mib"].items():
             print(
@@ -402,12 +468,16 @@ def main(argv: list[str] | None = None) -> int:
         "--config", type=Path, help="a planner config file for both jobs and the bare job"
     )
     p.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--bare-python", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--interval", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.bare:
         bare_job(args.figures, args.out, args.interval, float(args.days), args.config)
+        return 0
+    if args.bare_python:
+        bare_python_job(args.figures, args.out, args.interval, float(args.days), args.config)
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="spark-bench-"))
     results = []
