@@ -27,9 +27,11 @@ core's closed forms: `range` cuts each topic on its own, the others deal all par
 sizes uses the same closed forms (`planner.simulate.closed_forms`), vectorised over
 every size at once, so a group of thousands of partitions costs milliseconds, not one
 `simulate_group` call per size; a test checks every row against `simulate_group`.
-`simulate_group` itself gives the churn (a member joining and the last one leaving,
-with the previous assignment) at each strategy's `members_now`, and the idle members of
-today's group. Pure: NumPy and `planner`.
+The churn at each strategy's `members_now` (a member joining, the last one leaving)
+comes from the same closed forms as the one-topic grid's (`group_churn`): `range` moves
+what each topic's own cut moves, the others move what one topic of all the group's
+partitions would; a test checks them against `simulate_group` run with the previous
+assignment, through the real assignors. Pure: NumPy and `planner`.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ import numpy.typing as npt
 
 from planner.assignors import java_order_key
 from planner.recommend.plan import member_headroom_pct
-from planner.simulate import STRATEGIES, imbalance, simulate_group
+from planner.simulate import STRATEGIES, imbalance
 from planner.simulate import closed_forms as cf
 from planner.simulate.grid import EAGER_STRATEGIES
 from spark_jobs.planning import PLANNED_STATUSES
@@ -138,6 +140,52 @@ def size_rows(
         "max_member_partitions": most.astype(np.int64),
         "min_member_partitions": fewest.astype(np.int64),
         "idle_members": idle,
+    }
+
+
+def group_churn(partitions: Sequence[int], members: int, strategy: str) -> dict[str, int]:
+    """Partitions moved and revoked when a member joins or the last one leaves.
+
+    The group is fresh (as `size_rows` assigns it) with `members` members, every one
+    subscribed to every topic; the joiner's id sorts after the others'. `range` cuts
+    each topic on its own, so its moves are the sum of each topic's; the other
+    strategies deal (or balance) all partitions together, so theirs are those of one
+    topic of all the group's partitions. A leave from C members is a join from C - 1
+    run backwards, except that the only member leaving moves everything. The eager
+    strategies revoke every partition on either change; `cooperative-sticky` revokes
+    only what moves.
+
+    Args:
+        partitions: Each topic's partition count.
+        members: The group's size (>= 1).
+        strategy: One of `STRATEGIES`.
+
+    Returns:
+        `grow_moved`, `grow_revoked`, `shrink_moved`, `shrink_revoked`.
+    """
+    if members < 1:
+        raise ValueError(f"a group has at least one member, got {members}")
+    total = int(sum(partitions))
+    now = np.array([members], dtype=np.int64)
+    shrink = total  # the only member leaving: every partition loses its consumer
+    if strategy == "range":
+        grow = sum(int(cf.range_moved_on_grow(p, now)[0]) for p in partitions)
+        if members > 1:
+            shrink = sum(int(cf.range_moved_on_grow(p, now - 1)[0]) for p in partitions)
+    elif strategy == "roundrobin":
+        grow = int(cf.roundrobin_moved_on_grow(total, now)[0])
+        if members > 1:
+            shrink = int(cf.roundrobin_moved_on_grow(total, now - 1)[0])
+    else:
+        grow = int(cf.sticky_moved_on_grow(total, now)[0])
+        if members > 1:
+            shrink = int(cf.sticky_moved_on_shrink(total, now)[0])
+    eager = strategy in EAGER_STRATEGIES
+    return {
+        "grow_moved": grow,
+        "grow_revoked": total if eager else grow,
+        "shrink_moved": shrink,
+        "shrink_revoked": total if eager else shrink,
     }
 
 
@@ -271,35 +319,12 @@ def plan_group_of_topics(
     limit_plain = 1.0 - keep_free / 100.0
     limit = limit_plain * (1.0 + _FIT_TOLERANCE)
     wanted = min(max(members, 1), total)
-    width = max(3, len(str(total + 1)))
     searches = {
         name: _search([horizon[n] for n in names], [now[n] for n in names], name, limit, wanted)
         for name in STRATEGIES
     }
 
-    def simulate(count: int, strategy_name: str, previous: Any = None) -> Any:
-        return simulate_group(
-            horizon,
-            {f"consumer-{i:0{width}d}": names for i in range(count)},
-            strategy_name,
-            consumer_capacity=1.0,
-            headroom_pct=keep_free,
-            previous=previous,
-        )
-
-    def churn(name: str, count: int) -> dict[str, int]:
-        # A member joins (its id sorts last), or the last member leaves; counted by
-        # simulate_group against the fresh assignment, as the grid does.
-        base = simulate(count, name)
-        grown = simulate(count + 1, name, previous=base.assignment)
-        shrink = total if count == 1 else int(simulate(count - 1, name, base.assignment).moved)
-        eager = name in EAGER_STRATEGIES
-        return {
-            "grow_moved": int(grown.moved),
-            "grow_revoked": total if eager else int(grown.revoked),
-            "shrink_moved": shrink,
-            "shrink_revoked": total if eager else shrink,
-        }
+    partitions = [horizon[n].size for n in names]
 
     moves: dict[str, dict[str, int]] = {}
     best: tuple[int, float, int, str] | None = None
@@ -308,7 +333,7 @@ def plan_group_of_topics(
             continue
         count = found.now_fit
         busiest_now = float(found.busiest_now[count - 1])
-        moves[name] = churn(name, count)
+        moves[name] = group_churn(partitions, count, name)
         key = (count, round(busiest_now, 9), moves[name]["grow_revoked"], name)
         if best is None or key < best:
             best = key
@@ -327,7 +352,11 @@ def plan_group_of_topics(
         members_now, busiest, _, chosen = best
     horizon_fit = searches[chosen].horizon_fit
     members_horizon = horizon_fit if horizon_fit is not None else total
-    idle_now = int(simulate(members, chosen).idle_members) if members >= 1 else 0
+    idle_now = (
+        int(size_rows([horizon[n] for n in names], np.array([members]), chosen)["idle_members"][0])
+        if members >= 1
+        else 0
+    )
 
     status = "ok"
     if members < members_now:

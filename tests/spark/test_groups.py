@@ -7,7 +7,7 @@ import pytest
 
 from planner.recommend.plan import member_headroom_pct
 from planner.simulate import simulate_group
-from spark_jobs.groups import GroupTopic, plan_group_of_topics, size_rows
+from spark_jobs.groups import GroupTopic, group_churn, plan_group_of_topics, size_rows
 
 LIMIT = 1 - member_headroom_pct(30.0) / 100  # 0.769: a member may carry 2 x 0.3, not 3
 
@@ -162,3 +162,53 @@ def test_range_stops_changing_past_the_largest_topic() -> None:
     assert np.all(rows["max_load"] == rows["max_load"][0])
     assert np.all(rows["max_member_partitions"] == rows["max_member_partitions"][0])
     assert rows["idle_members"].tolist() == list(range(0, 13))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_churn_is_what_the_assignors_do_with_the_previous_assignment(seed: int) -> None:
+    # Random groups of 1 to 4 topics (1 to 11 partitions each), every size from 1 to two
+    # past the partitions: a member joining (its id sorts last) and the last member
+    # leaving, run through simulate_group with the fresh assignment as the previous one
+    # (the real assignors, not the closed forms), give group_churn's counts.
+    rng = np.random.default_rng(100 + seed)
+    names = sorted(f"t{i}" for i in range(int(rng.integers(1, 5))))
+    loads = {n: rng.random(int(rng.integers(1, 12))) for n in names}
+    counts = [w.size for w in loads.values()]
+    total = sum(counts)
+    width = max(3, len(str(total + 3)))
+
+    def run(size: int, strategy: str, previous: object = None) -> object:
+        return simulate_group(
+            loads,
+            {f"consumer-{m:0{width}d}": names for m in range(size)},
+            strategy,
+            consumer_capacity=1.0,
+            previous=previous,  # type: ignore[arg-type]
+        )
+
+    for strategy in ("range", "roundrobin", "sticky", "cooperative-sticky"):
+        for size in range(1, total + 3):
+            fresh = run(size, strategy)
+            grown = run(size + 1, strategy, fresh.assignment)
+            expected = {"grow_moved": int(grown.moved), "grow_revoked": int(grown.revoked)}
+            if size > 1:
+                shrunk = run(size - 1, strategy, fresh.assignment)
+                expected |= {
+                    "shrink_moved": int(shrunk.moved),
+                    "shrink_revoked": int(shrunk.revoked),
+                }
+            else:
+                expected |= {"shrink_moved": total, "shrink_revoked": total}
+            got = group_churn(counts, size, strategy)
+            assert got == expected, (strategy, size, counts)
+
+
+def test_churn_of_one_member_and_of_no_member() -> None:
+    assert group_churn([4, 2], 1, "cooperative-sticky") == {
+        "grow_moved": 3,
+        "grow_revoked": 3,
+        "shrink_moved": 6,
+        "shrink_revoked": 6,
+    }
+    with pytest.raises(ValueError, match="at least one member"):
+        group_churn([4, 2], 0, "range")
