@@ -43,10 +43,15 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -186,37 +191,19 @@ def _measure(command: list[str], env: dict[str, str]) -> Measured:
     return Measured(elapsed, peak, ours, max(0.0, busy - ours), load_start, os.getloadavg()[0])
 
 
-def bare_job(
-    figures: Path, out: Path, interval: str, lookback_days: float, config: Path | None = None
-) -> None:
-    """The reference: read the run's throughput files, each topic's maximum rates.
+_RATES = ("bytes_in_per_s", "records_in_per_s", "bytes_out_per_s")
 
-    The session is built as the jobs build theirs, from the same settings (`config`, else
-    the defaults), so both sides pay the same start-up.
-    """
+
+def max_rates(rates: DataFrame) -> DataFrame:
+    """Each topic's maximum rates, in the JVM: `topic` and the three rate columns."""
     from pyspark.sql import functions as F
 
-    from planner.figures.dataset import interval_path
-    from spark_jobs.figures import locate_run
-    from spark_jobs.schemas import figures_schema
-    from spark_jobs.session import build_session
-    from spark_jobs.settings import load_settings
-
-    run = locate_run(figures, interval, lookback_days=lookback_days)
-    spark = build_session(load_settings(config).spark, "bare_max_rate")
-    paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
-    rates = spark.read.schema(figures_schema("throughput")).parquet(*paths)
-    peaks = rates.groupBy("topic").agg(
-        F.max("bytes_in_per_s").alias("bytes_in_per_s"),
-        F.max("records_in_per_s").alias("records_in_per_s"),
-        F.max("bytes_out_per_s").alias("bytes_out_per_s"),
-    )
-    peaks.write.mode("overwrite").parquet(str(out / "max_rates"))
-    spark.stop()
+    return rates.groupBy("topic").agg(*(F.max(name).alias(name) for name in _RATES))
 
 
-def _python_maxima(batches: Any) -> Any:
-    # Each topic's samples are one list (never empty: collect_list of its rows).
+def _python_maxima(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    # Each topic's samples are one list (never empty: collect_list of its rows). A rate
+    # with no value in the list is null, as Spark's max gives.
     import numpy as np
     import pyarrow as pa
 
@@ -226,20 +213,45 @@ def _python_maxima(batches: Any) -> Any:
         starts = offsets[:-1] - offsets[0]
         flat = samples.flatten()
         columns = {}
-        for name in ("bytes_in_per_s", "records_in_per_s", "bytes_out_per_s"):
+        for name in _RATES:
             values = flat.field(name).fill_null(np.nan).to_numpy(zero_copy_only=False)
-            columns[name] = np.fmax.reduceat(values, starts) if len(starts) else values[:0]
+            peaks = np.fmax.reduceat(values, starts) if len(starts) else values[:0]
+            columns[name] = pa.array(peaks, pa.float64(), mask=np.isnan(peaks))
         yield pa.RecordBatch.from_pydict(
             {"topic": batch.column(batch.schema.get_field_index("topic")), **columns}
         )
 
 
-def bare_python_job(
-    figures: Path, out: Path, interval: str, lookback_days: float, config: Path | None = None
-) -> None:
-    """The second reference: as `bare_job`, with each topic's maxima taken in Python."""
+def max_rates_in_python(rates: DataFrame) -> DataFrame:
+    """`max_rates` with the maxima taken in Python: each topic's samples handed to an
+    Arrow function as one list, as `size_partitions` hands them to the planner."""
     from pyspark.sql import functions as F
 
+    sample = F.struct("ts", *_RATES)
+    return (
+        rates.groupBy("topic")
+        .agg(F.collect_list(sample).alias("samples"))
+        .mapInArrow(
+            _python_maxima,
+            "topic string, " + ", ".join(f"{name} double" for name in _RATES),
+        )
+    )
+
+
+def reference_job(
+    figures: Path,
+    out: Path,
+    interval: str,
+    lookback_days: float,
+    config: Path | None = None,
+    *,
+    in_python: bool = False,
+) -> None:
+    """A reference: read the run's throughput files, write each topic's maximum rates.
+
+    The session is built as the jobs build theirs, from the same settings (`config`, else
+    the defaults), so every side pays the same start-up.
+    """
     from planner.figures.dataset import interval_path
     from spark_jobs.figures import locate_run
     from spark_jobs.schemas import figures_schema
@@ -247,19 +259,12 @@ def bare_python_job(
     from spark_jobs.settings import load_settings
 
     run = locate_run(figures, interval, lookback_days=lookback_days)
-    spark = build_session(load_settings(config).spark, "bare_python_max_rate")
+    name = "bare_python_max_rate" if in_python else "bare_max_rate"
+    spark = build_session(load_settings(config).spark, name)
     paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
     rates = spark.read.schema(figures_schema("throughput")).parquet(*paths)
-    sample = F.struct("ts", "bytes_in_per_s", "records_in_per_s", "bytes_out_per_s")
-    peaks = (
-        rates.groupBy("topic")
-        .agg(F.collect_list(sample).alias("samples"))
-        .mapInArrow(
-            _python_maxima,
-            "topic string, bytes_in_per_s double, records_in_per_s double, bytes_out_per_s double",
-        )
-    )
-    peaks.write.mode("overwrite").parquet(str(out / "max_rates_python"))
+    peaks = max_rates_in_python(rates) if in_python else max_rates(rates)
+    peaks.write.mode("overwrite").parquet(str(out / name))
     spark.stop()
 
 
@@ -473,11 +478,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--interval", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.bare:
-        bare_job(args.figures, args.out, args.interval, float(args.days), args.config)
-        return 0
-    if args.bare_python:
-        bare_python_job(args.figures, args.out, args.interval, float(args.days), args.config)
+    if args.bare or args.bare_python:
+        reference_job(
+            args.figures,
+            args.out,
+            args.interval,
+            float(args.days),
+            args.config,
+            in_python=args.bare_python,
+        )
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="spark-bench-"))
     results = []

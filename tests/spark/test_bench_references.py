@@ -1,0 +1,36 @@
+"""The Spark benchmark's references compute what they say they compute.
+
+`benchmarks/spark_bench.py` measures the jobs beside a bare job (each topic's maximum
+rates in the JVM) and the same job with the maxima taken in Python; the second is only
+a fair floor if it gives the same answer, nulls included.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from pyspark.sql import SparkSession
+from pyspark.testing import assertDataFrameEqual
+
+from benchmarks.spark_bench import max_rates, max_rates_in_python
+from spark_jobs.schemas import figures_schema
+
+TS = datetime(2026, 11, 21, tzinfo=UTC)
+
+
+def test_the_python_reference_gives_the_jvm_reference_s_maxima(spark: SparkSession) -> None:
+    rows = []
+    for hour in range(30):
+        ts = TS + timedelta(hours=hour)
+        # a: every rate measured; b: bytes out never measured (null: no maximum);
+        # c: one sample only.
+        rows.append(("a", ts, 100.0 + (hour * 7) % 31, 10.0 * (hour % 5), float(hour), "s"))
+        rows.append(("b", ts, 50.0 - hour, 1.0 + hour, None, "s"))
+    rows.append(("c", TS, 3.5, 1.0, 2.0, "s"))
+    df = spark.createDataFrame(rows, figures_schema("throughput")).repartition(3)
+    expected = spark.createDataFrame(
+        [("a", 130.0, 40.0, 29.0), ("b", 50.0, 30.0, None), ("c", 3.5, 1.0, 2.0)],
+        "topic string, bytes_in_per_s double, records_in_per_s double, bytes_out_per_s double",
+    )
+    assertDataFrameEqual(max_rates(df), expected)
+    assertDataFrameEqual(max_rates_in_python(df), expected)
