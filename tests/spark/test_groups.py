@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -177,13 +179,13 @@ def test_churn_is_what_the_assignors_do_with_the_previous_assignment(seed: int) 
     total = sum(counts)
     width = max(3, len(str(total + 3)))
 
-    def run(size: int, strategy: str, previous: object = None) -> object:
+    def run(size: int, strategy: str, previous: Any = None) -> Any:
         return simulate_group(
             loads,
             {f"consumer-{m:0{width}d}": names for m in range(size)},
             strategy,
             consumer_capacity=1.0,
-            previous=previous,  # type: ignore[arg-type]
+            previous=previous,
         )
 
     for strategy in ("range", "roundrobin", "sticky", "cooperative-sticky"):
