@@ -2,17 +2,22 @@
 
 `benchmarks/spark_bench.py` measures the jobs beside a bare job (each topic's maximum
 rates in the JVM) and the same job with the maxima taken in Python; the second is only
-a fair floor if it gives the same answer, nulls included.
+a fair floor if it gives the same answer, nulls included. It also runs the two jobs as
+one application and checks that they wrote what the two applications wrote.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual
 
-from benchmarks.spark_bench import max_rates, max_rates_in_python
+from benchmarks.spark_bench import max_rates, max_rates_in_python, same_outputs
 from spark_jobs.schemas import figures_schema
 
 TS = datetime(2026, 11, 21, tzinfo=UTC)
@@ -34,3 +39,22 @@ def test_the_python_reference_gives_the_jvm_reference_s_maxima(spark: SparkSessi
     )
     assertDataFrameEqual(max_rates(df), expected)
     assertDataFrameEqual(max_rates_in_python(df), expected)
+
+
+def _write_outputs(root: Path, key: str, simulations: list[int]) -> None:
+    for name, values in (("sizing", [1]), ("simulations", simulations), ("recommendations", [2])):
+        folder = root / name / f"run={key}"
+        folder.mkdir(parents=True)
+        pq.write_table(
+            pa.table({"topic": [f"t{v}" for v in values], "n": values}), folder / "part-0.parquet"
+        )
+
+
+def test_the_output_comparison_fails_on_one_differing_dataset(tmp_path: Path) -> None:
+    key = "20261122T0000Z"
+    _write_outputs(tmp_path / "a", key, [1, 2, 3])
+    _write_outputs(tmp_path / "b", key, [1, 2, 3])
+    _write_outputs(tmp_path / "c", key, [1, 2, 4])
+    same_outputs(tmp_path / "a", tmp_path / "b", key)
+    with pytest.raises(RuntimeError, match="simulations"):
+        same_outputs(tmp_path / "a", tmp_path / "c", key)
