@@ -30,6 +30,7 @@ Airflow fills those from its connections. Relative paths are relative to the fil
     [planning]                    # planner.recommend.PlanSettings fields
     headroom_pct = 30
     horizon_days = 180
+    min_group_members = 2         # fewest members recommended per consumer group
 
     [spark]
     master = "local[2]"

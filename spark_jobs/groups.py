@@ -12,10 +12,12 @@ one group, on its topics' partitions at their recommended counts, and sized the 
   the partitions it owns, 1.0 being one consumer's whole time;
 - a member has headroom when its load stays within `1 - h / (100 + h)` of a consumer
   (`planner.recommend.plan.member_headroom_pct`, h = the planning headroom);
-- `members_now` is the smallest group whose busiest member fits at today's peak, for
-  the strategy that needs the fewest members (then the lower busiest load, then fewer
-  partitions revoked when a member joins, then the strategy name);
-  `members_at_horizon` the same strategy's need at the end of the horizon;
+- `members_now` is the smallest group of at least `min_group_members` (capped at the
+  group's partitions) whose busiest member fits at today's peak, for the strategy that
+  needs the fewest members (then the lower busiest load, then fewer partitions revoked
+  when a member joins, then the strategy name; `range`, which gives work to no more
+  members than its largest topic has partitions, is left out when that is below the
+  floor); `members_at_horizon` the same strategy's need at the end of the horizon;
 - the group is `under-provisioned` below `members_now`, `over-provisioned` with idle
   members or above `members_at_horizon`, else `ok`, and the recommended size follows.
 
@@ -45,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.assignors import java_order_key
-from planner.recommend.plan import member_headroom_pct
+from planner.recommend.plan import PlanSettings, floor_note, member_headroom_pct
 from planner.simulate import STRATEGIES, imbalance
 from planner.simulate import closed_forms as cf
 from planner.simulate.grid import EAGER_STRATEGIES
@@ -266,6 +268,7 @@ def plan_group_of_topics(
     topics: Sequence[GroupTopic],
     *,
     headroom_pct: float,
+    min_group_members: int = PlanSettings.min_group_members,
 ) -> GroupOfTopics:
     """Plan one group that reads several topics (see the module docstring).
 
@@ -275,6 +278,8 @@ def plan_group_of_topics(
         members: Its members today.
         topics: Its topics, as sized.
         headroom_pct: The planning headroom (%), as in `PlanSettings.headroom_pct`.
+        min_group_members: The fewest members to plan, as in
+            `PlanSettings.min_group_members`.
 
     Returns:
         The plan (status `unplanned`, with the reason, when one of its topics has no
@@ -318,7 +323,8 @@ def plan_group_of_topics(
     keep_free = member_headroom_pct(headroom_pct)
     limit_plain = 1.0 - keep_free / 100.0
     limit = limit_plain * (1.0 + _FIT_TOLERANCE)
-    wanted = min(max(members, 1), total)
+    floor = min(min_group_members, total)
+    wanted = min(max(members, floor), total)
     searches = {
         name: _search([horizon[n] for n in names], [now[n] for n in names], name, limit, wanted)
         for name in STRATEGIES
@@ -329,9 +335,9 @@ def plan_group_of_topics(
     moves: dict[str, dict[str, int]] = {}
     best: tuple[int, float, int, str] | None = None
     for name, found in searches.items():
-        if found.now_fit is None:
+        count = max(found.now_fit or 0, floor)
+        if found.now_fit is None or count > found.busiest_now.size:
             continue
-        count = found.now_fit
         busiest_now = float(found.busiest_now[count - 1])
         moves[name] = group_churn(partitions, count, name)
         key = (count, round(busiest_now, 9), moves[name]["grow_revoked"], name)
@@ -350,8 +356,11 @@ def plan_group_of_topics(
         )
     else:
         members_now, busiest, _, chosen = best
+        by_load = searches[chosen].now_fit
+        if by_load is not None and by_load < members_now:
+            notes.append(floor_note(by_load, members_now, min_group_members))
     horizon_fit = searches[chosen].horizon_fit
-    members_horizon = horizon_fit if horizon_fit is not None else total
+    members_horizon = max(horizon_fit, floor) if horizon_fit is not None else total
     idle_now = (
         int(size_rows([horizon[n] for n in names], np.array([members]), chosen)["idle_members"][0])
         if members >= 1

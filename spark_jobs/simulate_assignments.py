@@ -134,7 +134,11 @@ def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
 
 def plan_groups(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFrame:
     """One `GROUP_RESULT` row per multi-topic group."""
-    body = simulation.group_plans_udf(run=run, headroom_pct=settings.planning.headroom_pct)
+    body = simulation.group_plans_udf(
+        run=run,
+        headroom_pct=settings.planning.headroom_pct,
+        min_group_members=settings.planning.min_group_members,
+    )
     return inputs.groupBy("group_id").applyInArrow(body, GROUP_RESULT)
 
 

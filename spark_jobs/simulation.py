@@ -180,7 +180,12 @@ def simulate_topics(
 
 
 def plan_groups(
-    key: Sequence[pa.Scalar], table: pa.Table, *, run: str, headroom_pct: float
+    key: Sequence[pa.Scalar],
+    table: pa.Table,
+    *,
+    run: str,
+    headroom_pct: float,
+    min_group_members: int,
 ) -> pa.Table:
     """`applyInArrow` body: one multi-topic group in (one row per topic), one row out.
 
@@ -208,7 +213,14 @@ def plan_groups(
         )
     # The groups table has one row per subscription; a group's rows should agree.
     strategy, members = rows[0]["strategy"], max(sizes)
-    result = plan_group_of_topics(group_id, strategy, members, topics, headroom_pct=headroom_pct)
+    result = plan_group_of_topics(
+        group_id,
+        strategy,
+        members,
+        topics,
+        headroom_pct=headroom_pct,
+        min_group_members=min_group_members,
+    )
     if len(strategies) > 1 or len(sizes) > 1:
         result.plan["notes"].append(
             f"the groups table disagrees with itself about this group (strategies "
@@ -243,11 +255,17 @@ def topic_grids_udf(
 
 
 def group_plans_udf(
-    *, run: str, headroom_pct: float
+    *, run: str, headroom_pct: float, min_group_members: int
 ) -> Callable[[tuple[pa.Scalar, ...], pa.Table], pa.Table]:
     """`plan_groups` bound to a run, for `GroupedData.applyInArrow`."""
 
     def apply(key: tuple[pa.Scalar, ...], table: pa.Table) -> pa.Table:
-        return plan_groups(key, table, run=run, headroom_pct=headroom_pct)
+        return plan_groups(
+            key,
+            table,
+            run=run,
+            headroom_pct=headroom_pct,
+            min_group_members=min_group_members,
+        )
 
     return apply

@@ -51,6 +51,7 @@ bytes_out_per_s = ""
 headroom_pct = 25
 horizon_days = 90
 partition_grid = [6, 12]
+min_group_members = 3
 
 [spark]
 master = "spark://127.0.0.1:7077"
@@ -70,6 +71,7 @@ dir = "/srv/report"
     assert config.history_days == 14
     assert config.planning.headroom_pct == 25
     assert config.planning.partition_grid == (6, 12)
+    assert config.planning.min_group_members == 3
     assert config.spark_conf == {"spark.sql.shuffle.partitions": "8"}
     assert config.report_dir == Path("/srv/report")
     landing, prometheus = build_sources(config)
@@ -87,6 +89,7 @@ dir = "/srv/report"
         ("[reports]\n", "unknown key"),
         ("[planning]\nheadroom = 30\n", r"\[planning\]: unknown key\(s\) headroom"),
         ("[planning]\nheadroom_pct = 120\n", "headroom_pct must be in"),
+        ("[planning]\nmin_group_members = 0\n", r"\[planning\]: min_group_members must be 1"),
         ('[sources]\nuse = ["s3"]\n', "use: a non-empty list"),
         ('[sources]\nuse = ["prometheus"]\n', r"\[sources.prometheus\] is missing"),
         ("[figures]\nhistory_days = -1\n", "history_days"),

@@ -49,6 +49,7 @@ __all__ = [
     "SkewRequirement",
     "TopicHistory",
     "TopicPlan",
+    "floor_note",
     "member_headroom_pct",
     "plan_group",
     "plan_topic",
@@ -73,6 +74,8 @@ class PlanSettings:
         evenness_slack_pct: How far above the requirement to look for an even count (%).
         max_partitions: Cap for that search (and a warning above it).
         partition_grid: Candidate counts simulated besides the recommended one.
+        min_group_members: Fewest members recommended for a consumer group (capped at
+            its partitions): with one member, nothing consumes while it restarts.
         cost: Client/broker settings and limits for the cost panel.
     """
 
@@ -85,11 +88,18 @@ class PlanSettings:
     evenness_slack_pct: float = 20.0
     max_partitions: int = 1_000
     partition_grid: tuple[int, ...] = (12, 24, 48, 96, 192)
+    min_group_members: int = 2
     cost: CostSettings = field(default_factory=CostSettings)
 
     def __post_init__(self) -> None:
         if not 0 <= self.headroom_pct < 100:
             raise ValueError(f"headroom_pct must be in [0, 100), got {self.headroom_pct}")
+        if isinstance(self.min_group_members, bool) or not isinstance(self.min_group_members, int):
+            raise ValueError(
+                f"min_group_members must be a whole number, got {self.min_group_members!r}"
+            )
+        if self.min_group_members < 1:
+            raise ValueError(f"min_group_members must be 1 or more, got {self.min_group_members}")
 
 
 @dataclass(frozen=True)
@@ -486,10 +496,11 @@ class _StrategyRows:
     max_load: npt.NDArray[np.float64]
     grow_revoked: npt.NDArray[np.int64]
 
-    def smallest_fit(self, scale: float, limit: float) -> tuple[int, float] | None:
-        """The smallest group whose busiest member, scaled, fits `limit`; and its load."""
+    def smallest_fit(self, scale: float, limit: float, floor: int = 1) -> tuple[int, float] | None:
+        """The smallest group of `floor` members or more whose busiest member, scaled,
+        fits `limit`; and its load."""
         loads = self.max_load * scale
-        fits = np.flatnonzero(loads <= limit * (1 + 1e-9))
+        fits = np.flatnonzero((loads <= limit * (1 + 1e-9)) & (self.members >= floor))
         if not fits.size:
             return None
         i = int(fits[0])
@@ -514,6 +525,15 @@ def _rows_by_strategy(grid: GridResult, p: int) -> dict[str, _StrategyRows]:
     return out
 
 
+def floor_note(by_load: int, members: int, min_group_members: int) -> str:
+    """Why a group is planned bigger than its load needs: the minimum group size."""
+    return (
+        f"today's load needs {by_load} member{'' if by_load == 1 else 's'}; {members} "
+        f"planned so that a member can take over while another restarts "
+        f"(min_group_members = {min_group_members})"
+    )
+
+
 def plan_group(
     group: GroupInfo,
     grid: GridResult,
@@ -536,9 +556,11 @@ def plan_group(
     limit = 1.0 - member_headroom_pct(s.headroom_pct) / 100.0
     scale_now = util_now / util_horizon if util_horizon > 0 else 0.0
     rows = _rows_by_strategy(grid, p)
+    # No fewer members than the floor, and no more than there are partitions to own.
+    floor = min(s.min_group_members, p)
     best: tuple[int, float, int, str] | None = None
     for strategy in STRATEGIES:
-        fit = rows[strategy].smallest_fit(scale_now, limit)
+        fit = rows[strategy].smallest_fit(scale_now, limit, floor)
         if fit is None:
             continue
         members, load = fit
@@ -560,7 +582,10 @@ def plan_group(
         )
     else:
         members_now, busiest, _, strategy = best
-    horizon = rows[strategy].smallest_fit(1.0, limit)
+        by_load = rows[strategy].smallest_fit(scale_now, limit)
+        if by_load is not None and by_load[0] < members_now:
+            notes.append(floor_note(by_load[0], members_now, s.min_group_members))
+    horizon = rows[strategy].smallest_fit(1.0, limit, floor)
     members_horizon = horizon[0] if horizon else p
 
     idle_now = max(0, group.members - p)

@@ -87,6 +87,7 @@ def report_settings(planning: PlanSettings) -> ReportSettings:
         floor_growth_per_year=planning.floor_growth_per_year,
         evenness_slack_pct=planning.evenness_slack_pct,
         max_partitions=planning.max_partitions,
+        min_group_members=planning.min_group_members,
     )
 
 

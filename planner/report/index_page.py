@@ -288,7 +288,8 @@ def index_page(report: FleetReport, pages: dict[str, str]) -> str:
         f"{s.headroom_pct:g} % headroom \u00b7 {s.horizon_days:g}-day horizon \u00b7 growth "
         f"{escape(s.growth_model)} (at least {s.floor_growth_per_year:+.0%}/year) \u00b7 "
         f"even counts up to {s.evenness_slack_pct:g} % above the rule, capped at "
-        f"{s.max_partitions:,} partitions"
+        f"{s.max_partitions:,} partitions \u00b7 at least {s.min_group_members} "
+        f"member{'' if s.min_group_members == 1 else 's'} per consumer group"
         + (f"<br>Input rows: {inputs}" if inputs else "")
         + "</p>"
     )

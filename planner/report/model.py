@@ -265,6 +265,7 @@ class ReportSettings(_Model):
         floor_growth_per_year: Minimum growth, yearly fraction (0.1 = +10 %/year).
         evenness_slack_pct: How far above the requirement an even count may be (%).
         max_partitions: The cap for that search.
+        min_group_members: The fewest members recommended for a group.
     """
 
     percentile: float
@@ -274,6 +275,7 @@ class ReportSettings(_Model):
     floor_growth_per_year: float = 0.0
     evenness_slack_pct: float = 20.0
     max_partitions: int = 1_000
+    min_group_members: int = 1
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,10 +24,10 @@ from planner.report import (
     GroupReport,
     RejectedExample,
     RejectedSummary,
-    ReportSettings,
     TopicReport,
     from_topic_plan,
 )
+from planner.report.from_outputs import report_settings
 
 HOSTILE_TOPIC = "<script>alert(1)</script>"
 HOSTILE_ATTR = 'x"><img src=x onerror=alert(1)>'
@@ -36,15 +36,7 @@ HOT_TOPIC = "clicks.by-user"
 EXAMPLE_TOPIC = "payments.authorizations"
 DATA_DOCS = "data-docs/index.html"
 SETTINGS = PlanSettings()
-REPORT_SETTINGS = ReportSettings(
-    percentile=SETTINGS.percentile,
-    headroom_pct=SETTINGS.headroom_pct,
-    horizon_days=SETTINGS.horizon_days,
-    growth_model=SETTINGS.growth_model,
-    floor_growth_per_year=SETTINGS.floor_growth_per_year,
-    evenness_slack_pct=SETTINGS.evenness_slack_pct,
-    max_partitions=SETTINGS.max_partitions,
-)
+REPORT_SETTINGS = report_settings(SETTINGS)
 INTERVAL = (datetime(2026, 11, 21, tzinfo=UTC), datetime(2026, 11, 22, tzinfo=UTC))
 
 

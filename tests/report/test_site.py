@@ -241,3 +241,9 @@ def test_every_relative_link_resolves_on_disk(rendered_site: Path) -> None:
             target = (path.parent / unquote(parts.path)).resolve()
             assert target.is_file(), (path, href)
             assert rendered_site.resolve() in target.parents, (path, href)
+
+
+def test_the_index_states_the_planning_settings(rendered_site: Path) -> None:
+    text = (rendered_site / "index.html").read_text()
+    assert "30 % headroom" in text
+    assert "at least 2 members per consumer group" in text

@@ -97,6 +97,39 @@ def test_growth_is_carried_per_topic() -> None:
     assert result.plan["status"] == "ok"
 
 
+def _two_quiet_topics(members: int, strategy: str, floor: int) -> Any:
+    # Two one-partition topics of 0.1 consumers each: one member carries both.
+    return plan_group_of_topics(
+        "quiet",
+        strategy,
+        members,
+        [_topic("a", 1, 0.1), _topic("b", 1, 0.1)],
+        headroom_pct=30.0,
+        min_group_members=floor,
+    ).plan
+
+
+def test_a_quiet_group_keeps_the_floor_s_members() -> None:
+    plan = _two_quiet_topics(3, "roundrobin", 2)
+    assert (plan["members_now"], plan["members_at_horizon"]) == (2, 2)
+    assert (plan["status"], plan["recommended_members"]) == ("over-provisioned", 2)
+    assert plan["busiest_utilisation"] == pytest.approx(0.1)
+    assert any("needs 1 member; 2 planned" in n for n in plan["notes"])
+    by_load = _two_quiet_topics(3, "roundrobin", 1)
+    assert (by_load["members_now"], by_load["recommended_members"]) == (1, 1)
+    assert by_load["busiest_utilisation"] == pytest.approx(0.2)
+
+
+def test_range_is_not_chosen_when_it_cannot_give_the_floor_work() -> None:
+    # range cuts each one-partition topic on its own: its second member owns nothing,
+    # so a group of two is planned on a strategy that deals both partitions.
+    plan = _two_quiet_topics(2, "range", 2)
+    assert plan["members_now"] == 2
+    assert plan["strategy"] != "range"
+    # The floor never asks for more members than the group has partitions.
+    assert _two_quiet_topics(5, "roundrobin", 4)["members_now"] == 2
+
+
 def test_a_topic_without_a_plan_leaves_the_group_unplanned() -> None:
     missing = GroupTopic("legacy", "missing-capacity", 4, None, None, None)
     result = plan_group_of_topics(

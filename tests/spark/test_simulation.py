@@ -172,7 +172,7 @@ def test_plan_groups_gives_one_row_with_the_plan_and_its_grid() -> None:
             ]
         ),
     )
-    out = plan_groups((pa.scalar("g"),), table, run="r", headroom_pct=30.0)
+    out = plan_groups((pa.scalar("g"),), table, run="r", headroom_pct=30.0, min_group_members=2)
     assert out.schema.names == [f.name for f in GROUP_RESULT.fields]
     row = out.to_pylist()[0]
     plan = row["plan"]

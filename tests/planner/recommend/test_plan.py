@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from planner.examples import load_example
-from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
+from planner.recommend import (
+    GroupInfo,
+    GroupPlan,
+    PlanSettings,
+    TopicHistory,
+    TopicPlan,
+    plan_topic,
+)
 from planner.recommend.plan import member_headroom_pct, skew_requirement
 from planner.simulate import TopicLoad
 from planner.sizing import SideCapacity
@@ -170,3 +179,53 @@ def test_a_key_hot_only_at_the_horizon_never_leaves_today_short() -> None:
     assert plan.choice.required == plan.choice.required_now
     assert plan.choice.over_provision >= 0
     assert any("hot only at the horizon" in line for line in plan.rationale)
+
+
+def _light_topic(groups: list[GroupInfo], partitions: int = 6, **settings: Any) -> TopicPlan:
+    # 0.5 MiB/s against Tc 10: one member carries the whole topic with room to spare.
+    return plan_topic(
+        _flat_history(0.5, current_partitions=partitions),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=10.0),
+        brokers=3,
+        groups=groups,
+        settings=PlanSettings(**settings),
+    )
+
+
+def test_a_light_group_is_not_planned_down_to_one_member() -> None:
+    plan = _light_topic([GroupInfo("two", "range", 2), GroupInfo("four", "range", 4)])
+    two, four = plan.groups
+    assert (two.status, two.recommended_members, two.members_now) == ("ok", 2, 2)
+    assert (four.status, four.recommended_members) == ("over-provisioned", 2)
+    assert four.members_at_horizon == 2
+    assert any("needs 1 member; 2 planned" in n for n in two.notes)
+
+
+def test_a_group_of_one_is_told_to_add_a_member_unless_the_floor_is_one() -> None:
+    alone = GroupInfo("alone", "cooperative-sticky", 1)
+    group = _light_topic([alone]).groups[0]
+    assert (group.status, group.recommended_members) == ("under-provisioned", 2)
+    # The load seen by the member is the busiest of two, not of one.
+    one = _light_topic([alone], min_group_members=1).groups[0]
+    assert (one.status, one.recommended_members, one.members_now) == ("ok", 1, 1)
+    assert group.busiest_utilisation < one.busiest_utilisation
+    assert not any("planned so that" in n for n in one.notes)
+
+
+def test_the_floor_never_exceeds_the_partitions() -> None:
+    group = _light_topic([GroupInfo("g", "range", 3)], partitions=1).groups[0]
+    # One partition: a second member would own nothing, so one it is.
+    assert plan_members(group) == (1, 1)
+    wide = _light_topic([GroupInfo("g", "range", 5)], partitions=6, min_group_members=4)
+    assert plan_members(wide.groups[0]) == (4, 4)
+
+
+def plan_members(group: GroupPlan) -> tuple[int, int]:
+    return group.members_now, group.members_at_horizon
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_a_floor_below_one_or_not_whole_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match="min_group_members"):
+        PlanSettings(min_group_members=bad)  # type: ignore[arg-type]
