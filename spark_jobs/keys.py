@@ -6,30 +6,19 @@ value by value; measured on the 10,000-topic fleet with two cores, handing the k
 to Python through Spark cost about 18 CPU-seconds before any shuffle (and the cogroup
 that brought each topic's rows together about 25 more), against about 2 for reading the
 same rows from the Parquet file with PyArrow. So the keys table is not scanned by Spark:
-the driver cuts it into *units* from the Parquet footer (row groups and the range of
-topics each one covers, no data read), Spark sends each keyed topic's row to the unit
-whose topic range holds it, and the unit's task reads its row groups, keeps the rows of
-its own topics and builds each sample (`sample_from_rows`). Every topic's rows end up in
-exactly one unit whatever the file's layout: a unit reads every row group whose topic
-statistics overlap its range, and filters the rows by that range. A file sorted by topic
-(as the collector writes it) is read about once in all; an unsorted one, or one without
-statistics, is read by a single unit.
+each unit's task (`spark_jobs.units`) reads the row groups that may hold its keyed
+topics and keeps their rows (`read_key_rows`), and `spark_jobs.planning.sample_from_rows`
+builds each sample from them.
 
-Key bytes are what the job's Spark transform `size_partitions.key_rows` gives: `key` as
-UTF-8, else `key_hex` decoded as Spark's `unhex` does (an odd length gets a leading
-zero nibble, a character that is not hexadecimal makes the key null), else the null key.
-
-The files must be readable at the same POSIX path from the driver and every executor,
-which the jobs require of the figures anyway (docs/spark-jobs.md, section 8). Pure:
+Key bytes are what the Spark transform `size_partitions.key_rows` gives: `key` as UTF-8,
+else `key_hex` decoded as Spark's `unhex` does (an odd length gets a leading zero nibble,
+a character that is not hexadecimal makes the key null), else the null key. Pure:
 PyArrow and NumPy, no Spark.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from itertools import pairwise
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -37,124 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-__all__ = ["KeyUnit", "key_units", "read_key_rows", "unhex"]
+__all__ = ["read_key_rows", "unhex"]
 
 _COLUMNS = ["topic", "key", "key_hex", "count"]
-# A unit reads whole row groups, and the one before its range too when a topic runs
-# across the boundary (a file sorted by topic): about (k + 1) / k of its share for k row
-# groups a unit. Units are at least two row groups, and a layout that makes the units
-# read more than twice the file in all (statistics that overlap everywhere: not sorted
-# by topic) is read by one unit instead.
-_MIN_GROUPS_PER_UNIT = 2
-_MAX_READ_FACTOR = 2.0
-
-
-@dataclass(frozen=True)
-class KeyUnit:
-    """One task's share of the keys table.
-
-    Attributes:
-        unit: Its number.
-        lo: The first topic it owns (None: from the first topic on).
-        hi: The first topic it no longer owns (None: to the last topic).
-        parts: `(file, row group)` pairs whose topics may fall in `[lo, hi)`.
-    """
-
-    unit: int
-    lo: str | None
-    hi: str | None
-    parts: tuple[tuple[str, int], ...]
-
-    def owns(self, topic: str) -> bool:
-        """Whether `topic` is in this unit's range."""
-        return (self.lo is None or topic >= self.lo) and (self.hi is None or topic < self.hi)
-
-
-@dataclass(frozen=True)
-class _Group:
-    file: str
-    index: int
-    rows: int
-    low: str | None  # None: no statistics (may hold any topic)
-    high: str | None
-
-
-def _files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith((".", "_")))
-    return [path]
-
-
-def _groups(path: Path) -> list[_Group]:
-    out = []
-    for file in _files(path):
-        meta = pq.ParquetFile(file).metadata
-        column = meta.schema.names.index("topic")
-        for i in range(meta.num_row_groups):
-            group = meta.row_group(i)
-            stats = group.column(column).statistics
-            known = stats is not None and stats.has_min_max
-            out.append(
-                _Group(
-                    str(file),
-                    i,
-                    group.num_rows,
-                    str(stats.min) if known else None,
-                    str(stats.max) if known else None,
-                )
-            )
-    return out
-
-
-def _overlaps(group: _Group, lo: str | None, hi: str | None) -> bool:
-    if group.low is None or group.high is None:
-        return True
-    return (lo is None or group.high >= lo) and (hi is None or group.low < hi)
-
-
-def key_units(path: str | Path | None, *, units: int) -> list[KeyUnit]:
-    """Cut a keys table into about `units` units of similar size, from its footer only.
-
-    Args:
-        path: The run's `keys.parquet` (a file, or a folder of Parquet files); None or
-            a missing path when the run has no keys table.
-        units: How many units to aim for (a few per core).
-
-    Returns:
-        The units, ranges ascending and covering every topic; one unit with no parts
-        when there is no keys table.
-    """
-    if path is None or not Path(path).exists():
-        return [KeyUnit(0, None, None, ())]
-    groups = _groups(Path(path))
-    total = sum(g.rows for g in groups)
-    if not groups or total == 0:
-        return [KeyUnit(0, None, None, ())]
-    units = max(1, min(units, len(groups) // _MIN_GROUPS_PER_UNIT))
-    # Cut at row-group starts, in topic order, about every total / units rows.
-    bounds: list[str] = []
-    seen = 0
-    ordered = sorted((g for g in groups if g.low is not None), key=lambda g: str(g.low))
-    for g in ordered:
-        previous = bounds[-1] if bounds else str(ordered[0].low)
-        if seen >= (len(bounds) + 1) * total / units and str(g.low) > previous:
-            bounds.append(str(g.low))
-        seen += g.rows
-    edges: list[str | None] = [None, *bounds, None]
-    cut = [
-        KeyUnit(
-            i,
-            lo,
-            hi,
-            tuple((g.file, g.index) for g in groups if _overlaps(g, lo, hi)),
-        )
-        for i, (lo, hi) in enumerate(pairwise(edges))
-    ]
-    rows = {(g.file, g.index): g.rows for g in groups}
-    read = sum(rows[part] for unit in cut for part in unit.parts)
-    if read > _MAX_READ_FACTOR * total:
-        return [KeyUnit(0, None, None, tuple((g.file, g.index) for g in groups))]
-    return cut
 
 
 _HEX = np.full(256, 255, dtype=np.uint8)

@@ -1,24 +1,27 @@
-"""One topic's sizing row: the figures Spark gathered, through `plan_topic`, into a row.
+"""One topic's sizing row: its figures, through `plan_topic`, into a row.
 
-This is the body of the `size_partitions` job's Arrow function, kept free of
-Spark so that it can be tested and reasoned about on its own. It decides nothing about
-Kafka: `planner.recommend.plan_topic` does. What it adds is the bookkeeping around it:
-units, the fan-out of multi-topic groups, the statuses of topics that cannot be planned,
-and the candidate partition counts with their cost panels.
+This is the body of the `size_partitions` job's Arrow function, kept free of Spark so
+that it can be tested and reasoned about on its own. It decides nothing about Kafka:
+`planner.recommend.plan_topic` does. What it adds is the bookkeeping around it: units,
+the fan-out of multi-topic groups, the statuses of topics that cannot be planned, and
+the candidate partition counts with their cost panels.
 
-Inputs, per topic (built by `spark_jobs.size_partitions`):
+Inputs, per topic (`size_unit` gathers them for a unit of topics):
 
-- throughput rows `ts, mib_in, records_in, mib_out` (MiB/s, records/s),
-- at most one facts row: the topic's snapshot (`partitions`, `replication_factor`,
-  `keyed`, `partitioner`, `retention_ms`), Tp and Tc with their source, the consumer
-  groups that read only this topic, and how many groups read it in all;
-- a keyed topic's key-sample rows (`key` as bytes, `count`).
+- throughput samples `ts, mib_in, records_in, mib_out` (MiB/s, records/s), read by the
+  unit's task (`spark_jobs.units.read_samples`),
+- at most one facts row, from Spark (`size_partitions.topic_facts`): the topic's
+  snapshot (`partitions`, `replication_factor`, `keyed`, `partitioner`,
+  `retention_ms`), Tp and Tc with their source, the consumer groups that read only this
+  topic, and how many groups read it in all;
+- a keyed topic's key-sample rows (`key` as bytes, `count`), read by the unit's task
+  (`spark_jobs.keys.read_key_rows`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,17 +38,15 @@ from planner.sizing import PlanningTarget, SideCapacity, targets_from_history
 from spark_jobs.keys import read_key_rows
 from spark_jobs.schemas import COST_FIELDS, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
+from spark_jobs.units import Unit, read_samples
 
 __all__ = [
     "ONE_GROUP",
     "PLANNED_STATUSES",
     "sample_from_rows",
-    "size_batches",
-    "size_batches_udf",
-    "size_key_unit",
-    "size_key_unit_udf",
-    "size_keyed",
-    "size_keyed_udf",
+    "size_unit",
+    "size_units",
+    "size_units_udf",
     "sizing_row",
 ]
 
@@ -114,24 +115,23 @@ class _Samples:
     valid: dict[str, npt.NDArray[np.bool_]]
 
     @classmethod
-    def of(cls, rows: pa.Table | pa.StructArray) -> _Samples:
+    def of(cls, rows: pa.Table) -> _Samples:
         """The samples of `rows` (`ts, mib_in, records_in, mib_out`), in their order."""
         columns, valid = {}, {}
         for name in ("mib_in", "records_in", "mib_out"):
-            column = rows.column(name) if isinstance(rows, pa.Table) else rows.field(name)
+            column = rows.column(name)
             columns[name] = np.asarray(
                 pc.fill_null(column, math.nan).to_numpy(zero_copy_only=False), dtype=np.float64
             )
             valid[name] = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        ts = rows.column("ts") if isinstance(rows, pa.Table) else rows.field("ts")
-        return cls(_seconds(ts), columns, valid)
+        return cls(_seconds(rows.column("ts")), columns, valid)
 
     def history(self, start: int, end: int) -> dict[str, Any]:
         """One topic's samples `[start, end)` sorted by time, as `_history` takes them.
 
         Samples sorted by time: the core's sums run in a fixed order, so a rerun on the
-        same figures gives the same last bit whatever order Spark delivered the rows in.
-        The sort is stable, as Arrow's, so equal times keep Spark's order.
+        same figures gives the same last bit whatever order the rows came in. The sort
+        is stable, so equal times keep their order.
         """
         ts = self.ts_s[start:end]
         order = np.argsort(ts, kind="stable")
@@ -577,70 +577,47 @@ def _sizing_row(
     return row
 
 
-_SAMPLES = pa.schema(
-    [
-        pa.field("ts", pa.timestamp("us", tz="UTC")),
-        pa.field("mib_in", pa.float64()),
-        pa.field("records_in", pa.float64()),
-        pa.field("mib_out", pa.float64()),
-    ]
-)
+def size_unit(
+    rows: pa.Table, unit: Unit, *, run: str, brokers: int, settings: JobSettings
+) -> pa.Table:
+    """The grouped Arrow body of `size_partitions`: every topic of one unit.
 
+    Reads the unit's samples and key rows (`spark_jobs.units`), and sizes every topic
+    that has a facts row or samples in the unit, in topic order.
 
-def _samples_of(cell: pa.ListScalar) -> pa.Table:
-    # A topic's samples, zero-copy out of the batch's list column.
-    if not cell.is_valid:
-        return _SAMPLES.empty_table()
-    return pa.Table.from_struct_array(cell.values)
+    Args:
+        rows: The unit's facts rows (the columns of `size_partitions.topic_facts`), one
+            per topic of the run's topics table in the unit's range; a unit without
+            any has one row whose `topic` is null.
+        unit: The unit.
+        run, brokers, settings: The run key, the brokers in the cluster, the settings.
 
-
-def size_batches(
-    batches: Iterator[pa.RecordBatch], *, run: str, brokers: int, settings: JobSettings
-) -> Iterator[pa.RecordBatch]:
-    """The `mapInArrow` body of `size_partitions`: one sizing row per topic row.
-
-    Input columns: `topic`, `samples` (the topic's throughput rows as a list of structs
-    `ts, mib_in, records_in, mib_out`; null when it has none), `known` (true when the
-    run's topics table lists it; null otherwise), and the facts columns of
-    `size_partitions.topic_facts`. Keyed topics go through `size_keyed` instead. Many
-    topics arrive in one batch and leave as one batch: Spark and Arrow are paid per
-    batch, not per topic (the samples of the whole batch become NumPy columns at once,
-    and each topic takes its slice).
+    Returns:
+        Their sizing rows, `SIZING` schema.
     """
-    schema = arrow_schema("sizing")
-    for batch in batches:
-        rows = _size_rows(
-            pa.Table.from_batches([batch]), {}, run=run, brokers=brokers, settings=settings
-        )
-        if rows:
-            yield from pa.Table.from_pylist(rows, schema=schema).to_batches()
-
-
-def _size_rows(
-    table: pa.Table,
-    key_rows: Mapping[str, pa.Table],
-    *,
-    run: str,
-    brokers: int,
-    settings: JobSettings,
-) -> list[dict[str, Any]]:
-    # The sizing rows of a table of topic rows (samples list, facts, `known`); a keyed
-    # topic's sample from its rows in `key_rows`.
-    lists = table.column("samples").combine_chunks()
-    samples = _Samples.of(lists.values)
-    offsets = lists.offsets.to_numpy()
-    has_samples = lists.is_valid().to_numpy(zero_copy_only=False)
-    rows = []
-    for i, info in enumerate(table.drop_columns(["samples"]).to_pylist()):
-        start, end = int(offsets[i]), int(offsets[i + 1])
-        arrays = samples.history(start, end) if has_samples[i] and end > start else None
-        mine = key_rows.get(info["topic"])
+    facts = {
+        info["topic"]: info
+        for info in rows.drop_columns(["unit"]).to_pylist()
+        if info["topic"] is not None
+    }
+    samples = read_samples(unit)
+    keyed = [t for t, info in facts.items() if info["keyed"]]
+    found = read_key_rows(unit.keys, keyed, lo=unit.lo, hi=unit.hi) if keyed and unit.keys else {}
+    columns = _Samples.of(samples.rows)
+    where = {t: i for i, t in enumerate(samples.topics)}
+    out = []
+    for topic in sorted(facts.keys() | where.keys()):
+        i = where.get(topic)
+        arrays = None
+        if i is not None:
+            arrays = columns.history(int(samples.starts[i]), int(samples.starts[i + 1]))
+        mine = found.get(topic)
         keys, counts = sample_from_rows(mine) if mine is not None else (None, None)
-        rows.append(
+        out.append(
             _sizing_row(
-                info["topic"],
+                topic,
                 arrays,
-                info if info["known"] else None,
+                facts.get(topic),
                 keys=keys,
                 key_counts=counts,
                 run=run,
@@ -648,110 +625,45 @@ def _size_rows(
                 settings=settings,
             )
         )
-    return rows
+    return pa.Table.from_pylist(out, schema=arrow_schema("sizing"))
 
 
-def size_key_unit(
-    topic_rows: pa.Table, *, run: str, brokers: int, settings: JobSettings
-) -> pa.Table:
-    """The grouped Arrow body of `size_partitions` for the keyed topics of one key unit.
+def size_units(
+    batches: Iterator[pa.RecordBatch],
+    units: Mapping[int, Unit],
+    *,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+) -> Iterator[pa.RecordBatch]:
+    """The `mapInArrow` body of `size_partitions`: the units of one partition.
 
-    Reads the unit's share of the keys table (`spark_jobs.keys`), builds each topic's
-    key sample from its rows, and sizes every topic.
-
-    Args:
-        topic_rows: The unit's keyed topics, one row each as `size_batches` takes them,
-            plus the unit's `key_parts` (`file`, `row_group` structs; empty without a
-            keys table), `key_lo` and `key_hi` (its topic range; null: open).
-        run, brokers, settings: As `size_batches`.
-
-    Returns:
-        Their sizing rows.
+    Each partition holds one unit's rows (`size_partitions.size_topics`), which may
+    arrive in several batches; the rows are gathered per unit and each unit is sized
+    once (`size_unit`), so the answer does not depend on how Spark cuts the batches.
     """
-    schema = arrow_schema("sizing")
-    if topic_rows.num_rows == 0:
-        return schema.empty_table()
-    spec = topic_rows.slice(0, 1).select(["key_parts", "key_lo", "key_hi"]).to_pylist()[0]
-    parts = [(p["file"], p["row_group"]) for p in spec["key_parts"] or ()]
-    topics = topic_rows.column("topic").to_pylist()
-    found = read_key_rows(parts, topics, lo=spec["key_lo"], hi=spec["key_hi"]) if parts else {}
-    unit_columns = [
-        c for c in ("unit", "key_parts", "key_lo", "key_hi") if c in topic_rows.schema.names
-    ]
-    rows = _size_rows(
-        topic_rows.drop_columns(unit_columns),
-        found,
-        run=run,
-        brokers=brokers,
-        settings=settings,
-    )
-    return pa.Table.from_pylist(rows, schema=schema)
+    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+    if not tables:
+        return
+    rows = pa.concat_tables(tables)
+    unit_of = np.asarray(rows.column("unit").to_numpy(zero_copy_only=False), dtype=np.int64)
+    for number in np.unique(unit_of):
+        mine = rows.filter(pa.array(unit_of == number))
+        sized = size_unit(mine, units[int(number)], run=run, brokers=brokers, settings=settings)
+        yield from sized.to_batches()
 
 
-def size_key_unit_udf(
-    *, run: str, brokers: int, settings: JobSettings
-) -> Callable[[pa.Table], pa.Table]:
-    """`size_key_unit` bound to a run, for `GroupedData.applyInArrow`."""
-
-    def apply(topic_rows: pa.Table) -> pa.Table:
-        return size_key_unit(topic_rows, run=run, brokers=brokers, settings=settings)
-
-    return apply
-
-
-def size_keyed(
-    topic_row: pa.Table, key_rows: pa.Table, *, run: str, brokers: int, settings: JobSettings
-) -> pa.Table:
-    """The cogrouped Arrow body of `size_partitions` for one keyed topic.
-
-    Args:
-        topic_row: The topic's row as `size_batches` takes it (samples list, facts,
-            `known`); empty for a topic that is not a keyed topic of the run (its key
-            rows are then ignored).
-        key_rows: Its `keys` rows: `key` (bytes; null for the null key), `count`.
-        run, brokers, settings: As `size_batches`.
-
-    Returns:
-        Its sizing row, or no row.
-    """
-    schema = arrow_schema("sizing")
-    if topic_row.num_rows == 0:
-        return schema.empty_table()
-    keys, counts = sample_from_rows(key_rows)
-    row = sizing_row(
-        topic_row.column("topic")[0].as_py(),
-        _samples_of(topic_row.column("samples").combine_chunks()[0]),
-        topic_row.drop_columns(["samples"]),
-        keys=keys,
-        key_counts=counts,
-        run=run,
-        brokers=brokers,
-        settings=settings,
-    )
-    return pa.Table.from_pylist([row], schema=schema)
-
-
-def size_keyed_udf(
-    *, run: str, brokers: int, settings: JobSettings
-) -> Callable[[pa.Table, pa.Table], pa.Table]:
-    """`size_keyed` bound to a run, for `PandasCogroupedOps.applyInArrow`."""
-
-    def apply(topic_row: pa.Table, key_rows: pa.Table) -> pa.Table:
-        return size_keyed(topic_row, key_rows, run=run, brokers=brokers, settings=settings)
-
-    return apply
-
-
-def size_batches_udf(
-    *, run: str, brokers: int, settings: JobSettings
+def size_units_udf(
+    units: Sequence[Unit], *, run: str, brokers: int, settings: JobSettings
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """`size_batches` bound to a run, for `DataFrame.mapInArrow`.
+    """`size_units` bound to a run and its units, for `DataFrame.mapInArrow`.
 
     A plain function rather than a `functools.partial`: PySpark reads the hints of an
     Arrow function to choose how to call it, and cannot read a partial's.
     """
+    by_number = {u.unit: u for u in units}
 
     def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return size_batches(batches, run=run, brokers=brokers, settings=settings)
+        return size_units(batches, by_number, run=run, brokers=brokers, settings=settings)
 
     return apply

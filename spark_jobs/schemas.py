@@ -39,11 +39,11 @@ __all__ = [
     "GROUP_PLAN",
     "GROUP_RESULT",
     "HOT_KEY",
-    "KEY_UNITS",
     "PARTITION_LOADS",
     "RECOMMENDATIONS",
     "SIMULATIONS",
     "SIZING",
+    "UNIT_RANGES",
     "arrow_schema",
     "figures_schema",
     "relaxed",
@@ -280,26 +280,12 @@ RECOMMENDATIONS = StructType(
 )
 
 
+#: The units of `size_partitions` (`spark_jobs.units`), one row each: its number and its
+#: range of topic names `[lo, hi)` (null: unbounded). An internal frame, not a dataset.
+UNIT_RANGES = StructType([_f("unit", _I, False), _f("lo", _S), _f("hi", _S)])
+
 #: Internal, between the two halves of `simulate_assignments`: one multi-topic group's
 #: plan, the warnings for its topics, and its simulation rows.
-#: The keys table cut into units for the tasks that read it (`spark_jobs.keys`): an
-#: internal frame of `size_partitions`, not a dataset.
-KEY_UNITS = StructType(
-    [
-        _f("unit", _I, False),
-        _f(
-            "key_parts",
-            ArrayType(
-                StructType([_f("file", _S, False), _f("row_group", _I, False)]),
-                containsNull=False,
-            ),
-            False,
-        ),
-        _f("key_lo", _S),
-        _f("key_hi", _S),
-    ]
-)
-
 GROUP_RESULT = StructType(
     [
         _f("group_id", _S, False),

@@ -1,10 +1,11 @@
 """Job 1, `size_partitions`: how many partitions every topic of the fleet needs.
 
-Spark does the data work: the history window, bytes to MiB, each topic's Tp and Tc
-(its own or the fleet default `*`), the consumer groups reading it, its key sample,
-and the grouping by topic. The planning of each topic is `planner.recommend.plan_topic`,
-applied to every topic by an Arrow function over batches of topics (`mapInArrow`; each
-row one topic: its samples as a list, its facts and key sample; see
+Spark does the data work on the facts (each topic's Tp and Tc, its own or the fleet
+default `*`, and the consumer groups reading it) and the parallelism: the fleet is cut
+into units, ranges of topic names of about equal planning cost (`spark_jobs.units`),
+and each unit's task reads its topics' samples and key rows from the figures' Parquet
+files, which costs a fraction of handing them over as Spark rows, and plans every topic
+with `planner.recommend.plan_topic` (`groupBy("unit").applyInArrow`; see
 `spark_jobs.planning`). Output: the `sizing` dataset, one row per topic.
 
     python -m spark_jobs.size_partitions --figures FIGURES --out OUT --interval 2026-11-21
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,8 +25,9 @@ from spark_jobs import planning
 from spark_jobs.figures import RunFigures
 from spark_jobs.outputs import Output, write_run
 from spark_jobs.runner import main_for
-from spark_jobs.schemas import KEY_UNITS, SIZING
+from spark_jobs.schemas import SIZING, UNIT_RANGES
 from spark_jobs.settings import JobSettings
+from spark_jobs.units import Unit, cut_units
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -33,16 +36,16 @@ __all__ = [
     "capacity_for_topics",
     "group_facts",
     "key_rows",
-    "key_units_frame",
     "main",
     "size_topics",
     "sizing",
     "throughput_mib",
     "topic_facts",
-    "topic_samples",
+    "units_of",
 ]
 
 _MIB = float(2**20)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 DEFAULT_TOPIC = "*"
 
 
@@ -50,7 +53,9 @@ def throughput_mib(throughput: DataFrame) -> DataFrame:
     """Samples in the planner's units: `topic, ts, mib_in, records_in, mib_out`.
 
     Byte rates in the figures are bytes/s; the planner works in MiB/s (2**20 bytes, the
-    unit Kafka's perf tools print as "MB").
+    unit Kafka's perf tools print as "MB"). The job's tasks read the samples with PyArrow
+    (`spark_jobs.units.read_samples`); this is the same conversion in Spark, which the
+    tests hold that reading to.
     """
     from pyspark.sql import functions as F
 
@@ -144,11 +149,9 @@ def group_facts(groups: DataFrame) -> DataFrame:
 def key_rows(keys: DataFrame) -> DataFrame:
     """Key-sample rows with each key as its bytes: `topic, key (binary), count`.
 
-    A key is `key` as UTF-8, or `key_hex` decoded; neither is the null key. Rows stay
-    rows: each keyed topic's sample is assembled (spellings of one key merged, sorted
-    by bytes) by the Arrow function that plans it (`spark_jobs.planning.sample_from_rows`),
-    which costs a sort of one topic's keys instead of Spark building and sorting arrays
-    of millions of structs.
+    A key is `key` as UTF-8, or `key_hex` decoded; neither is the null key. The job's
+    tasks read the key rows with PyArrow (`spark_jobs.keys.read_key_rows`); this is the
+    same decoding in Spark, which the tests hold that reading to.
     """
     from pyspark.sql import functions as F
 
@@ -195,103 +198,98 @@ def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) ->
     )
 
 
-def topic_samples(throughput: DataFrame) -> DataFrame:
-    """Each topic's samples as one list: `topic, samples array<struct<ts, mib_in,
-    records_in, mib_out>>` (in no particular order: the planner sorts them by time)."""
-    from pyspark.sql import functions as F
+def units_of(figures: RunFigures, settings: JobSettings) -> list[Unit]:
+    """The run cut into units (`spark_jobs.units`), a few per task slot.
 
-    sample = F.struct("ts", "mib_in", "records_in", "mib_out")
-    return throughput.groupBy("topic").agg(F.collect_list(sample).alias("samples"))
-
-
-def key_units_frame(spark: SparkSession, figures: RunFigures, *, units: int) -> DataFrame:
-    """The run's keys table cut into units (`spark_jobs.keys.key_units`), one row each.
-
-    Returns:
-        `unit, key_parts (array of file, row_group), key_lo, key_hi`: the unit's row
-        groups and its topic range (null: open); one unit without parts when the run
-        has no keys table.
+    The topics table and the files' footers are read on the driver with PyArrow: a few
+    thousand rows and some metadata, where a Spark job would cost its own scheduling.
     """
-    from spark_jobs.keys import key_units
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
 
-    path = (
-        interval_path(figures.root, figures.run) / "keys.parquet" if figures.has("keys") else None
-    )
-    rows = [
-        (u.unit, [{"file": f, "row_group": g} for f, g in u.parts], u.lo, u.hi)
-        for u in key_units(path, units=units)
+    folder = interval_path(figures.root, figures.run)
+    topics = pq.read_table(folder / "topics.parquet", columns=["topic", "keyed"])
+    samples = [
+        (
+            interval_path(figures.root, interval) / "throughput.parquet",
+            [(_micros(start), _micros(end)) for start, end in pieces],
+        )
+        for interval, pieces in figures.history
     ]
-    return spark.createDataFrame(rows, KEY_UNITS)
+    return cut_units(
+        topics.column("topic").to_pylist(),
+        pc.fill_null(topics.column("keyed"), False).to_pylist(),
+        samples,
+        folder / "keys.parquet" if figures.has("keys") else None,
+        units=2 * settings.spark.shuffle_partitions,
+    )
+
+
+def _micros(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
 def size_topics(
-    throughput: DataFrame,
     facts: DataFrame,
-    key_units: DataFrame,
+    units: Sequence[Unit],
     *,
     run: str,
     brokers: int,
     settings: JobSettings,
 ) -> DataFrame:
-    """The `sizing` rows: `plan_topic` on every topic.
+    """The `sizing` rows: `plan_topic` on every topic, one task per unit.
 
-    Each topic becomes one row (its samples as a list, its facts). Keyless topics are
-    planned many per Arrow batch (`mapInArrow`); keyed topics, a few hundred at most,
-    go to the key unit whose topic range holds them (`key_units_frame`), and each unit's
-    task reads its share of the keys table and plans its topics (`applyInArrow`): the
-    20 M key rows of the 10,000-topic fleet never pass through Spark rows.
+    Each unit (a range of topic names, `units_of`) is one partition of its own, in unit
+    order, and gets its topics' facts rows by a broadcast join (no shuffle: the facts
+    are a row per topic); its task reads its topics' samples and key rows itself
+    (`spark_jobs.planning.size_units`). Units are of about equal cost, so the tasks
+    fill the cores evenly (hash-partitioning units over the shuffle partitions put up
+    to three on one task and none on another: 2 s of one idle core on the
+    10,000-topic fleet).
 
     Args:
-        throughput: Samples in the planner's units (`throughput_mib`), history window.
         facts: `topic_facts`.
-        key_units: `key_units_frame`.
+        units: The run's units (`units_of`).
         run: The run key, written into every row.
         brokers: Brokers in the cluster.
         settings: The job settings.
 
     Returns:
-        One row per topic found in either input (a topic with figures but no facts row
-        is `unknown-topic`, one with facts but no figures `no-figures`), `SIZING` schema.
+        One row per topic found in the topics table or the samples (a topic with
+        samples but no facts row is `unknown-topic`, one with facts but no samples
+        `no-figures`), `SIZING` schema.
     """
     from pyspark.sql import functions as F
 
-    # One aggregation and one join for every topic, kept (local checkpoint) for the two
-    # halves that split after them: the throughput is scanned once. (Without the
-    # checkpoint the optimizer pushes each half's filters into the scans, and the
-    # halves no longer share them.)
-    known = facts.withColumn("known", F.lit(True))
-    topics = topic_samples(throughput).join(known, "topic", "full").localCheckpoint()
-    keyless = topics.where(~F.coalesce(F.col("keyed"), F.lit(False))).mapInArrow(
-        planning.size_batches_udf(run=run, brokers=brokers, settings=settings), SIZING
+    spark = facts.sparkSession
+    ranges = spark.createDataFrame([(u.unit, u.lo, u.hi) for u in units], UNIT_RANGES)
+    in_unit = (F.col("lo").isNull() | (F.col("topic") >= F.col("lo"))) & (
+        F.col("hi").isNull() | (F.col("topic") < F.col("hi"))
     )
-    with_samples = topics.where(F.col("keyed"))
-    in_unit = (F.col("key_lo").isNull() | (F.col("topic") >= F.col("key_lo"))) & (
-        F.col("key_hi").isNull() | (F.col("topic") < F.col("key_hi"))
+    placed = facts.join(F.broadcast(ranges), in_unit).drop("lo", "hi")
+    # Partition i holds unit i alone; every unit is there, with or without facts rows
+    # (its samples may hold unknown topics).
+    slots = spark.range(0, len(units), 1, numPartitions=len(units))
+    rows = slots.select(F.col("id").cast("int").alias("unit")).join(
+        F.broadcast(placed), "unit", "left"
     )
-    with_keys = (
-        with_samples.join(F.broadcast(key_units), in_unit, "left")
-        .groupBy("unit")
-        .applyInArrow(
-            planning.size_key_unit_udf(run=run, brokers=brokers, settings=settings), SIZING
-        )
+    return rows.mapInArrow(
+        planning.size_units_udf(units, run=run, brokers=brokers, settings=settings), SIZING
     )
-    return keyless.unionByName(with_keys)
 
 
 def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> DataFrame:
-    """Read the run's figures and size every topic (the job without its output)."""
-    brokers = figures.brokers()
+    """Read the run's facts and size every topic (the job without its output)."""
     facts = topic_facts(
         figures.table(spark, "topics"),
         capacity=figures.table(spark, "capacity"),
         groups=figures.table(spark, "groups"),
     )
     return size_topics(
-        figures.throughput(spark).transform(throughput_mib),
         facts,
-        key_units_frame(spark, figures, units=2 * settings.spark.shuffle_partitions),
+        units_of(figures, settings),
         run=figures.key,
-        brokers=brokers,
+        brokers=figures.brokers(),
         settings=settings,
     )
 

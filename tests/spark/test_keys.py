@@ -1,4 +1,4 @@
-"""Key samples read by the task that plans their topics: units, rows, bytes."""
+"""Key samples read by the task that plans their topics: rows and bytes."""
 
 from __future__ import annotations
 
@@ -7,15 +7,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 from pyspark.sql import SparkSession
 
 from planner.figures.schema import TABLES
-from spark_jobs.keys import KeyUnit, key_units, read_key_rows, unhex
-from spark_jobs.planning import sample_from_rows, size_key_unit, size_keyed
-from spark_jobs.settings import JobSettings
+from spark_jobs.keys import read_key_rows, unhex
 from spark_jobs.size_partitions import key_rows
-from tests.spark import arrow_inputs as ai
+from spark_jobs.units import row_groups
 
 SCHEMA = TABLES["keys"].schema
 
@@ -41,19 +38,6 @@ def _write(table: pa.Table, path: Path, row_group_size: int) -> Path:
     return path
 
 
-def _all_rows(units: list[KeyUnit], topics: list[str]) -> dict[str, list[tuple[bytes, float]]]:
-    out: dict[str, list[tuple[bytes, float]]] = {}
-    for unit in units:
-        mine = [t for t in topics if unit.owns(t)]
-        for topic, rows in read_key_rows(unit.parts, mine, lo=unit.lo, hi=unit.hi).items():
-            assert topic not in out, f"{topic} read by two units"
-            out[topic] = sorted(
-                zip(rows.column("key").to_pylist(), rows.column("count").to_pylist(), strict=True),
-                key=repr,
-            )
-    return out
-
-
 def _expected(table: pa.Table) -> dict[str, list[tuple[bytes, float]]]:
     out: dict[str, list[tuple[bytes, float]]] = {}
     for row in table.to_pylist():
@@ -68,42 +52,30 @@ def _expected(table: pa.Table) -> dict[str, list[tuple[bytes, float]]]:
     return {t: sorted(rows, key=repr) for t, rows in out.items()}
 
 
-def test_a_sorted_file_is_cut_into_units_that_each_own_whole_topics(tmp_path: Path) -> None:
-    topics = [f"t{i:02d}" for i in range(30)]
-    table = _keys_table(topics, 50)  # sorted by topic, as the collector writes it
-    path = _write(table, tmp_path / "keys.parquet", row_group_size=170)  # topics straddle
-    units = key_units(path, units=4)
-    assert len(units) == 4
-    assert units[0].lo is None and units[-1].hi is None
-    assert [u.hi for u in units[:-1]] == [u.lo for u in units[1:]]
-    assert all(sum(u.owns(t) for u in units) == 1 for t in topics)
-    read = sum(len(u.parts) for u in units)
-    assert read < 2 * pq.ParquetFile(path).metadata.num_row_groups
-    assert _all_rows(units, topics) == _expected(table)
-
-
-def test_an_unsorted_file_is_read_by_one_unit(tmp_path: Path) -> None:
-    topics = [f"t{i:02d}" for i in range(12)]
-    table = _keys_table(topics, 40)
-    shuffled = table.take(pa.array(np.random.default_rng(1).permutation(table.num_rows)))
-    path = _write(shuffled, tmp_path / "keys.parquet", row_group_size=60)
-    units = key_units(path, units=4)
-    assert len(units) == 1 and units[0].lo is None and units[0].hi is None
-    assert _all_rows(units, topics) == _expected(table)
-
-
-def test_no_keys_table_is_one_empty_unit(tmp_path: Path) -> None:
-    for path in (None, tmp_path / "missing.parquet"):
-        assert key_units(path, units=8) == [KeyUnit(0, None, None, ())]
-    assert read_key_rows([], ["t"]) == {}
+def _parts(path: Path) -> list[tuple[str, int]]:
+    return [(g.file, g.index) for g in row_groups(path)]
 
 
 def test_only_the_topics_asked_for_are_read(tmp_path: Path) -> None:
     table = _keys_table(["a", "b", "c"], 20)
     path = _write(table, tmp_path / "keys.parquet", row_group_size=25)
-    (unit,) = key_units(path, units=1)
-    rows = read_key_rows(unit.parts, ["c", "a", "zz"], lo="b")
+    rows = read_key_rows(_parts(path), ["c", "a", "zz"], lo="b")
     assert sorted(rows) == ["c"]  # "a" is below the range, "zz" has no rows
+    assert read_key_rows([], ["c"]) == {}
+
+
+def test_a_topic_s_rows_come_together_from_an_unsorted_file(tmp_path: Path) -> None:
+    table = _keys_table(["a", "b", "c"], 20)
+    shuffled = table.take(pa.array(np.random.default_rng(1).permutation(table.num_rows)))
+    path = _write(shuffled, tmp_path / "keys.parquet", row_group_size=7)
+    rows = read_key_rows(_parts(path), ["a", "b", "c"])
+    got = {
+        t: sorted(
+            zip(r.column("key").to_pylist(), r.column("count").to_pylist(), strict=True), key=repr
+        )
+        for t, r in rows.items()
+    }
+    assert got == _expected(table)
 
 
 def test_unhex_is_sparks() -> None:
@@ -128,53 +100,6 @@ def test_read_key_rows_gives_the_bytes_of_the_spark_transform(
 
     frame = key_rows(spark.read.schema(figures_schema("keys")).parquet(str(path)))
     by_spark = sorted(((r["key"], r["count"]) for r in frame.collect()), key=repr)
-    (unit,) = key_units(path, units=1)
-    rows = read_key_rows(unit.parts, ["orders"])["orders"]
+    rows = read_key_rows(_parts(path), ["orders"])["orders"]
     mine = zip(rows.column("key").to_pylist(), rows.column("count").to_pylist(), strict=True)
     assert sorted(mine, key=repr) == [(None if k is None else bytes(k), c) for k, c in by_spark]
-
-
-def test_a_key_unit_sizes_its_topics_as_one_topic_at_a_time(tmp_path: Path) -> None:
-    keys = _keys_table(["orders", "payments"], 300)
-    path = _write(keys, tmp_path / "keys.parquet", row_group_size=128)
-    facts = pa.concat_tables(
-        [ai.facts(name, keyed=True, partitions=6) for name in ("orders", "payments")]
-    )
-    samples_type = pa.list_(pa.struct(list(ai.THROUGHPUT.remove(0))))
-    samples = [
-        ai.hourly(name).drop_columns(["topic"]).to_struct_array().to_pylist()
-        for name in ("orders", "payments")
-    ]
-    topic_rows = facts.append_column("samples", pa.array(samples, samples_type)).append_column(
-        "known", pa.array([True, True])
-    )
-    settings = JobSettings()
-    expected = []
-    for i, name in enumerate(("orders", "payments")):
-        groups = pq.ParquetFile(path).metadata.num_row_groups
-        rows = read_key_rows([(str(path), g) for g in range(groups)], [name])[name]
-        assert sample_from_rows(rows)[0] is not None
-        expected.append(
-            size_keyed(topic_rows.slice(i, 1), rows, run="r", brokers=3, settings=settings)
-        )
-    (unit,) = key_units(path, units=1)
-    parts = [{"file": f, "row_group": g} for f, g in unit.parts]
-    with_unit = (
-        topic_rows.append_column("unit", pa.array([0, 0], pa.int32()))
-        .append_column("key_parts", pa.array([parts, parts]))
-        .append_column("key_lo", pa.array([None, None], pa.string()))
-        .append_column("key_hi", pa.array([None, None], pa.string()))
-    )
-    result = size_key_unit(with_unit, run="r", brokers=3, settings=settings)
-    assert result.to_pylist() == pa.concat_tables(expected).to_pylist()
-    assert result.column("key_sample_keys").to_pylist() == [
-        len(sample_from_rows(read_key_rows(unit.parts, [n])[n])[0]) for n in ("orders", "payments")
-    ]
-    assert size_key_unit(with_unit.slice(0, 0), run="r", brokers=3, settings=settings).num_rows == 0
-
-
-@pytest.mark.parametrize("units", [1, 3, 16])
-def test_units_never_exceed_half_the_row_groups(tmp_path: Path, units: int) -> None:
-    path = _write(_keys_table([f"t{i}" for i in range(8)], 30), tmp_path / "k.parquet", 40)
-    groups = pq.ParquetFile(path).metadata.num_row_groups
-    assert 1 <= len(key_units(path, units=units)) <= max(1, groups // 2)

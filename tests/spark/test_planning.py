@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 
 from planner.cost import ClusterShape, partition_cost
+from planner.figures.schema import TABLES
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
 from planner.sizing import SideCapacity
-from spark_jobs.planning import ONE_GROUP, sample_from_rows, size_batches, size_keyed, sizing_row
+from spark_jobs.planning import ONE_GROUP, sample_from_rows, size_unit, sizing_row
 from spark_jobs.schemas import SIZING
 from spark_jobs.settings import JobSettings
+from spark_jobs.units import cut_units
 from tests.spark import arrow_inputs as ai
 
 SETTINGS = JobSettings()
@@ -209,31 +214,78 @@ def test_candidates_carry_flags_and_the_core_cost_panel() -> None:
     assert by_count[48]["even_group_sizes"] == [1, 2, 3, 4, 6, 8, 12, 16, 24, 48]
 
 
-def test_the_arrow_function_sizes_a_batch_of_topics_into_one_batch() -> None:
-    # What Spark hands over: a topic per row, its samples as a list, its facts, `known`.
-    facts = pa.concat_tables([ai.facts("a"), ai.facts("b", partitions=1), ai.facts("c")])
-    lists = pa.array(
-        [
-            ai.hourly("a").drop_columns(["topic"]).to_struct_array().to_pylist(),
-            None,  # b: no figures in the window
-            ai.hourly("c").drop_columns(["topic"]).to_struct_array().to_pylist(),
-        ],
-        pa.list_(pa.struct(list(ai.THROUGHPUT.remove(0)))),
+def _throughput_file(path: Path, tables: list[pa.Table]) -> Path:
+    # Samples in the planner's units (`ai.hourly`) as the figures store them: bytes/s.
+    rows = pa.concat_tables(tables)
+    figures = pa.table(
+        {
+            "topic": rows.column("topic"),
+            "ts": rows.column("ts"),
+            "bytes_in_per_s": pc.multiply(rows.column("mib_in"), float(MIB)),
+            "records_in_per_s": rows.column("records_in"),
+            "bytes_out_per_s": pc.multiply(rows.column("mib_out"), float(MIB)),
+            "source": pa.array(["test"] * rows.num_rows),
+        },
+        schema=TABLES["throughput"].schema,
     )
-    table = facts.append_column("samples", lists).append_column(
-        "known",
-        pa.array([True, True, None]),  # c: not in the topics table
+    pq.write_table(figures, path, row_group_size=100)
+    return path
+
+
+def test_a_unit_sizes_each_of_its_topics_as_sizing_row_does(tmp_path: Path) -> None:
+    # a: keyless; b: in the topics table, no samples; c: samples, not in the topics
+    # table; k: keyed, with its key rows in the keys table.
+    samples = _throughput_file(
+        tmp_path / "throughput.parquet",
+        [ai.hourly("a"), ai.hourly("c", mib=2.0), ai.hourly("k", out_ratio=1.0)],
     )
-    out = list(
-        size_batches(
-            iter(table.combine_chunks().to_batches()), run="r", brokers=3, settings=SETTINGS
-        )
+    keys = [f"k{i}" for i in range(300)]
+    counts = np.arange(300, 0, -1, dtype=np.float64)
+    key_table = pa.table(
+        {
+            "topic": ["k"] * 300,
+            "key": keys,
+            "key_hex": pa.nulls(300, pa.string()),
+            "count": counts,
+            "source": pa.nulls(300, pa.string()),
+        },
+        schema=TABLES["keys"].schema,
     )
-    assert len(out) == 1
-    result = pa.Table.from_batches(out)
+    pq.write_table(key_table, tmp_path / "keys.parquet", row_group_size=64)
+    facts = pa.concat_tables(
+        [ai.facts("a"), ai.facts("b", partitions=1), ai.facts("k", keyed=True, partitions=6)]
+    )
+    (unit,) = cut_units(
+        ["a", "b", "k"],
+        [False, False, True],
+        [(samples, [(0, 2**62)])],
+        tmp_path / "keys.parquet",
+        units=1,
+    )
+    rows = facts.add_column(0, "unit", pa.array([0] * 3, pa.int32()))
+    result = size_unit(rows, unit, run="r", brokers=3, settings=SETTINGS)
     assert result.column_names == [f.name for f in SIZING.fields]
-    assert result.column("status").to_pylist() == ["ok", "no-figures", "unknown-topic"]
-    assert result.to_pylist()[0] == _row(ai.hourly("a"), ai.facts("a"), topic="a") | {"run": "r"}
+    assert result.column("topic").to_pylist() == ["a", "b", "c", "k"]
+    assert result.column("status").to_pylist() == ["ok", "no-figures", "unknown-topic", "increase"]
+    sample_keys, sample_counts = sample_from_rows(ai.key_rows([k.encode() for k in keys], counts))
+    expected = [
+        _row(ai.hourly("a"), ai.facts("a"), topic="a"),
+        _row(ai.hourly("a").slice(0, 0), ai.facts("b", partitions=1), topic="b"),
+        _row(ai.hourly("c", mib=2.0), ai.facts().slice(0, 0), topic="c"),
+        _row(
+            ai.hourly("k", out_ratio=1.0),
+            ai.facts("k", keyed=True, partitions=6),
+            topic="k",
+            keys=sample_keys,
+            key_counts=sample_counts,
+        ),
+    ]
+    assert result.to_pylist() == [r | {"run": "r"} for r in expected]
+    assert result.to_pylist()[3]["key_sample_keys"] == 300
+    # A unit without topics of the topics table still reports the samples it holds.
+    empty = rows.slice(0, 1).set_column(1, "topic", pa.array([None], pa.string()))
+    only_c = size_unit(empty, unit, run="r", brokers=3, settings=SETTINGS)
+    assert only_c.column("status").to_pylist() == ["unknown-topic"] * 3
 
 
 def test_a_key_sample_is_rebuilt_sorted_with_spellings_merged() -> None:
@@ -249,26 +301,16 @@ def test_a_key_sample_is_rebuilt_sorted_with_spellings_merged() -> None:
 def test_a_keyed_topic_gets_its_partition_loads_at_every_simulated_count() -> None:
     keys = [f"k{i}".encode() for i in range(400)]
     counts = np.arange(400, 0, -1, dtype=np.float64)
-    topic_row = (
-        ai.facts(keyed=True, partitions=6)
-        .append_column(
-            "samples",
-            pa.array(
-                [ai.hourly().drop_columns(["topic"]).to_struct_array().to_pylist()],
-                pa.list_(pa.struct(list(ai.THROUGHPUT.remove(0)))),
-            ),
-        )
-        .append_column("known", pa.array([True]))
+    sample_keys, sample_counts = sample_from_rows(ai.key_rows(keys, counts))
+    row = _row(
+        ai.hourly(),
+        ai.facts(keyed=True, partitions=6),
+        keys=sample_keys,
+        key_counts=sample_counts,
     )
-    table = size_keyed(topic_row, ai.key_rows(keys, counts), run="r", brokers=3, settings=SETTINGS)
-    row = table.to_pylist()[0]
     simulated = sorted(c["partitions"] for c in row["candidates"] if c["simulated"])
     assert [e["partitions"] for e in row["partition_loads"]] == simulated
     for entry in row["partition_loads"]:
         assert len(entry["loads"]) == entry["partitions"]
         assert sum(entry["loads"]) == pytest.approx(row["consumers_at_horizon"])
     assert row["key_sample_keys"] == 400
-    empty = size_keyed(
-        topic_row.slice(0, 0), ai.key_rows(keys, counts), run="r", brokers=3, settings=SETTINGS
-    )
-    assert empty.num_rows == 0
