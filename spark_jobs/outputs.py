@@ -14,9 +14,12 @@ touched. A failure before the swap leaves nothing behind; a writer killed betwee
 renames is repaired by the next write (the old folder is put back).
 
 Rows are hash-partitioned into a fixed number of files and sorted within each file, so
-the same input gives byte-identical files. Paths are POSIX paths the driver and every
-executor see (a local disk for `local[*]` or a one-machine cluster, a shared mount
-otherwise); see docs/spark-jobs.md.
+the same input gives the same files, row for row. (Not always byte for byte across
+processes: Parquet's footer lists each column's encodings in an order that can differ
+from one JVM to the next.) A frame whose partitions are already laid out that way (a
+fixed number of them, each sorted) is written as it is (`Output.arranged`). Paths are
+POSIX paths the driver and every executor see (a local disk for `local[*]` or a
+one-machine cluster, a shared mount otherwise); see docs/spark-jobs.md.
 """
 
 from __future__ import annotations
@@ -49,13 +52,18 @@ class Output:
             `partition_by`; one file when 1).
         partition_by: Columns whose hash picks a row's file.
         sort_by: Columns the rows of each file are sorted by (a total order: with ties
-            the file would not be byte-identical from one run to the next).
+            the file would not be the same from one run to the next).
+        arranged: The frame's partitions are the files already, each sorted by
+            `sort_by`, and which row lands in which partition is fixed by the input:
+            written as they are, without a shuffle and a sort (`files` and
+            `partition_by` then describe the layout, for the reader).
     """
 
     frame: DataFrame
     files: int
     partition_by: Sequence[str]
     sort_by: Sequence[str]
+    arranged: bool = False
 
 
 def run_path(out: str | Path, dataset: str, run: str) -> Path:
@@ -93,16 +101,13 @@ def _tidy(folder: Path) -> None:
 
 def _stage(output: Output, staging: Path) -> None:
     frame = output.frame
-    if output.files == 1:
-        frame = frame.repartition(1)
-    else:
-        frame = frame.repartition(output.files, *output.partition_by)
-    (
-        frame.sortWithinPartitions(*output.sort_by)
-        .write.option("compression", "zstd")
-        .mode("errorifexists")
-        .parquet(str(staging))
-    )
+    if not output.arranged:
+        if output.files == 1:
+            frame = frame.repartition(1)
+        else:
+            frame = frame.repartition(output.files, *output.partition_by)
+        frame = frame.sortWithinPartitions(*output.sort_by)
+    frame.write.option("compression", "zstd").mode("errorifexists").parquet(str(staging))
     _tidy(staging)
 
 

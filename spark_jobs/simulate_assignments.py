@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
 __all__ = [
+    "SIMULATION_ORDER",
     "group_inputs",
     "main",
     "multi_topic_groups",
@@ -84,15 +85,24 @@ def simulation_inputs(sizing: DataFrame, groups: DataFrame) -> DataFrame:
     )
 
 
-def simulate_topics(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFrame:
-    """The `simulations` rows of every planned topic (scope `topic`).
+#: The order of the `simulations` rows within each file.
+SIMULATION_ORDER = ("scope", "topic", "group_id", "partitions", "members", "strategy")
 
-    Topics are spread over `shuffle_partitions` tasks by hash, so the two cores share
-    the keyed topics' heavier grids.
+
+def simulate_topics(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFrame:
+    """The `simulations` rows of every planned topic (scope `topic`), laid out as files.
+
+    Topics are hash-partitioned by name over the `simulation_files` partitions and
+    sorted by name within each, and the grid function emits each topic's rows in
+    `SIMULATION_ORDER`: each partition is one file's rows, in order, so the 1.2 M rows
+    of the 10,000-topic fleet are written without a shuffle and a sort of their own
+    (about 2.5 s of the job on two cores).
     """
     body = simulation.topic_grids_udf(run=run, headroom_pct=settings.planning.headroom_pct)
-    return inputs.repartition(settings.spark.shuffle_partitions, "topic").mapInArrow(
-        body, SIMULATIONS
+    return (
+        inputs.repartition(settings.spark.simulation_files, "topic")
+        .sortWithinPartitions("topic")
+        .mapInArrow(body, SIMULATIONS)
     )
 
 
@@ -143,11 +153,16 @@ def plan_groups(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFr
 
 
 def simulations(topic_rows: DataFrame, group_results: DataFrame) -> DataFrame:
-    """Topic grids and multi-topic group rows together, `SIMULATIONS` columns."""
+    """Topic grids and multi-topic group rows together, `SIMULATIONS` columns.
+
+    The partitions are the files: the topic grids' (`simulate_topics`), then one of
+    the multi-topic groups' rows, sorted.
+    """
     from pyspark.sql import functions as F
 
     group_rows = group_results.select(F.explode("grid").alias("row")).select("row.*")
-    return topic_rows.unionByName(group_rows)
+    ordered = group_rows.repartition(1).sortWithinPartitions(*SIMULATION_ORDER)
+    return topic_rows.unionByName(ordered)
 
 
 def _by_size(left: Column, right: Column) -> Column:
@@ -265,9 +280,10 @@ def _body(
     outputs = {
         "simulations": Output(
             simulations(topic_rows, group_results),
-            files=settings.spark.simulation_files,
-            partition_by=("scope", "topic", "group_id"),
-            sort_by=("scope", "topic", "group_id", "partitions", "members", "strategy"),
+            files=settings.spark.simulation_files + 1,
+            partition_by=("topic",),
+            sort_by=SIMULATION_ORDER,
+            arranged=True,
         ),
         "recommendations": Output(
             recommend(sizing, group_results),

@@ -30,6 +30,8 @@ from spark_jobs.schemas import arrow_schema
 
 __all__ = ["grid_table", "group_plans_udf", "plan_groups", "simulate_topics", "topic_grids_udf"]
 
+# The order of a topic's grid rows in the `simulations` dataset (after scope and topic).
+_ROW_ORDER = ("topic", "partitions", "members", "strategy")
 _GRID_COLUMNS = (
     "members",
     "strategy",
@@ -175,8 +177,11 @@ def simulate_topics(
             current.append(info["current_partitions"])
             recommended.append(info["recommended_partitions"])
         if grids:
-            # One batch per input batch: Spark pays per batch, not per row.
-            yield from _rows_table(run, topics, grids, current, recommended).to_batches()
+            # One batch per input batch: Spark pays per batch, not per row. Topics arrive
+            # sorted; each one's rows leave in the dataset's order (the job writes them
+            # without sorting).
+            table = _rows_table(run, topics, grids, current, recommended)
+            yield from table.sort_by([(c, "ascending") for c in _ROW_ORDER]).to_batches()
 
 
 def plan_groups(

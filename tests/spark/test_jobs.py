@@ -269,6 +269,33 @@ def test_the_same_figures_give_the_same_bytes(runs: Runs) -> None:
         assert _files(run_path(runs.out, dataset, RUN)) == files, dataset
 
 
+def test_every_file_is_sorted_and_one_topic_s_rows_are_in_one_file(runs: Runs) -> None:
+    owners: dict[tuple[str, str], str] = {}
+    for dataset, keys in (
+        ("sizing", ("topic",)),
+        ("simulations", simulate_assignments.SIMULATION_ORDER),
+        ("recommendations", ("topic",)),
+    ):
+        for path in sorted(run_path(runs.out, dataset, RUN).iterdir()):
+            table = pq.read_table(path)
+            ordered = table.sort_by([(k, "ascending") for k in keys])
+            assert table.equals(ordered), f"{path.name} of {dataset} is not sorted by {keys}"
+            if dataset != "simulations":
+                continue
+            names = pc.coalesce(table.column("topic"), table.column("group_id"))
+            for scope, name in set(
+                zip(table.column("scope").to_pylist(), names.to_pylist(), strict=True)
+            ):
+                assert owners.setdefault((scope, name), path.name) == path.name
+    # Two files of topic grids (the default; an empty one is not written), then groups.
+    files = {p.name for p in run_path(runs.out, "simulations", RUN).iterdir()}
+    assert files <= {f"part-0000{i}.zstd.parquet" for i in range(3)}
+    assert {f for (scope, _), f in owners.items() if scope == "group"} == {
+        "part-00002.zstd.parquet"
+    }
+    assert {scope for scope, _ in owners} == {"topic", "group"}
+
+
 def test_a_rerun_replaces_only_its_own_run(runs: Runs) -> None:
     after = {
         key: (os.stat(runs.out / key.split("/")[0] / f"run={PREVIOUS}" / key.split("/")[1]))
