@@ -17,7 +17,7 @@ for the whole pipeline); the jobs use these parts of it:
     [spark.conf]                  # any Spark setting; these have typed defaults here:
     "spark.sql.shuffle.partitions" = "8"
     "spark.driver.memory" = "2g"
-    "spark.driver.extraJavaOptions" = "-XX:TieredStopAtLevel=1"
+    "spark.driver.extraJavaOptions" = "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
     "spark.sql.execution.arrow.maxRecordsPerBatch" = "10000"
 
 Defaults suit the 2-core machines the project runs on; see docs/spark-jobs.md.
@@ -34,6 +34,7 @@ from pathlib import Path
 from planner.recommend import PlanSettings
 
 __all__ = [
+    "DEFAULT_JAVA_OPTIONS",
     "DEFAULT_MASTER",
     "JobSettings",
     "SettingsError",
@@ -43,6 +44,8 @@ __all__ = [
 
 #: The master used when neither the settings nor spark-submit name one.
 DEFAULT_MASTER = "local[2]"
+#: The driver JVM's options when the job starts it (see `SparkSettings`).
+DEFAULT_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
 
 
 class SettingsError(ValueError):
@@ -67,10 +70,15 @@ class SparkSettings:
             (C1): a job of a minute or two spent about 40 of its 80 JVM CPU-seconds
             compiling with C2 on two cores, more than C2's faster code saved (measured
             on the 10,000-topic fleet: the bare job 30 -> 19 CPU-s, size_partitions'
-            JVM 95 -> 76).
+            JVM 95 -> 76; with both jobs at about 30 s, C2 still cost 2-3 s). It also
+            picks the parallel collector over G1, whose concurrent threads compete with
+            the tasks for the two cores (both jobs in one application: 33.4 -> 31.1 s,
+            mean of two runs each, 2026-11-24).
         arrow_batch_records: `spark.sql.execution.arrow.maxRecordsPerBatch`.
-        simulation_files: Parquet files the `simulations` dataset is written as
-            (rows hash-partitioned by topic or group, so the split is deterministic).
+        simulation_files: Parquet files the topic grids of the `simulations` dataset
+            are written as (topics hash-partitioned by name, so the split is
+            deterministic), beside one file of the multi-topic groups' rows. Also the
+            tasks that compute the grids.
         ui: Whether to start the Spark web UI.
         conf: Any other Spark settings, passed through.
     """
@@ -78,7 +86,7 @@ class SparkSettings:
     master: str | None = None
     shuffle_partitions: int = 8
     driver_memory: str = "2g"
-    driver_java_options: str = "-XX:TieredStopAtLevel=1"
+    driver_java_options: str = DEFAULT_JAVA_OPTIONS
     arrow_batch_records: int = 10_000
     simulation_files: int = 2
     ui: bool = False
@@ -203,7 +211,7 @@ def load_settings(path: str | Path | None = None) -> JobSettings:
         master=config.spark_master if "master" in given.get("spark", {}) else None,
         shuffle_partitions=_whole(conf, "spark.sql.shuffle.partitions", 8, path),
         driver_memory=conf.pop("spark.driver.memory", "2g"),
-        driver_java_options=conf.pop("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1"),
+        driver_java_options=conf.pop("spark.driver.extraJavaOptions", DEFAULT_JAVA_OPTIONS),
         arrow_batch_records=_whole(
             conf, "spark.sql.execution.arrow.maxRecordsPerBatch", 10_000, path
         ),
