@@ -15,10 +15,10 @@ JVM start-up included, as a scheduler would run them:
 - reference: a bare Spark job that reads the same throughput files with the same
   explicit schema and computes each topic's maximum rates (`groupBy(topic).max`),
   written to Parquet: the floor for any Spark job over this data;
-- a second reference, for information: the same job with the maxima taken in Python,
-  each topic's samples handed to an Arrow function as one list (`collect_list`, then
-  `mapInArrow`), the way `size_partitions` hands them to the planner: the floor for a
-  job whose per-topic work is Python, as this project's planning core is.
+- a second reference, for information: the same maxima from the samples as the
+  `size_partitions` tasks read them (the run cut into units, `spark_jobs.units`; one
+  task per unit reads its row groups with PyArrow and takes each topic's maxima in
+  NumPy): the floor for this job's way of reading before any planning.
 
 Peak memory is sampled from /proc every 0.2 s over each process tree: the driver's
 Python, the JVM (driver and executor in one, in local mode), and the Python workers
@@ -53,7 +53,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
+
+    from spark_jobs.units import Unit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -194,6 +196,7 @@ def _measure(command: list[str], env: dict[str, str]) -> Measured:
 
 
 _RATES = ("bytes_in_per_s", "records_in_per_s", "bytes_out_per_s")
+_MIB = float(2**20)
 
 
 def max_rates(rates: DataFrame) -> DataFrame:
@@ -203,40 +206,45 @@ def max_rates(rates: DataFrame) -> DataFrame:
     return rates.groupBy("topic").agg(*(F.max(name).alias(name) for name in _RATES))
 
 
-def _python_maxima(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    # Each topic's samples are one list (never empty: collect_list of its rows). A rate
-    # with no value in the list is null, as Spark's max gives.
-    import numpy as np
-    import pyarrow as pa
+def _unit_maxima(units: list[Unit]) -> Any:
+    # Each unit's topics' maximum rates, from the samples its task reads as the sizing
+    # job's tasks read them; back in bytes/s (MiB x 2**20 is exact), null where a rate
+    # was never measured, as Spark's max gives.
+    by_number = {u.unit: u for u in units}
 
-    for batch in batches:
-        samples = batch.column(batch.schema.get_field_index("samples"))
-        offsets = np.asarray(samples.offsets)
-        starts = offsets[:-1] - offsets[0]
-        flat = samples.flatten()
-        columns = {}
-        for name in _RATES:
-            values = flat.field(name).fill_null(np.nan).to_numpy(zero_copy_only=False)
-            peaks = np.fmax.reduceat(values, starts) if len(starts) else values[:0]
-            columns[name] = pa.array(peaks, pa.float64(), mask=np.isnan(peaks))
-        yield pa.RecordBatch.from_pydict(
-            {"topic": batch.column(batch.schema.get_field_index("topic")), **columns}
-        )
+    def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import numpy as np
+        import pyarrow as pa
+
+        from spark_jobs.units import read_samples
+
+        for batch in batches:
+            for number in batch.column(0).to_pylist():
+                got = read_samples(by_number[number])
+                starts = got.starts[:-1]
+                columns = {}
+                for name, column, scale in (
+                    ("bytes_in_per_s", "mib_in", _MIB),
+                    ("records_in_per_s", "records_in", 1.0),
+                    ("bytes_out_per_s", "mib_out", _MIB),
+                ):
+                    values = got.rows.column(column).fill_null(np.nan).to_numpy()
+                    peaks = np.fmax.reduceat(values, starts) * scale if len(starts) else values[:0]
+                    columns[name] = pa.array(peaks, pa.float64(), mask=np.isnan(peaks))
+                yield pa.RecordBatch.from_pydict({"topic": got.topics, **columns})
+
+    return apply
 
 
-def max_rates_in_python(rates: DataFrame) -> DataFrame:
-    """`max_rates` with the maxima taken in Python: each topic's samples handed to an
-    Arrow function as one list, as `size_partitions` hands them to the planner."""
+def max_rates_by_units(spark: SparkSession, units: list[Unit]) -> DataFrame:
+    """`max_rates` with the samples read and the maxima taken in Python, one task per
+    unit, as `size_partitions` reads the samples before planning them."""
     from pyspark.sql import functions as F
 
-    sample = F.struct("ts", *_RATES)
-    return (
-        rates.groupBy("topic")
-        .agg(F.collect_list(sample).alias("samples"))
-        .mapInArrow(
-            _python_maxima,
-            "topic string, " + ", ".join(f"{name} double" for name in _RATES),
-        )
+    slots = spark.range(0, len(units), 1, numPartitions=len(units))
+    return slots.select(F.col("id").cast("int").alias("unit")).mapInArrow(
+        _unit_maxima(units),
+        "topic string, " + ", ".join(f"{name} double" for name in _RATES),
     )
 
 
@@ -247,7 +255,7 @@ def reference_job(
     lookback_days: float,
     config: Path | None = None,
     *,
-    in_python: bool = False,
+    by_units: bool = False,
 ) -> None:
     """A reference: read the run's throughput files, write each topic's maximum rates.
 
@@ -259,13 +267,17 @@ def reference_job(
     from spark_jobs.schemas import figures_schema
     from spark_jobs.session import build_session
     from spark_jobs.settings import load_settings
+    from spark_jobs.size_partitions import units_of
 
+    settings = load_settings(config).with_overrides(lookback_days=lookback_days)
     run = locate_run(figures, interval, lookback_days=lookback_days)
-    name = "bare_python_max_rate" if in_python else "bare_max_rate"
-    spark = build_session(load_settings(config).spark, name)
-    paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
-    rates = spark.read.schema(figures_schema("throughput")).parquet(*paths)
-    peaks = max_rates_in_python(rates) if in_python else max_rates(rates)
+    name = "bare_units_max_rate" if by_units else "bare_max_rate"
+    spark = build_session(settings.spark, name)
+    if by_units:
+        peaks = max_rates_by_units(spark, units_of(run, settings))
+    else:
+        paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
+        peaks = max_rates(spark.read.schema(figures_schema("throughput")).parquet(*paths))
     peaks.write.mode("overwrite").parquet(str(out / name))
     spark.stop()
 
@@ -343,14 +355,14 @@ def run_size(
     common = ["--figures", str(figures), "--interval", key, "--lookback-days", str(days)]
     with_config = ["--config", str(config)] if config else []
     common += with_config
-    bare, bare_python, ours, sizing, simulate, one_app = [], [], [], [], [], []
+    bare, bare_units, ours, sizing, simulate, one_app = [], [], [], [], [], []
     for i in range(runs):
         out, out_one = work / f"out-{i}", work / f"out-{i}-one-application"
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(out_one, ignore_errors=True)
         for mode, into, where in (
             ("--bare", bare, out),
-            ("--bare-python", bare_python, out),
+            ("--bare-units", bare_units, out),
             ("--one-application", one_app, out_one),
         ):
             into.append(
@@ -395,7 +407,7 @@ def run_size(
     bare_best = min(m.seconds for m in bare)
     measured = {
         "bare": bare,
-        "bare_python": bare_python,
+        "bare_units": bare_units,
         "size_partitions": sizing,
         "simulate_assignments": simulate,
         "one_application": one_app,
@@ -406,7 +418,7 @@ def run_size(
         **_fleet_facts(figures, key),
         **setup,
         "bare_s": [m.seconds for m in bare],
-        "bare_python_s": [m.seconds for m in bare_python],
+        "bare_units_s": [m.seconds for m in bare_units],
         "size_partitions_s": [m.seconds for m in sizing],
         "simulate_assignments_s": [m.seconds for m in simulate],
         "ours_s": [m.seconds for m in ours],
@@ -418,13 +430,13 @@ def run_size(
         "ratio_median": statistics.median(m.seconds for m in ours)
         / statistics.median(m.seconds for m in bare),
         "ratio_per_run": [o.seconds / b.seconds for o, b in zip(ours, bare, strict=True)],
-        "ratio_to_python_floor": ours[best].seconds / min(m.seconds for m in bare_python),
+        "ratio_to_units_floor": ours[best].seconds / min(m.seconds for m in bare_units),
         "ratio_one_application_best": min(m.seconds for m in one_app) / bare_best,
         "ratio_one_application_median": statistics.median(m.seconds for m in one_app)
         / statistics.median(m.seconds for m in bare),
         "peak_mib": {
             "bare": asdict(max(bare, key=lambda m: m.peak.total).peak),
-            "bare_python": asdict(max(bare_python, key=lambda m: m.peak.total).peak),
+            "bare_units": asdict(max(bare_units, key=lambda m: m.peak.total).peak),
             "size_partitions": asdict(max(sizing, key=lambda m: m.peak.total).peak),
             "simulate_assignments": asdict(max(simulate, key=lambda m: m.peak.total).peak),
             "one_application": asdict(max(one_app, key=lambda m: m.peak.total).peak),
@@ -479,7 +491,7 @@ def _print(results: list[dict[str, Any]]) -> None:
         )
         rows = (
             ("bare job (read, max per topic)", r["bare_s"]),
-            ("bare job, maxima in Python", r["bare_python_s"]),
+            ("bare job, read by unit tasks", r["bare_units_s"]),
             ("size_partitions", r["size_partitions_s"]),
             ("simulate_assignments", r["simulate_assignments_s"]),
             ("both jobs, two applications", r["ours_s"]),
@@ -509,8 +521,8 @@ def _print(results: list[dict[str, Any]]) -> None:
             f"{r['ratio_one_application_median']:.2f}  (target <= {LIMIT_RATIO})"
         )
         print(
-            "  ratio to the Python floor (best both / best bare job with maxima in "
-            f"Python): {r['ratio_to_python_floor']:.2f}  (for information)"
+            "  ratio to the unit-reading floor (best both / best bare job read by unit "
+            f"tasks): {r['ratio_to_units_floor']:.2f}  (for information)"
         )
         print(
             f"  within {LIMIT_S:.0f} s: two applications {min(r['ours_s']) <= LIMIT_S}, "
@@ -536,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
         "--config", type=Path, help="a planner config file for both jobs and the bare job"
     )
     p.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--bare-python", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--bare-units", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--one-application", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -547,14 +559,14 @@ def main(argv: list[str] | None = None) -> int:
             args.figures, args.out, args.interval, float(args.days), args.config
         )
         return 0
-    if args.bare or args.bare_python:
+    if args.bare or args.bare_units:
         reference_job(
             args.figures,
             args.out,
             args.interval,
             float(args.days),
             args.config,
-            in_python=args.bare_python,
+            by_units=args.bare_units,
         )
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="spark-bench-"))
