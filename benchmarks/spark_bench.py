@@ -355,7 +355,12 @@ def run_size(
     common = ["--figures", str(figures), "--interval", key, "--lookback-days", str(days)]
     with_config = ["--config", str(config)] if config else []
     common += with_config
-    bare, bare_units, ours, sizing, simulate, one_app = [], [], [], [], [], []
+    bare: list[Measured] = []
+    bare_units: list[Measured] = []
+    one_app: list[Measured] = []
+    ours: list[Measured] = []
+    sizing: list[Measured] = []
+    simulate: list[Measured] = []
     for i in range(runs):
         out, out_one = work / f"out-{i}", work / f"out-{i}-one-application"
         shutil.rmtree(out, ignore_errors=True)

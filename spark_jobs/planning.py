@@ -580,10 +580,10 @@ def _sizing_row(
 def size_unit(
     rows: pa.Table, unit: Unit, *, run: str, brokers: int, settings: JobSettings
 ) -> pa.Table:
-    """The grouped Arrow body of `size_partitions`: every topic of one unit.
+    """The sizing rows of every topic of one unit.
 
-    Reads the unit's samples and key rows (`spark_jobs.units`), and sizes every topic
-    that has a facts row or samples in the unit, in topic order.
+    Reads the unit's samples and key rows (`spark_jobs.units`, `spark_jobs.keys`), and
+    sizes every topic that has a facts row or samples in the unit, in topic order.
 
     Args:
         rows: The unit's facts rows (the columns of `size_partitions.topic_facts`), one

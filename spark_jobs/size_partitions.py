@@ -3,10 +3,11 @@
 Spark does the data work on the facts (each topic's Tp and Tc, its own or the fleet
 default `*`, and the consumer groups reading it) and the parallelism: the fleet is cut
 into units, ranges of topic names of about equal planning cost (`spark_jobs.units`),
-and each unit's task reads its topics' samples and key rows from the figures' Parquet
-files, which costs a fraction of handing them over as Spark rows, and plans every topic
-with `planner.recommend.plan_topic` (`groupBy("unit").applyInArrow`; see
-`spark_jobs.planning`). Output: the `sizing` dataset, one row per topic.
+each unit a partition of its own with its topics' facts; its task reads its topics'
+samples and key rows from the figures' Parquet files, which costs a fraction of handing
+them over as Spark rows, and plans every topic with `planner.recommend.plan_topic`
+(`mapInArrow`; see `spark_jobs.planning`). Output: the `sizing` dataset, one row per
+topic.
 
     python -m spark_jobs.size_partitions --figures FIGURES --out OUT --interval 2026-11-21
 """

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -100,3 +103,56 @@ def test_a_table_in_the_wrong_schema_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="canonical schema"):
         write_interval(tmp_path, DAY, {"throughput": pa.table({"topic": ["x"]})})
     assert list_intervals(tmp_path) == []
+
+
+def test_large_tables_are_written_sorted_by_topic_in_small_row_groups(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    n = 10_000
+    topics = [f"t{i:03d}" for i in rng.integers(0, 300, n)]
+    hours = rng.permutation(n)  # distinct times, so (topic, ts) is a key
+    raw = pa.table(
+        {
+            "topic": topics,
+            "ts": [datetime(2026, 11, 21, tzinfo=UTC) + timedelta(seconds=int(h)) for h in hours],
+            "bytes_in_per_s": rng.random(n),
+            "records_in_per_s": rng.random(n),
+        }
+    )
+    throughput = conform("throughput", raw, source="test").table
+    keys = conform(
+        "keys",
+        pa.table({"topic": topics, "key": [f"k{i}" for i in range(n)], "count": np.ones(n)}),
+        source="test",
+    ).table
+    folder = write_interval(tmp_path, DAY, {"throughput": throughput, "keys": keys})
+
+    written = pq.ParquetFile(folder / "throughput.parquet")
+    assert written.metadata.num_row_groups == 3  # 10,000 rows in groups of 4,096
+    table = written.read()
+    assert table.sort_by([("topic", "ascending"), ("ts", "ascending")]).equals(table)
+    assert sorted(table.to_pylist(), key=repr) == sorted(throughput.to_pylist(), key=repr)
+    # Each row group's statistics give a narrow range of topics.
+    ranges = [
+        (
+            written.metadata.row_group(i).column(0).statistics.min,
+            written.metadata.row_group(i).column(0).statistics.max,
+        )
+        for i in range(3)
+    ]
+    assert all(hi <= lo for (_, hi), (lo, _) in pairwise(ranges))
+
+    # Keys by topic only, each topic's rows in the order they came.
+    key_table = pq.read_table(folder / "keys.parquet")
+    assert key_table.column("topic").to_pylist() == sorted(topics)
+    for topic in ("t000", "t150"):
+        mine = [
+            k for t, k in zip(topics, keys.column("key").to_pylist(), strict=True) if t == topic
+        ]
+        got = key_table.filter(pc.equal(key_table.column("topic"), topic))
+        assert got.column("key").to_pylist() == mine
+
+
+def test_a_table_that_arrives_sorted_is_written_as_it_came(tmp_path: Path) -> None:
+    rows = _throughput(5.0)
+    folder = write_interval(tmp_path, DAY, {"throughput": rows})
+    assert pq.read_table(folder / "throughput.parquet").equals(rows)
