@@ -14,7 +14,15 @@ from pathlib import Path
 from planner.figures.dataset import DataInterval
 from planner.pipeline.workspace import Workspace
 
-__all__ = ["APPLICATIONS", "application_path", "job_arguments", "run_key", "validation_arguments"]
+__all__ = [
+    "APPLICATIONS",
+    "LAUNCH_SETTINGS",
+    "application_path",
+    "job_arguments",
+    "launch_conf",
+    "run_key",
+    "validation_arguments",
+]
 
 #: Spark applications by task name: the module whose file spark-submit runs.
 APPLICATIONS = {
@@ -23,6 +31,11 @@ APPLICATIONS = {
     "simulate_assignments": "spark_jobs.simulate_assignments",
     "validate_outputs": "planner.pipeline.validation",
 }
+
+#: Spark settings that count only when the driver's JVM starts: a job sets the others on
+#: its session, but under spark-submit the JVM is running before the job reads its
+#: config, so these must be on the submission (`--conf`).
+LAUNCH_SETTINGS = ("spark.driver.memory", "spark.driver.extraJavaOptions")
 
 _KEY = re.compile(r"^\d{8}T\d{4}Z$")
 
@@ -48,6 +61,19 @@ def _common(workspace: Workspace, interval: str, config: Path | None) -> list[st
     if config is not None:
         args += ["--config", str(config)]
     return args
+
+
+def launch_conf(config: Path | None) -> dict[str, str]:
+    """The `LAUNCH_SETTINGS` of a run's config (its values, else the jobs' defaults).
+
+    A submission without them would start the driver with spark-submit's defaults (a
+    1 GiB heap, and JIT and collector choices slower for these jobs on two cores;
+    `spark_jobs.settings`) whatever the config says.
+    """
+    from spark_jobs.settings import load_settings
+
+    conf = load_settings(config).spark.spark_conf()
+    return {key: conf[key] for key in LAUNCH_SETTINGS}
 
 
 def job_arguments(workspace: Workspace, interval: str, config: Path | None) -> list[str]:

@@ -40,6 +40,9 @@ def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
         conn_id=SPARK_CONN_ID,
         application="{{ " + spark + "['application'] }}",
         application_args="{{ " + spark + "['args'] }}",  # type: ignore[arg-type]
+        # Driver memory and JVM options: spark-submit starts the driver before the job
+        # reads its config, so they go on the submission.
+        conf="{{ " + spark + "['conf'] }}",  # type: ignore[arg-type]
         name=f"partition-planner-{step}",
         # Python workers run the interpreter of this environment, which has the
         # planner, pandas and pyarrow (Spark's default `python3` may not).

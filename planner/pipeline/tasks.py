@@ -119,8 +119,9 @@ class RunPlan:
     collected: Mapping[str, int] = field(default_factory=dict)
 
     def spark(self) -> dict[str, dict[str, Any]]:
-        """Each Spark step's application file and arguments."""
+        """Each Spark step's application file, arguments, and launch settings."""
         interval = str(self.interval)
+        conf = jobs.launch_conf(self.config)
         out: dict[str, dict[str, Any]] = {}
         for step in SPARK_STEPS:
             if step.startswith("validate_"):
@@ -129,7 +130,11 @@ class RunPlan:
                 )
             else:
                 args = jobs.job_arguments(self.workspace, interval, self.config)
-            out[step] = {"application": str(jobs.application_path(step)), "args": args}
+            out[step] = {
+                "application": str(jobs.application_path(step)),
+                "args": args,
+                "conf": conf,
+            }
         return out
 
     def to_xcom(self) -> dict[str, Any]:
