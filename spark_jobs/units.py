@@ -222,9 +222,8 @@ def cut_units(
         topics table does not list (their samples still need a unit: they are reported
         as unknown topics).
     """
-    order = sorted(set(zip(topics, keyed, strict=True)))
     weight: dict[str, float] = {}
-    for topic, is_keyed in order:
+    for topic, is_keyed in zip(topics, keyed, strict=True):
         weight[topic] = max(weight.get(topic, 0.0), KEYED_WEIGHT if is_keyed else 1.0)
     names = sorted(weight)
     sample_groups = [
