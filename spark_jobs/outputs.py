@@ -16,10 +16,15 @@ renames is repaired by the next write (the old folder is put back).
 Rows are hash-partitioned into a fixed number of files and sorted within each file, so
 the same input gives the same files, row for row. (Not always byte for byte across
 processes: Parquet's footer lists each column's encodings in an order that can differ
-from one JVM to the next.) A frame whose partitions are already laid out that way (a
-fixed number of them, each sorted) is written as it is (`Output.arranged`). Paths are
-POSIX paths the driver and every executor see (a local disk for `local[*]` or a
-one-machine cluster, a shared mount otherwise); see docs/spark-jobs.md.
+from one JVM to the next.)
+
+A dataset made of rows computed in Python anyway (the simulation grids) can have its
+tasks write their files themselves with PyArrow (`TaskFiles`, `write_task_file`) into
+the same staging folder, under the same names, committed the same way: handing the
+10,000-topic fleet's 1.2 M grid rows to the JVM for Spark's writer to encode cost about
+7 CPU-seconds, PyArrow writes them in 0.3. Paths are POSIX paths the driver and every
+executor see (a local disk for `local[*]` or a one-machine cluster, a shared mount
+otherwise); see docs/spark-jobs.md.
 """
 
 from __future__ import annotations
@@ -29,17 +34,30 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
-__all__ = ["Output", "run_path", "write_run"]
+__all__ = [
+    "FILES_WRITTEN",
+    "Output",
+    "TaskFiles",
+    "parquet_files_udf",
+    "run_path",
+    "write_run",
+    "write_task_file",
+]
 
 _PART = re.compile(r"part-(\d{5})-.*?(\.[a-z0-9]+)?\.parquet$")
+
+#: What a task that writes its own file returns (`mapInArrow` schema): one row per file
+#: written, its name in the staging folder and its row count.
+FILES_WRITTEN = "file string not null, rows long not null"
 
 
 @dataclass(frozen=True)
@@ -53,17 +71,34 @@ class Output:
         partition_by: Columns whose hash picks a row's file.
         sort_by: Columns the rows of each file are sorted by (a total order: with ties
             the file would not be the same from one run to the next).
-        arranged: The frame's partitions are the files already, each sorted by
-            `sort_by`, and which row lands in which partition is fixed by the input:
-            written as they are, without a shuffle and a sort (`files` and
-            `partition_by` then describe the layout, for the reader).
     """
 
     frame: DataFrame
     files: int
     partition_by: Sequence[str]
     sort_by: Sequence[str]
-    arranged: bool = False
+
+
+@dataclass(frozen=True)
+class TaskFiles:
+    """One dataset of a run whose tasks write its Parquet files themselves.
+
+    Attributes:
+        files_in: Staging folder -> a frame whose tasks write the dataset's files into
+            it (each with `write_task_file`, so each task's partition is one file, in
+            the order it is to be read) and whose rows are `FILES_WRITTEN`. The frame
+            decides the layout; the fields below describe it, for the reader.
+        schema: The dataset's Arrow schema (an empty dataset gets one empty file of it).
+        files: At most this many files (a task with no rows writes none).
+        partition_by: Columns whose hash picks a row's file.
+        sort_by: Columns the rows of each file are sorted by.
+    """
+
+    files_in: Callable[[str], DataFrame]
+    schema: pa.Schema
+    files: int
+    partition_by: Sequence[str]
+    sort_by: Sequence[str]
 
 
 def run_path(out: str | Path, dataset: str, run: str) -> Path:
@@ -99,19 +134,108 @@ def _tidy(folder: Path) -> None:
             entry.unlink()
 
 
-def _stage(output: Output, staging: Path) -> None:
+def write_task_file(
+    tables: Iterable[pa.Table | pa.RecordBatch], folder: str, schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """In a Python task: write `tables` (in order) as this task's file of `folder`.
+
+    The file is named after the task's partition, as Spark names its own
+    (`part-NNNNN.zstd.parquet`), written under a hidden name of this attempt and renamed
+    once complete: a retried or speculative attempt replaces it whole, with the same
+    rows. A task with no rows writes no file.
+
+    Yields:
+        One `FILES_WRITTEN` row for the file written (none for no rows).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    if context is None:
+        raise RuntimeError("write_task_file runs inside a Spark task")
+    name = f"part-{context.partitionId():05d}.zstd.parquet"
+    partial = os.path.join(folder, f".{name}.attempt-{context.taskAttemptId()}")
+    writer: pq.ParquetWriter | None = None
+    rows = 0
+    try:
+        for table in tables:
+            if table.num_rows == 0:
+                continue
+            if writer is None:
+                writer = pq.ParquetWriter(partial, schema, compression="zstd")
+            if isinstance(table, pa.RecordBatch):
+                writer.write_batch(table)
+            else:
+                writer.write_table(table)
+            rows += table.num_rows
+        if writer is None:
+            return
+        writer.close()
+        os.replace(partial, os.path.join(folder, name))
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(partial)
+        raise
+    yield pa.record_batch(
+        [pa.array([name], pa.string()), pa.array([rows], pa.int64())],
+        schema=pa.schema(
+            [pa.field("file", pa.string(), False), pa.field("rows", pa.int64(), False)]
+        ),
+    )
+
+
+def parquet_files_udf(
+    folder: str, schema: pa.Schema
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """A `mapInArrow` function writing each partition's rows (`schema`) as its file."""
+
+    def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return write_task_file(batches, folder, schema)
+
+    return apply
+
+
+def _stage(output: Output | TaskFiles, staging: Path) -> None:
+    if isinstance(output, TaskFiles):
+        _stage_task_files(output, staging)
+        return
     frame = output.frame
-    if not output.arranged:
-        if output.files == 1:
-            frame = frame.repartition(1)
-        else:
-            frame = frame.repartition(output.files, *output.partition_by)
-        frame = frame.sortWithinPartitions(*output.sort_by)
+    if output.files == 1:
+        frame = frame.repartition(1)
+    else:
+        frame = frame.repartition(output.files, *output.partition_by)
+    frame = frame.sortWithinPartitions(*output.sort_by)
     frame.write.option("compression", "zstd").mode("errorifexists").parquet(str(staging))
     _tidy(staging)
 
 
-def write_run(outputs: Mapping[str, Output], out: str | Path, run: str) -> dict[str, Path]:
+def _stage_task_files(output: TaskFiles, staging: Path) -> None:
+    import pyarrow.parquet as pq
+
+    staging.mkdir()
+    written = [row["file"] for row in output.files_in(str(staging)).collect()]
+    if len(set(written)) != len(written):
+        raise RuntimeError(f"{staging}: two tasks wrote one file: {sorted(written)}")
+    for entry in staging.iterdir():
+        # Attempts that failed or lost a race leave their hidden partial files.
+        if entry.name.startswith("."):
+            entry.unlink()
+    found = sorted(entry.name for entry in staging.iterdir())
+    if found != sorted(written):
+        raise RuntimeError(f"{staging}: tasks reported {sorted(written)}, found {found}")
+    if not written:
+        # No rows at all: one empty file, so that readers still find the columns.
+        pq.write_table(
+            output.schema.empty_table(), staging / "part-00000.zstd.parquet", compression="zstd"
+        )
+
+
+def write_run(
+    outputs: Mapping[str, Output | TaskFiles], out: str | Path, run: str
+) -> dict[str, Path]:
     """Write the datasets of one run and swap each into place.
 
     Every dataset is computed and staged before any is swapped in, so a failure while

@@ -6,7 +6,8 @@ Then:
 
 1. every planned topic's planning grid (each simulated candidate count x group size x
    strategy: member loads, idle members, the headroom check, churn), applied per topic
-   with an Arrow function (`spark_jobs.simulation.simulate_topics`);
+   with an Arrow function (`spark_jobs.simulation.simulate_topics`) whose tasks write
+   the rows as the dataset's files themselves;
 2. every group that reads several topics, simulated as one group on its topics'
    recommended counts and sized (`spark_jobs.groups`);
 3. the recommendation per topic: the sizing, its groups (one-topic groups as
@@ -28,10 +29,17 @@ from typing import TYPE_CHECKING
 
 from spark_jobs import simulation
 from spark_jobs.figures import RunFigures
-from spark_jobs.outputs import Output, run_path, write_run
+from spark_jobs.outputs import (
+    FILES_WRITTEN,
+    Output,
+    TaskFiles,
+    parquet_files_udf,
+    run_path,
+    write_run,
+)
 from spark_jobs.planning import PLANNED_STATUSES
 from spark_jobs.runner import JobError, main_for
-from spark_jobs.schemas import GROUP_RESULT, RECOMMENDATIONS, SIMULATIONS, SIZING, relaxed
+from spark_jobs.schemas import GROUP_RESULT, RECOMMENDATIONS, SIZING, arrow_schema, relaxed
 from spark_jobs.settings import JobSettings
 
 if TYPE_CHECKING:
@@ -40,13 +48,14 @@ if TYPE_CHECKING:
 __all__ = [
     "SIMULATION_ORDER",
     "group_inputs",
+    "group_rows",
     "main",
     "multi_topic_groups",
     "plan_groups",
     "recommend",
-    "simulate_topics",
     "simulation_inputs",
-    "simulations",
+    "write_simulations",
+    "write_topic_grids",
 ]
 
 #: Group sizes past the partition count simulated at least (idle members), as plan_topic.
@@ -89,20 +98,27 @@ def simulation_inputs(sizing: DataFrame, groups: DataFrame) -> DataFrame:
 SIMULATION_ORDER = ("scope", "topic", "group_id", "partitions", "members", "strategy")
 
 
-def simulate_topics(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFrame:
-    """The `simulations` rows of every planned topic (scope `topic`), laid out as files.
+def write_topic_grids(
+    inputs: DataFrame, folder: str, *, run: str, settings: JobSettings
+) -> DataFrame:
+    """Write the `simulations` rows of every planned topic (scope `topic`) into `folder`.
 
     Topics are hash-partitioned by name over the `simulation_files` partitions and
-    sorted by name within each, and the grid function emits each topic's rows in
-    `SIMULATION_ORDER`: each partition is one file's rows, in order, so the 1.2 M rows
-    of the 10,000-topic fleet are written without a shuffle and a sort of their own
-    (about 2.5 s of the job on two cores).
+    sorted by name within each; each task computes its topics' grids and writes them,
+    each topic's rows in `SIMULATION_ORDER`, as its file (`part-NNNNN`, NNNNN the
+    partition). The 1.2 M rows of the 10,000-topic fleet go from the grid function to
+    PyArrow's writer without passing through the JVM (see `spark_jobs.outputs`).
+
+    Returns:
+        One `FILES_WRITTEN` row per file; computing it writes the files.
     """
-    body = simulation.topic_grids_udf(run=run, headroom_pct=settings.planning.headroom_pct)
+    body = simulation.topic_grid_files_udf(
+        run=run, headroom_pct=settings.planning.headroom_pct, folder=folder
+    )
     return (
         inputs.repartition(settings.spark.simulation_files, "topic")
         .sortWithinPartitions("topic")
-        .mapInArrow(body, SIMULATIONS)
+        .mapInArrow(body, FILES_WRITTEN)
     )
 
 
@@ -152,17 +168,37 @@ def plan_groups(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFr
     return inputs.groupBy("group_id").applyInArrow(body, GROUP_RESULT)
 
 
-def simulations(topic_rows: DataFrame, group_results: DataFrame) -> DataFrame:
-    """Topic grids and multi-topic group rows together, `SIMULATIONS` columns.
-
-    The partitions are the files: the topic grids' (`simulate_topics`), then one of
-    the multi-topic groups' rows, sorted.
-    """
+def group_rows(group_results: DataFrame) -> DataFrame:
+    """The `simulations` rows of the multi-topic groups (scope `group`), unordered."""
     from pyspark.sql import functions as F
 
-    group_rows = group_results.select(F.explode("grid").alias("row")).select("row.*")
-    ordered = group_rows.repartition(1).sortWithinPartitions(*SIMULATION_ORDER)
-    return topic_rows.unionByName(ordered)
+    return group_results.select(F.explode("grid").alias("row")).select("row.*")
+
+
+def write_simulations(
+    inputs: DataFrame,
+    group_results: DataFrame,
+    folder: str,
+    *,
+    run: str,
+    settings: JobSettings,
+) -> DataFrame:
+    """Write the run's `simulations` files into `folder`.
+
+    The topic grids' files first (`write_topic_grids`), then one file of the
+    multi-topic groups' rows, sorted; the file numbers are the partitions of the union.
+
+    Returns:
+        One `FILES_WRITTEN` row per file; computing it writes the files.
+    """
+    groups = (
+        group_rows(group_results)
+        .repartition(1)
+        .sortWithinPartitions(*SIMULATION_ORDER)
+        .mapInArrow(parquet_files_udf(folder, arrow_schema("simulations")), FILES_WRITTEN)
+    )
+    topics = write_topic_grids(inputs, folder, run=run, settings=settings)
+    return topics.unionByName(groups)
 
 
 def _by_size(left: Column, right: Column) -> Column:
@@ -273,17 +309,19 @@ def _body(
     sizing = _read_sizing(spark, args.out, figures.key)
     groups = figures.table(spark, "groups")
     run = figures.key
-    topic_rows = simulate_topics(simulation_inputs(sizing, groups), run=run, settings=settings)
+    inputs = simulation_inputs(sizing, groups)
     group_results = plan_groups(
         group_inputs(multi_topic_groups(groups), sizing), run=run, settings=settings
     ).localCheckpoint()
-    outputs = {
-        "simulations": Output(
-            simulations(topic_rows, group_results),
+    outputs: dict[str, Output | TaskFiles] = {
+        "simulations": TaskFiles(
+            lambda folder: write_simulations(
+                inputs, group_results, folder, run=run, settings=settings
+            ),
+            schema=arrow_schema("simulations"),
             files=settings.spark.simulation_files + 1,
             partition_by=("topic",),
             sort_by=SIMULATION_ORDER,
-            arranged=True,
         ),
         "recommendations": Output(
             recommend(sizing, group_results),

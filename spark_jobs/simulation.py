@@ -26,9 +26,16 @@ import pyarrow as pa
 from planner.recommend.plan import member_headroom_pct
 from planner.simulate import GridResult, TopicLoad, grid_from_loads, simulate_grid
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
+from spark_jobs.outputs import write_task_file
 from spark_jobs.schemas import arrow_schema
 
-__all__ = ["grid_table", "group_plans_udf", "plan_groups", "simulate_topics", "topic_grids_udf"]
+__all__ = [
+    "grid_table",
+    "group_plans_udf",
+    "plan_groups",
+    "simulate_topics",
+    "topic_grid_files_udf",
+]
 
 # The order of a topic's grid rows in the `simulations` dataset (after scope and topic).
 _ROW_ORDER = ("topic", "partitions", "members", "strategy")
@@ -248,13 +255,18 @@ def plan_groups(
 # factories below return plain functions with the hints it looks for.
 
 
-def topic_grids_udf(
-    *, run: str, headroom_pct: float
+def topic_grid_files_udf(
+    *, run: str, headroom_pct: float, folder: str
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """`simulate_topics` bound to a run, for `DataFrame.mapInArrow`."""
+    """`simulate_topics` bound to a run, writing each task's rows as its file of `folder`.
+
+    For `DataFrame.mapInArrow` with the `FILES_WRITTEN` schema: the rows never go to the
+    JVM (`spark_jobs.outputs.write_task_file`).
+    """
 
     def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return simulate_topics(batches, run=run, headroom_pct=headroom_pct)
+        rows = simulate_topics(batches, run=run, headroom_pct=headroom_pct)
+        return write_task_file(rows, folder, arrow_schema("simulations"))
 
     return apply
 

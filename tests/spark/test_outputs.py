@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_jobs.outputs import Output, run_path, write_run
+from spark_jobs.outputs import (
+    FILES_WRITTEN,
+    Output,
+    TaskFiles,
+    parquet_files_udf,
+    run_path,
+    write_run,
+    write_task_file,
+)
+
+_ROWS = pa.schema([pa.field("id", pa.int32(), False), pa.field("topic", pa.string())])
 
 
 def _rows(spark: SparkSession, n: int = 10) -> DataFrame:
@@ -99,3 +111,92 @@ def test_a_writer_killed_mid_swap_is_repaired_by_the_next_write(
         write_run({"a": Output(_failing(spark), 1, ("boom",), ("boom",))}, tmp_path, key)
     assert pq.read_table(target).num_rows == 4
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [f"run={key}"]
+
+
+def _task_files(spark: SparkSession, n: int, files: int) -> TaskFiles:
+    def frame(folder: str) -> DataFrame:
+        rows = _rows(spark, n).repartition(files, "topic").sortWithinPartitions("id")
+        return rows.mapInArrow(parquet_files_udf(folder, _ROWS), FILES_WRITTEN)
+
+    return TaskFiles(frame, schema=_ROWS, files=files, partition_by=("topic",), sort_by=("id",))
+
+
+def test_task_written_files_are_each_partition_s_rows_under_spark_s_names(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    key = "20261121T0000Z"
+    done = write_run({"simulations": _task_files(spark, 30, 2)}, tmp_path, key)
+    folder = done["simulations"]
+    # Three topics hashed over two partitions: both get rows, each file is sorted.
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "part-00000.zstd.parquet",
+        "part-00001.zstd.parquet",
+    ]
+    parts = [pq.read_table(p) for p in sorted(folder.iterdir())]
+    for part in parts:
+        assert part.schema == _ROWS
+        assert part.column("id").to_pylist() == sorted(part.column("id").to_pylist())
+    footer = pq.ParquetFile(folder / "part-00000.zstd.parquet").metadata
+    assert footer.row_group(0).column(0).compression == "ZSTD"
+    topics = [set(p.column("topic").to_pylist()) for p in parts]
+    assert not topics[0] & topics[1]
+    assert sorted(pq.read_table(folder).column("id").to_pylist()) == list(range(30))
+    # What Spark itself reads from them.
+    assert sorted(r.id for r in spark.read.parquet(str(folder)).collect()) == list(range(30))
+
+
+def test_task_files_with_no_rows_leave_one_empty_file_of_the_schema(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    done = write_run({"a": _task_files(spark, 0, 2)}, tmp_path, "20261121T0000Z")
+    assert [p.name for p in done["a"].iterdir()] == ["part-00000.zstd.parquet"]
+    empty = pq.read_table(done["a"])
+    assert empty.num_rows == 0
+    assert empty.schema == _ROWS
+
+
+def _with_dead_attempt(
+    folder: str,
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        # What an attempt killed mid-write leaves beside the file.
+        Path(folder, ".part-00000.zstd.parquet.attempt-99").write_bytes(b"PAR1 half")
+        return write_task_file(batches, folder, _ROWS)
+
+    return apply
+
+
+def test_partial_files_of_dead_attempts_are_not_committed(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    def frame(folder: str) -> DataFrame:
+        body = _with_dead_attempt(folder)
+        return _rows(spark, 5).repartition(1).mapInArrow(body, FILES_WRITTEN)
+
+    output = TaskFiles(frame, schema=_ROWS, files=1, partition_by=(), sort_by=("id",))
+    done = write_run({"a": output}, tmp_path, "20261121T0000Z")
+    assert [p.name for p in done["a"].iterdir()] == ["part-00000.zstd.parquet"]
+    assert pq.read_table(done["a"]).num_rows == 5
+
+
+def test_a_failing_task_writer_keeps_the_previous_run(spark: SparkSession, tmp_path: Path) -> None:
+    key = "20261121T0000Z"
+    write_run({"a": _task_files(spark, 4, 1)}, tmp_path, key)
+
+    def frame(folder: str) -> DataFrame:
+        bad = _rows(spark, 3).select(
+            (F.col("id") / F.lit(0)).cast("int").alias("id"), F.col("topic")
+        )
+        return bad.mapInArrow(parquet_files_udf(folder, _ROWS), FILES_WRITTEN)
+
+    failing = TaskFiles(frame, schema=_ROWS, files=1, partition_by=(), sort_by=("id",))
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        write_run({"a": failing}, tmp_path, key)
+    assert pq.read_table(run_path(tmp_path, "a", key)).num_rows == 4
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [f"run={key}"]
+
+
+def test_write_task_file_needs_a_task(tmp_path: Path) -> None:
+    table = pa.table({"id": pa.array([1], pa.int32()), "topic": ["t"]}, schema=_ROWS)
+    with pytest.raises(RuntimeError, match="inside a Spark task"):
+        list(write_task_file([table], str(tmp_path), _ROWS))
