@@ -135,14 +135,20 @@ def _tidy(folder: Path) -> None:
 
 
 def write_task_file(
-    tables: Iterable[pa.Table | pa.RecordBatch], folder: str, schema: pa.Schema
+    tables: Iterable[pa.Table | pa.RecordBatch],
+    folder: str,
+    schema: pa.Schema,
+    *,
+    number: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """In a Python task: write `tables` (in order) as this task's file of `folder`.
+    """In a Python task: write `tables` (in order) as one file of `folder`.
 
-    The file is named after the task's partition, as Spark names its own
-    (`part-NNNNN.zstd.parquet`), written under a hidden name of this attempt and renamed
-    once complete: a retried or speculative attempt replaces it whole, with the same
-    rows. A task with no rows writes no file.
+    The file is `part-NNNNN.zstd.parquet`, NNNNN the task's partition as Spark numbers
+    its own, or `number` for a frame of one partition whose file has a fixed place (a
+    union of such frames may run in one task: Spark zips unions of children partitioned
+    alike). It is written under a hidden name of this attempt and renamed once complete:
+    a retried or speculative attempt replaces it whole, with the same rows. No rows, no
+    file.
 
     Yields:
         One `FILES_WRITTEN` row for the file written (none for no rows).
@@ -154,7 +160,7 @@ def write_task_file(
     context = TaskContext.get()
     if context is None:
         raise RuntimeError("write_task_file runs inside a Spark task")
-    name = f"part-{context.partitionId():05d}.zstd.parquet"
+    name = f"part-{context.partitionId() if number is None else number:05d}.zstd.parquet"
     partial = os.path.join(folder, f".{name}.attempt-{context.taskAttemptId()}")
     writer: pq.ParquetWriter | None = None
     rows = 0
@@ -188,12 +194,15 @@ def write_task_file(
 
 
 def parquet_files_udf(
-    folder: str, schema: pa.Schema
+    folder: str, schema: pa.Schema, *, number: int | None = None
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """A `mapInArrow` function writing each partition's rows (`schema`) as its file."""
+    """A `mapInArrow` function writing each partition's rows (`schema`) as its file.
+
+    `number`: as for `write_task_file` (the file of a frame of one partition).
+    """
 
     def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return write_task_file(batches, folder, schema)
+        return write_task_file(batches, folder, schema, number=number)
 
     return apply
 

@@ -185,8 +185,8 @@ def write_simulations(
 ) -> DataFrame:
     """Write the run's `simulations` files into `folder`.
 
-    The topic grids' files first (`write_topic_grids`), then one file of the
-    multi-topic groups' rows, sorted; the file numbers are the partitions of the union.
+    The topic grids' files first (`write_topic_grids`, numbered from 0), then one file
+    of the multi-topic groups' rows, sorted, numbered `simulation_files`.
 
     Returns:
         One `FILES_WRITTEN` row per file; computing it writes the files.
@@ -195,7 +195,12 @@ def write_simulations(
         group_rows(group_results)
         .repartition(1)
         .sortWithinPartitions(*SIMULATION_ORDER)
-        .mapInArrow(parquet_files_udf(folder, arrow_schema("simulations")), FILES_WRITTEN)
+        .mapInArrow(
+            parquet_files_udf(
+                folder, arrow_schema("simulations"), number=settings.spark.simulation_files
+            ),
+            FILES_WRITTEN,
+        )
     )
     topics = write_topic_grids(inputs, folder, run=run, settings=settings)
     return topics.unionByName(groups)

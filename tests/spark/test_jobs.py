@@ -296,6 +296,48 @@ def test_every_file_is_sorted_and_one_topic_s_rows_are_in_one_file(runs: Runs) -
     assert {scope for scope, _ in owners} == {"topic", "group"}
 
 
+@pytest.mark.parametrize("grid_files", [1, 3])
+def test_any_number_of_grid_files_holds_the_same_rows_with_the_groups_last(
+    spark: SparkSession, runs: Runs, fleet: Fleet, tmp_path: Path, grid_files: int
+) -> None:
+    # The grid tasks name their files after their partitions: with one grid file
+    # (the topics' partition and the groups' both alone) or three, every file must
+    # still be its own, the groups' the last.
+    from spark_jobs.figures import locate_run
+    from spark_jobs.outputs import TaskFiles, write_run
+    from spark_jobs.schemas import arrow_schema
+    from spark_jobs.settings import JobSettings, SparkSettings
+
+    settings = JobSettings(spark=SparkSettings(shuffle_partitions=2, simulation_files=grid_files))
+    figures = locate_run(fleet.root, RUN, lookback_days=30)
+    sizing = spark.read.schema(SIZING).parquet(str(run_path(runs.out, "sizing", RUN)))
+    groups = figures.table(spark, "groups")
+    inputs = simulate_assignments.simulation_inputs(sizing, groups)
+    group_results = simulate_assignments.plan_groups(
+        simulate_assignments.group_inputs(simulate_assignments.multi_topic_groups(groups), sizing),
+        run=RUN,
+        settings=settings,
+    )
+    output = TaskFiles(
+        lambda folder: simulate_assignments.write_simulations(
+            inputs, group_results, folder, run=RUN, settings=settings
+        ),
+        schema=arrow_schema("simulations"),
+        files=grid_files + 1,
+        partition_by=("topic",),
+        sort_by=simulate_assignments.SIMULATION_ORDER,
+    )
+    folder = write_run({"simulations": output}, tmp_path, RUN)["simulations"]
+    names = sorted(p.name for p in folder.iterdir())
+    assert set(names) <= {f"part-{i:05d}.zstd.parquet" for i in range(grid_files + 1)}
+    groups_file = pq.read_table(folder / f"part-{grid_files:05d}.zstd.parquet")
+    assert set(groups_file.column("scope").to_pylist()) == {"group"}
+    order = [(k, "ascending") for k in simulate_assignments.SIMULATION_ORDER]
+    got = pq.read_table(folder, partitioning=None).sort_by(order)
+    default = pq.read_table(run_path(runs.out, "simulations", RUN), partitioning=None)
+    assert got.equals(default.sort_by(order))
+
+
 def test_a_rerun_replaces_only_its_own_run(runs: Runs) -> None:
     after = {
         key: (os.stat(runs.out / key.split("/")[0] / f"run={PREVIOUS}" / key.split("/")[1]))
