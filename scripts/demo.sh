@@ -12,9 +12,16 @@ TOPICS=${DEMO_TOPICS:-300}
 today=$(date -u +%F)
 started=$(date +%s)
 
-if [ ! -d "$PLANNER_DEMO/landing" ]; then
+# A fleet sampled on an earlier day ends before the day to plan: sample it again (and
+# drop the figures collected from it, so no history day comes from the old sample).
+yesterday=$(date -u -d "$today -1 day" +%F)
+if [ ! -f "$PLANNER_DEMO/landing/throughput/$yesterday.parquet" ]; then
+  if [ -d "$PLANNER_DEMO/landing" ]; then
+    echo "[demo] the sample fleet in $PLANNER_DEMO/landing ends before $yesterday: sampling it again"
+    rm -rf "$PLANNER_DEMO/figures"
+  fi
   echo "[demo] writing a sample fleet of $TOPICS topics, 30 days of hourly figures"
-  partition-planner sample --topics "$TOPICS" --days 30 --out "$PLANNER_DEMO/landing" \
+  partition-planner sample --topics "$TOPICS" --days 30 --out "$PLANNER_DEMO/landing" --force \
     | sed -n '1,4p'
 fi
 
