@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,11 +14,14 @@ from spark_jobs.planning import sizing_row
 from spark_jobs.schemas import SIZING, figures_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.simulate_assignments import (
+    SIMULATION_ORDER,
     group_inputs,
+    group_rows,
     multi_topic_groups,
     plan_groups,
     recommend,
     simulation_inputs,
+    write_simulations,
 )
 from spark_jobs.size_partitions import (
     capacity_for_topics,
@@ -239,6 +243,42 @@ def test_simulation_inputs_list_planned_topics_and_their_counts(
         "topic string, simulate_counts array<int>, extra_members int, "
         "partition_loads array<struct<partitions:int,loads:array<double>>>",
     )
+    assertDataFrameEqual(got, expected)
+
+
+def test_write_simulations_writes_every_grid_row_and_group_row_once(
+    spark: SparkSession, sized: DataFrame, tmp_path: Path
+) -> None:
+    from collections.abc import Iterator
+
+    import pyarrow as pa
+
+    from spark_jobs.outputs import TaskFiles, write_run
+    from spark_jobs.schemas import SIMULATIONS, arrow_schema
+    from spark_jobs.simulation import simulate_topics
+
+    settings = JobSettings()
+    groups = _figures(spark, "groups", GROUPS)
+    inputs = simulation_inputs(sized, groups)
+    results = plan_groups(
+        group_inputs(multi_topic_groups(groups), sized), run="r", settings=settings
+    )
+    output = TaskFiles(
+        lambda folder: write_simulations(inputs, results, folder, run="r", settings=settings),
+        schema=arrow_schema("simulations"),
+        files=settings.spark.simulation_files + 1,
+        partition_by=("topic",),
+        sort_by=SIMULATION_ORDER,
+    )
+    folder = write_run({"simulations": output}, tmp_path, "r")["simulations"]
+
+    def grids(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return simulate_topics(batches, run="r", headroom_pct=settings.planning.headroom_pct)
+
+    expected = inputs.mapInArrow(grids, SIMULATIONS).unionByName(group_rows(results))
+    got = spark.read.schema(SIMULATIONS).parquet(str(folder))
+    assert expected.count() > 0
+    assert set(r["scope"] for r in got.select("scope").distinct().collect()) == {"topic", "group"}
     assertDataFrameEqual(got, expected)
 
 
