@@ -87,18 +87,12 @@ class TaskFiles:
         files_in: Staging folder -> a frame whose tasks write the dataset's files into
             it (each with `write_task_file`, so each task's partition is one file, in
             the order it is to be read) and whose rows are `FILES_WRITTEN`. The frame
-            decides the layout; the fields below describe it, for the reader.
+            decides the layout (how many files, which rows where, their order).
         schema: The dataset's Arrow schema (an empty dataset gets one empty file of it).
-        files: At most this many files (a task with no rows writes none).
-        partition_by: Columns whose hash picks a row's file.
-        sort_by: Columns the rows of each file are sorted by.
     """
 
     files_in: Callable[[str], DataFrame]
     schema: pa.Schema
-    files: int
-    partition_by: Sequence[str]
-    sort_by: Sequence[str]
 
 
 def run_path(out: str | Path, dataset: str, run: str) -> Path:
@@ -185,12 +179,9 @@ def write_task_file(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(partial)
         raise
-    yield pa.record_batch(
-        [pa.array([name], pa.string()), pa.array([rows], pa.int64())],
-        schema=pa.schema(
-            [pa.field("file", pa.string(), False), pa.field("rows", pa.int64(), False)]
-        ),
-    )
+    # The Arrow form of FILES_WRITTEN.
+    written = pa.schema([pa.field("file", pa.string(), False), pa.field("rows", pa.int64(), False)])
+    yield pa.record_batch([pa.array([name]), pa.array([rows], pa.int64())], schema=written)
 
 
 def parquet_files_udf(

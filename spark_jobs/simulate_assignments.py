@@ -54,6 +54,7 @@ __all__ = [
     "plan_groups",
     "recommend",
     "simulation_inputs",
+    "simulations_output",
     "write_simulations",
     "write_topic_grids",
 ]
@@ -206,6 +207,16 @@ def write_simulations(
     return topics.unionByName(groups)
 
 
+def simulations_output(
+    inputs: DataFrame, group_results: DataFrame, *, run: str, settings: JobSettings
+) -> TaskFiles:
+    """The `simulations` dataset for `write_run`: `write_simulations` into its staging."""
+    return TaskFiles(
+        lambda folder: write_simulations(inputs, group_results, folder, run=run, settings=settings),
+        schema=arrow_schema("simulations"),
+    )
+
+
 def _by_size(left: Column, right: Column) -> Column:
     from pyspark.sql import functions as F
 
@@ -319,15 +330,7 @@ def _body(
         group_inputs(multi_topic_groups(groups), sizing), run=run, settings=settings
     ).localCheckpoint()
     outputs: dict[str, Output | TaskFiles] = {
-        "simulations": TaskFiles(
-            lambda folder: write_simulations(
-                inputs, group_results, folder, run=run, settings=settings
-            ),
-            schema=arrow_schema("simulations"),
-            files=settings.spark.simulation_files + 1,
-            partition_by=("topic",),
-            sort_by=SIMULATION_ORDER,
-        ),
+        "simulations": simulations_output(inputs, group_results, run=run, settings=settings),
         "recommendations": Output(
             recommend(sizing, group_results),
             files=1,

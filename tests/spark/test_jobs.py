@@ -304,8 +304,7 @@ def test_any_number_of_grid_files_holds_the_same_rows_with_the_groups_last(
     # (the topics' partition and the groups' both alone) or three, every file must
     # still be its own, the groups' the last.
     from spark_jobs.figures import locate_run
-    from spark_jobs.outputs import TaskFiles, write_run
-    from spark_jobs.schemas import arrow_schema
+    from spark_jobs.outputs import write_run
     from spark_jobs.settings import JobSettings, SparkSettings
 
     settings = JobSettings(spark=SparkSettings(shuffle_partitions=2, simulation_files=grid_files))
@@ -318,14 +317,8 @@ def test_any_number_of_grid_files_holds_the_same_rows_with_the_groups_last(
         run=RUN,
         settings=settings,
     )
-    output = TaskFiles(
-        lambda folder: simulate_assignments.write_simulations(
-            inputs, group_results, folder, run=RUN, settings=settings
-        ),
-        schema=arrow_schema("simulations"),
-        files=grid_files + 1,
-        partition_by=("topic",),
-        sort_by=simulate_assignments.SIMULATION_ORDER,
+    output = simulate_assignments.simulations_output(
+        inputs, group_results, run=RUN, settings=settings
     )
     folder = write_run({"simulations": output}, tmp_path, RUN)["simulations"]
     names = sorted(p.name for p in folder.iterdir())

@@ -118,7 +118,7 @@ def _task_files(spark: SparkSession, n: int, files: int) -> TaskFiles:
         rows = _rows(spark, n).repartition(files, "topic").sortWithinPartitions("id")
         return rows.mapInArrow(parquet_files_udf(folder, _ROWS), FILES_WRITTEN)
 
-    return TaskFiles(frame, schema=_ROWS, files=files, partition_by=("topic",), sort_by=("id",))
+    return TaskFiles(frame, schema=_ROWS)
 
 
 def test_task_written_files_are_each_partition_s_rows_under_spark_s_names(
@@ -173,7 +173,7 @@ def test_partial_files_of_dead_attempts_are_not_committed(
         body = _with_dead_attempt(folder)
         return _rows(spark, 5).repartition(1).mapInArrow(body, FILES_WRITTEN)
 
-    output = TaskFiles(frame, schema=_ROWS, files=1, partition_by=(), sort_by=("id",))
+    output = TaskFiles(frame, schema=_ROWS)
     done = write_run({"a": output}, tmp_path, "20261121T0000Z")
     assert [p.name for p in done["a"].iterdir()] == ["part-00000.zstd.parquet"]
     assert pq.read_table(done["a"]).num_rows == 5
@@ -189,7 +189,7 @@ def test_a_failing_task_writer_keeps_the_previous_run(spark: SparkSession, tmp_p
         )
         return bad.mapInArrow(parquet_files_udf(folder, _ROWS), FILES_WRITTEN)
 
-    failing = TaskFiles(frame, schema=_ROWS, files=1, partition_by=(), sort_by=("id",))
+    failing = TaskFiles(frame, schema=_ROWS)
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
         write_run({"a": failing}, tmp_path, key)
     assert pq.read_table(run_path(tmp_path, "a", key)).num_rows == 4

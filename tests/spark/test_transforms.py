@@ -14,14 +14,13 @@ from spark_jobs.planning import sizing_row
 from spark_jobs.schemas import SIZING, figures_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.simulate_assignments import (
-    SIMULATION_ORDER,
     group_inputs,
     group_rows,
     multi_topic_groups,
     plan_groups,
     recommend,
     simulation_inputs,
-    write_simulations,
+    simulations_output,
 )
 from spark_jobs.size_partitions import (
     capacity_for_topics,
@@ -253,8 +252,8 @@ def test_write_simulations_writes_every_grid_row_and_group_row_once(
 
     import pyarrow as pa
 
-    from spark_jobs.outputs import TaskFiles, write_run
-    from spark_jobs.schemas import SIMULATIONS, arrow_schema
+    from spark_jobs.outputs import write_run
+    from spark_jobs.schemas import SIMULATIONS
     from spark_jobs.simulation import simulate_topics
 
     settings = JobSettings()
@@ -263,13 +262,7 @@ def test_write_simulations_writes_every_grid_row_and_group_row_once(
     results = plan_groups(
         group_inputs(multi_topic_groups(groups), sized), run="r", settings=settings
     )
-    output = TaskFiles(
-        lambda folder: write_simulations(inputs, results, folder, run="r", settings=settings),
-        schema=arrow_schema("simulations"),
-        files=settings.spark.simulation_files + 1,
-        partition_by=("topic",),
-        sort_by=SIMULATION_ORDER,
-    )
+    output = simulations_output(inputs, results, run="r", settings=settings)
     folder = write_run({"simulations": output}, tmp_path, "r")["simulations"]
 
     def grids(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
