@@ -93,6 +93,37 @@ def _key_bytes(rows: pa.Table) -> pa.Array:
     return pc.if_else(text.is_valid(), text, unhex(hexes))
 
 
+def _merge_spellings(
+    samples: pa.Table, code: npt.NDArray[np.int64], hexed: npt.NDArray[np.bool_], topics: int
+) -> tuple[pa.Table, npt.NDArray[np.int64]]:
+    # One row per topic and key bytes, counts added: a key given as text in one row and
+    # as hex in another is one key. The figures allow both (one row per topic, key and
+    # key_hex), and the hex they accept (pairs of lower-case digits) spells every byte
+    # string one way, so only a topic with rows in both spellings can have such a pair:
+    # only its rows are grouped (grouping all of a unit's 1.2 M rows took 0.2 s).
+    # Groups come in the order of their first row; the stable sort by topic that
+    # follows puts them back among the unit's rows.
+    both = (np.bincount(code[hexed], minlength=topics) > 0) & (
+        np.bincount(code[~hexed], minlength=topics) > 0
+    )
+    mixed = both[code]
+    if not mixed.any():
+        return samples, code
+    merged = (
+        samples.filter(pa.array(mixed))
+        .append_column("code", pa.array(code[mixed]))
+        .group_by(["code", "key"], use_threads=False)
+        .aggregate([("count", "sum")])
+    )
+    out = pa.concat_tables(
+        [
+            samples.filter(pa.array(~mixed)),
+            pa.table({"key": merged.column("key"), "count": merged.column("count_sum")}),
+        ]
+    )
+    return out, np.concatenate([code[~mixed], merged.column("code").to_numpy()])
+
+
 def _wanted_codes(
     topics: pa.ChunkedArray, wanted: pa.Array, lo: str | None, hi: str | None
 ) -> npt.NDArray[np.int64]:
@@ -128,8 +159,10 @@ def read_key_rows(
         hi: Rows of topics from this on are another unit's (None: no upper bound).
 
     Returns:
-        Topic -> its rows, `key` (binary; null for the null key) and `count`, in file
-        order; a topic with no rows is absent.
+        Topic -> its rows, `key` (binary; null for the null key) and `count`, one row
+        per key: a key given both as text and as hex (the same bytes) is one row with
+        their counts added. In file order (such a key where it first appears); a
+        topic with no rows is absent.
     """
     by_file: dict[str, list[int]] = {}
     for file, index in parts:
@@ -154,6 +187,9 @@ def read_key_rows(
     if rows.num_rows == 0:
         return {}
     samples = pa.table({"key": _key_bytes(rows), "count": rows.column("count")})
+    hexed = np.asarray(rows.column("key_hex").is_valid(), dtype=bool)
+    if hexed.any():
+        samples, code = _merge_spellings(samples, code, hexed, len(names))
     if (np.diff(code) < 0).any():
         # Rows of a topic apart from each other (a file not sorted by topic): gather.
         order = np.argsort(code, kind="stable")

@@ -33,7 +33,13 @@ from planner.partitioners import PARTITIONERS, KeyHashes, hash_keys
 
 FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["HotKey", "TopicLoad", "find_hot_keys", "loads_by_count", "partition_loads"]
+__all__ = [
+    "HotKey",
+    "TopicLoad",
+    "find_hot_keys",
+    "loads_by_count",
+    "partition_loads",
+]
 
 
 def _check_rate(name: str, value: float, *, positive: bool = False) -> float:
@@ -193,21 +199,13 @@ class TopicLoad:
 def _distinct_keys(keys: Any) -> int:
     """How many distinct keys (a null counts as one value, as `count_distinct(mode="all")`).
 
-    A sample sorted by its bytes (as the Spark jobs build them; the null key first) is
-    distinct when each key is below the next: one vectorised comparison, a tenth of the
-    cost of hashing every key.
+    `len(unique)` counts a null as one value too, at half the cost of `count_distinct`
+    (about 3.7 ms for 100,000 keys).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     flat = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
-    nulls = flat.null_count
-    if nulls <= 1 and (nulls == 0 or not flat[0].is_valid):
-        rest = flat.slice(nulls)
-        if len(rest) < 2 or pc.all(pc.less(rest.slice(0, len(rest) - 1), rest.slice(1))).as_py():
-            return len(flat)
-    # len(unique) counts a null as one value, as count_distinct(mode="all") does, at
-    # half its cost.
     return len(pc.unique(flat))
 
 
@@ -311,15 +309,18 @@ def find_hot_keys(topic: TopicLoad, consumer_capacity: float) -> tuple[HotKey, .
     candidates = np.flatnonzero(rates > capacity)
     if not candidates.size:
         return ()
-    candidates = candidates[np.argsort(-rates[candidates], kind="stable")]
     sample: Any = topic.keys
-    keys = sample.take(candidates)
+    keys = [_key_bytes(k) for k in sample.take(candidates).to_pylist()]
     placed = ~topic.hashes.spread[candidates]
-    return tuple(
-        HotKey(key=_key_bytes(keys[j].as_py()), rate=float(rates[i]), share=float(shares[i]))
-        for j, i in enumerate(candidates.tolist())
-        if placed[j]
-    )
+    hot = [
+        HotKey(key=key, rate=float(rates[i]), share=float(shares[i]))
+        for key, i, keep in zip(keys, candidates.tolist(), placed.tolist(), strict=True)
+        if keep
+    ]
+    # Hottest first; equal rates by the keys' bytes (the null key first), so the order
+    # does not depend on the sample's.
+    hot.sort(key=lambda h: (-h.rate, h.key is not None, h.key or b""))
+    return tuple(hot)
 
 
 def _key_bytes(key: bytes | str | None) -> bytes | None:

@@ -145,6 +145,20 @@ def test_hot_key_holding_sixty_percent() -> None:
         assert loads.size == p
 
 
+def test_hot_keys_of_equal_rate_come_in_the_order_of_their_bytes() -> None:
+    keys = [b"zeta", b"b", None, b"alpha", *(f"key-{i}".encode() for i in range(40))]
+    counts = [20.0, 30.0, 20.0, 20.0, *([1.0] * 40)]
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]):
+        topic = TopicLoad(
+            100.0,
+            keys=[keys[i] for i in order] + keys[4:],
+            key_counts=[counts[i] for i in order] + counts[4:],
+            partitioner="murmur2",  # the null key is placed, so it can be hot
+        )
+        hot = find_hot_keys(topic, consumer_capacity=10.0)
+        assert [h.key for h in hot] == [b"b", None, b"alpha", b"zeta"]
+
+
 def test_no_hot_key_below_capacity() -> None:
     topic = TopicLoad(100.0, keys=[b"a", b"b"], key_counts=[60.0, 40.0])
     assert find_hot_keys(topic, consumer_capacity=60.0) == ()  # equal is not above

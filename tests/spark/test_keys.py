@@ -18,12 +18,16 @@ SCHEMA = TABLES["keys"].schema
 
 
 def _keys_table(topics: list[str], per_topic: int, seed: int = 0) -> pa.Table:
-    """`per_topic` key rows for each topic, text keys with a few hex ones and a null."""
+    """`per_topic` key rows for each topic, text keys with a few hex ones and a null.
+
+    Distinct keys, as the figures' checks guarantee (one row per topic, key and key_hex).
+    """
     rng = np.random.default_rng(seed)
     rows = []
     for topic in topics:
+        drawn = rng.choice(10 * per_topic, size=per_topic, replace=False)
         for i in range(per_topic):
-            key = f"{topic}-k{int(rng.integers(0, 10 * per_topic))}"
+            key = f"{topic}-k{int(drawn[i])}"
             if i == 0:
                 rows.append({"topic": topic, "count": 3.0})  # the null key
             elif i % 7 == 0:
@@ -76,6 +80,36 @@ def test_a_topic_s_rows_come_together_from_an_unsorted_file(tmp_path: Path) -> N
         for t, r in rows.items()
     }
     assert got == _expected(table)
+
+
+def test_a_key_given_as_text_and_as_hex_is_one_row(tmp_path: Path) -> None:
+    # b"ab" as text in one row and as hex in another, on two topics; the figures allow
+    # both (one row per topic, key and key_hex). The file is not sorted by topic.
+    table = pa.Table.from_pylist(
+        [
+            {"topic": "b", "key": "ab", "count": 2.0},
+            {"topic": "a", "key": "ab", "count": 1.0},
+            {"topic": "b", "key": "x", "count": 4.0},
+            {"topic": "a", "key_hex": "6162", "count": 5.0},
+            {"topic": "b", "key_hex": "6162", "count": 6.0},
+            {"topic": "b", "key_hex": "00ff", "count": 7.0},
+            {"topic": "a", "count": 8.0},
+            {"topic": "c", "key_hex": "02", "count": 9.0},  # hex only: nothing to merge
+            {"topic": "c", "key_hex": "01", "count": 1.0},
+        ],
+        schema=SCHEMA,
+    )
+    path = _write(table, tmp_path / "keys.parquet", row_group_size=3)
+    rows = read_key_rows(_parts(path), ["a", "b", "c"])
+    got = {
+        t: list(zip(r.column("key").to_pylist(), r.column("count").to_pylist(), strict=True))
+        for t, r in rows.items()
+    }
+    assert got == {
+        "a": [(b"ab", 6.0), (None, 8.0)],
+        "b": [(b"ab", 8.0), (b"x", 4.0), (b"\x00\xff", 7.0)],
+        "c": [(b"\x02", 9.0), (b"\x01", 1.0)],
+    }
 
 
 def test_unhex_is_sparks() -> None:

@@ -288,14 +288,37 @@ def test_a_unit_sizes_each_of_its_topics_as_sizing_row_does(tmp_path: Path) -> N
     assert only_c.column("status").to_pylist() == ["unknown-topic"] * 3
 
 
-def test_a_key_sample_is_rebuilt_sorted_with_spellings_merged() -> None:
-    # b"ab" given twice (as text and as hex, both arrive as bytes), the null key twice.
-    rows = ai.key_rows([b"ab", None, b"\x00\xff", b"ab", None], [2, 1, 3, 5, 4])
+def test_a_key_sample_comes_out_ordered_by_count() -> None:
+    rows = ai.key_rows([b"ab", None, b"\x00\xff", b"c", b"d"], [2, 1, 3, -0.0, 2])
     keys, counts = sample_from_rows(rows)
     assert isinstance(keys, pa.BinaryArray)
-    assert keys.to_pylist() == [None, b"\x00\xff", b"ab"]
-    assert counts.tolist() == [5.0, 3.0, 7.0]
+    assert counts.tolist() == [0.0, 1.0, 2.0, 2.0, 3.0]
+    assert str(counts[0]) == "0.0"  # not -0.0
+    assert keys.to_pylist()[:2] == [b"c", None]
+    assert sorted(keys.to_pylist()[2:4]) == [b"ab", b"d"]  # a tie, either order
+    assert keys.to_pylist()[4] == b"\x00\xff"
     assert sample_from_rows(rows.slice(0, 0)) == (None, None)
+
+
+def test_a_keyed_topic_s_row_does_not_depend_on_the_order_of_its_key_rows() -> None:
+    # Zipf counts with many ties (as real samples have; thirds, so that float sums
+    # depend on their order) and two hot keys of equal count: every float in the row,
+    # and the hot keys' order, are the same bit for bit.
+    ranks = np.arange(1, 5_001, dtype=np.float64)
+    counts = np.round(20_000 / ranks**1.1) / 3
+    counts[:2] = 30_000.0
+    keys = [f"user-{i}".encode() for i in range(5_000)]
+    rows = ai.key_rows(keys, counts)
+    facts = ai.facts(keyed=True)
+    throughput = ai.hourly(mib=20.0)
+    results = []
+    for seed in (None, 1, 2):
+        mine = rows if seed is None else rows.take(np.random.default_rng(seed).permutation(5_000))
+        sample, sample_counts = sample_from_rows(mine)
+        results.append(_row(throughput, facts, keys=sample, key_counts=sample_counts))
+    assert [h["key"] for h in results[0]["hot_keys"]] == ["user-0", "user-1"]
+    assert results[1] == results[0]
+    assert results[2] == results[0]
 
 
 def test_a_keyed_topic_gets_its_partition_loads_at_every_simulated_count() -> None:
