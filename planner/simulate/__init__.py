@@ -25,7 +25,14 @@ from planner.simulate.grid import (
     simulate_grid,
 )
 from planner.simulate.group import GroupResult, member_detail, simulate_group
-from planner.simulate.loads import HotKey, TopicLoad, find_hot_keys, loads_by_count, partition_loads
+from planner.simulate.loads import (
+    HotKey,
+    TopicLoad,
+    busiest_lower_bound,
+    find_hot_keys,
+    loads_by_count,
+    partition_loads,
+)
 
 __all__ = [
     "EAGER_STRATEGIES",
@@ -36,6 +43,7 @@ __all__ = [
     "HotKey",
     "MemberChange",
     "TopicLoad",
+    "busiest_lower_bound",
     "find_hot_keys",
     "grid_from_loads",
     "imbalance",

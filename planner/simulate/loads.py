@@ -21,7 +21,7 @@ partition load, every member load and `consumer_capacity` are all in that unit.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
@@ -36,6 +36,7 @@ FloatArray = npt.NDArray[np.float64]
 __all__ = [
     "HotKey",
     "TopicLoad",
+    "busiest_lower_bound",
     "find_hot_keys",
     "loads_by_count",
     "partition_loads",
@@ -237,6 +238,39 @@ def partition_loads(topic: TopicLoad, num_partitions: int) -> FloatArray:
     evenly = float(counts[spread].sum()) / num_partitions
     loads: FloatArray = (per_partition + evenly) * scale
     return loads
+
+
+def busiest_lower_bound(topic: TopicLoad, keys: int = 1024) -> Callable[[int], float]:
+    """A cheap lower bound on `partition_loads(topic, p).max()`, for any count `p`.
+
+    The busiest partition carries at least what the `keys` heaviest placed keys put on
+    any one partition, and placing a few hundred keys costs a few microseconds where
+    placing a 100,000-key sample costs about 0.25 ms. A search for the smallest count
+    whose busiest partition fits can skip every count this bound already rules out.
+    The bound is a sum of some of the terms of the exact load, in another order: it can
+    exceed the exact figure by rounding only, below a relative 1e-11 for a million keys.
+
+    Args:
+        topic: The topic; a keyless topic's bound is 0 (its loads are even anyway).
+        keys: How many of the heaviest keys to place.
+    """
+    if not topic.keyed or topic.load == 0:
+        return lambda _p: 0.0
+    counts = np.asarray(topic.key_counts, dtype=np.float64)
+    hashes = topic.hashes
+    placed = np.flatnonzero(~hashes.spread) if topic._spreads else np.arange(counts.size)
+    if placed.size > keys:
+        placed = placed[np.argpartition(counts[placed], placed.size - keys)[-keys:]]
+    heaviest, heavy = hashes.take(placed), counts[placed]
+    scale = np.float64(topic.load) / topic._count_sum
+
+    def bound(num_partitions: int) -> float:
+        if not heavy.size:
+            return 0.0
+        owners = heaviest.partitions(num_partitions)
+        return float(np.bincount(owners, weights=heavy).max() * scale)
+
+    return bound
 
 
 def loads_by_count(topic: TopicLoad, partition_counts: Iterable[int]) -> dict[int, FloatArray]:

@@ -15,6 +15,7 @@ from planner.simulate import (
     STRATEGIES,
     GridResult,
     TopicLoad,
+    busiest_lower_bound,
     find_hot_keys,
     grid_from_loads,
     loads_by_count,
@@ -157,6 +158,22 @@ def test_hot_keys_of_equal_rate_come_in_the_order_of_their_bytes() -> None:
         )
         hot = find_hot_keys(topic, consumer_capacity=10.0)
         assert [h.key for h in hot] == [b"b", None, b"alpha", b"zeta"]
+
+
+@pytest.mark.parametrize("partitioner", ["murmur2_random", "murmur2", "consistent_random", "fnv1a"])
+def test_the_heaviest_keys_bound_the_busiest_partition_from_below(partitioner: str) -> None:
+    rng = np.random.default_rng(7)
+    keys: list[bytes | None] = [None, b"", *(f"key-{i}".encode() for i in range(3_000))]
+    counts = rng.pareto(1.2, size=len(keys)) + rng.random(len(keys))
+    topic = TopicLoad(37.0, keys=keys, key_counts=counts, partitioner=partitioner)
+    few, every = busiest_lower_bound(topic, keys=50), busiest_lower_bound(topic, keys=10_000)
+    for p in range(1, 300):
+        busiest = float(partition_loads(topic, p).max())
+        assert few(p) <= every(p) <= busiest * (1 + 1e-12)
+        if not topic.hashes.spread.any():
+            assert every(p) == pytest.approx(busiest, rel=1e-12)  # every key placed
+    assert few(7) > 0
+    assert busiest_lower_bound(TopicLoad(5.0))(12) == 0.0
 
 
 def test_no_hot_key_below_capacity() -> None:

@@ -17,7 +17,7 @@ from planner.recommend import (
     plan_topic,
 )
 from planner.recommend.plan import member_headroom_pct, skew_requirement
-from planner.simulate import TopicLoad
+from planner.simulate import TopicLoad, partition_loads
 from planner.sizing import SideCapacity
 
 HOUR = 3600.0
@@ -114,6 +114,33 @@ def test_hot_keys_are_reported_and_left_out_of_the_search() -> None:
     assert skew.hot_keys[0].rate == pytest.approx(1.2)  # 120 % of one partition's capacity
     assert skew.hot_share == pytest.approx(0.12)
     assert skew.fits and skew.partitions == 10  # the rest spreads evenly enough
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_skew_search_finds_what_trying_every_count_finds(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 4_000
+    counts = rng.zipf(1.3 + 0.2 * seed, size=n).astype(np.float64) / 3.0
+    sample = TopicLoad(1.0, [f"k{i}".encode() for i in range(n)], counts)
+    limit_partitions = float(rng.uniform(4, 40))  # a limit of 1/limit_partitions
+    skew = skew_requirement(
+        sample,
+        {"mib_in": limit_partitions},
+        SideCapacity(mib_per_s=10.0),
+        SideCapacity(mib_per_s=1.0),
+        start=int(limit_partitions),
+        bound=600,
+    )
+    limit = 1.0 / limit_partitions
+    for p in range(int(limit_partitions), 601):
+        busiest = float(partition_loads(skew.rest, p).max()) if skew.rest.load > 0 else 0.0
+        if busiest <= limit * (1 + 1e-9):
+            break
+    assert (skew.partitions, skew.fits, skew.busiest_share) == (
+        p,
+        busiest <= limit * (1 + 1e-9),
+        busiest,
+    )
 
 
 def test_the_bundled_example_plan() -> None:
