@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -109,6 +109,32 @@ class GroupOfTopics:
     warnings: list[str]
 
 
+def _member_loads(weights: Sequence[FloatArray], sizes: IntArray, strategy: str) -> FloatArray:
+    # Every member's load under a fresh assignment, all sizes concatenated (`C` per size).
+    if strategy == "range":
+        # Each topic cut on its own; the members' runs line up across topics.
+        loads: FloatArray = sum(
+            (cf.range_member_loads(w.size, sizes, w)[0] for w in weights),
+            start=np.zeros(int(sizes.sum())),
+        )
+        return loads
+    dealt = np.concatenate(weights)
+    return cf.roundrobin_member_loads(dealt.size, sizes, dealt)[0]
+
+
+def _member_partitions(partitions: Sequence[int], sizes: IntArray, strategy: str) -> IntArray:
+    # Every member's partition count, as `_member_loads` lays them out: member i of C
+    # gets P // C partitions of P, and one more when i < P mod C (range per topic, the
+    # others once for all the partitions dealt together).
+    each = np.repeat(sizes, sizes)
+    member = cf.positions(sizes)
+    cuts = partitions if strategy == "range" else [int(sum(partitions))]
+    counts = np.zeros(member.size, dtype=np.int64)
+    for p in cuts:
+        counts += p // each + (member < p % each)
+    return counts
+
+
 def size_rows(
     weights: Sequence[FloatArray], sizes: IntArray, strategy: str
 ) -> dict[str, npt.NDArray[Any]]:
@@ -123,24 +149,18 @@ def size_rows(
         Per size: `max_load`, `min_load`, `max_member_partitions`,
         `min_member_partitions`, `idle_members`.
     """
-    ones = [np.ones(w.size) for w in weights]
-    if strategy == "range":
-        # Each topic cut on its own; the members' runs line up across topics.
-        loads = sum(cf.range_member_loads(w.size, sizes, w)[0] for w in weights)
-        counts = sum(cf.range_member_loads(o.size, sizes, o)[0] for o in ones)
-    else:
-        dealt = np.concatenate(weights)
-        loads = cf.roundrobin_member_loads(dealt.size, sizes, dealt)[0]
-        counts = cf.roundrobin_member_loads(dealt.size, sizes, np.concatenate(ones))[0]
+    loads = _member_loads(weights, sizes, strategy)
+    counts = _member_partitions([w.size for w in weights], sizes, strategy)
     starts = np.cumsum(sizes) - sizes
-    top, bottom = cf.segment_max_min(np.asarray(loads, dtype=np.float64), starts)
-    most, fewest = cf.segment_max_min(np.asarray(counts, dtype=np.float64), starts)
-    idle = np.add.reduceat((np.asarray(counts) == 0).astype(np.int64), starts)
+    top, bottom = cf.segment_max_min(loads, starts)
+    most = np.maximum.reduceat(counts, starts)
+    fewest = np.minimum.reduceat(counts, starts)
+    idle = np.add.reduceat((counts == 0).astype(np.int64), starts)
     return {
         "max_load": top,
         "min_load": bottom,
-        "max_member_partitions": most.astype(np.int64),
-        "min_member_partitions": fewest.astype(np.int64),
+        "max_member_partitions": most,
+        "min_member_partitions": fewest,
         "idle_members": idle,
     }
 
@@ -243,7 +263,7 @@ def _search(
     while first <= most:
         sizes = np.arange(first, min(most, first + _CHUNK - 1) + 1, dtype=np.int64)
         stats = size_rows(horizon, sizes, strategy)
-        today = size_rows(now, sizes, strategy)["max_load"]
+        today = np.maximum.reduceat(_member_loads(now, sizes, strategy), np.cumsum(sizes) - sizes)
         chunks.append(stats)
         busiest.append(today)
         if now_fit is None and (fits := np.flatnonzero(today <= limit)).size:
@@ -325,8 +345,15 @@ def plan_group_of_topics(
     limit = limit_plain * (1.0 + _FIT_TOLERANCE)
     floor = min(min_group_members, total)
     wanted = min(max(members, floor), total)
+    # A fresh roundrobin, sticky or cooperative-sticky assignment deals the partitions
+    # alike (`size_rows`), so their searches are one search.
+    dealt = _search(
+        [horizon[n] for n in names], [now[n] for n in names], "roundrobin", limit, wanted
+    )
     searches = {
         name: _search([horizon[n] for n in names], [now[n] for n in names], name, limit, wanted)
+        if name == "range"
+        else replace(dealt, strategy=name)
         for name in STRATEGIES
     }
 

@@ -46,6 +46,7 @@ MemberChange = Literal["last", "first"]
 __all__ = [
     "MemberChange",
     "block_starts",
+    "positions",
     "range_member_loads",
     "range_moved_on_grow",
     "range_owners",
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 
-def _positions(runs: IntArray) -> IntArray:
+def positions(runs: IntArray) -> IntArray:
     """`0 .. n-1` for every run length `n` in `runs`, concatenated (no Python loop)."""
     starts = np.cumsum(runs) - runs
     return np.arange(int(runs.sum()), dtype=np.int64) - np.repeat(starts, runs)
@@ -76,7 +77,7 @@ def block_starts(num_partitions: int, members: IntArray) -> IntArray:
     """
     sizes = members + 1
     owner_size = np.repeat(members, sizes)
-    i = _positions(sizes)
+    i = positions(sizes)
     return i * (num_partitions // owner_size) + np.minimum(i, num_partitions % owner_size)
 
 
@@ -169,7 +170,7 @@ def range_moved_on_grow(
     old, new = both[:split], both[split:]
     old_run = np.repeat(np.cumsum(members + 1) - (members + 1), members)
     new_run = np.repeat(np.cumsum(members + 2) - (members + 2), members)
-    i = _positions(members)
+    i = positions(members)
     o_lo, o_hi = old[old_run + i], old[old_run + i + 1]
     n_lo, n_hi = new[new_run + i + shift], new[new_run + i + shift + 1]
     overlap = np.maximum(0, np.minimum(o_hi, n_hi) - np.maximum(o_lo, n_lo))
