@@ -94,19 +94,23 @@ def _key_bytes(rows: pa.Table) -> pa.Array:
 
 
 def _merge_spellings(
-    samples: pa.Table, code: npt.NDArray[np.int64], hexed: npt.NDArray[np.bool_], topics: int
+    samples: pa.Table,
+    code: npt.NDArray[np.int64],
+    hexed: npt.NDArray[np.bool_],
+    cased: npt.NDArray[np.bool_],
+    topics: int,
 ) -> tuple[pa.Table, npt.NDArray[np.int64]]:
     # One row per topic and key bytes, counts added: a key given as text in one row and
-    # as hex in another is one key. The figures allow both (one row per topic, key and
-    # key_hex), and the hex they accept (pairs of lower-case digits) spells every byte
-    # string one way, so only a topic with rows in both spellings can have such a pair:
-    # only its rows are grouped (grouping all of a unit's 1.2 M rows took 0.2 s).
-    # Groups come in the order of their first row; the stable sort by topic that
-    # follows puts them back among the unit's rows.
-    both = (np.bincount(code[hexed], minlength=topics) > 0) & (
-        np.bincount(code[~hexed], minlength=topics) > 0
-    )
-    mixed = both[code]
+    # as hex in another (or in hex with upper- and lower-case digits) is one key. The
+    # figures allow that (one row per topic, key and key_hex), but lower-case hex spells
+    # every byte string one way, so only a topic with rows in both spellings, or with an
+    # upper-case hex digit, can have such a pair: only its rows are grouped (grouping
+    # all of a unit's 1.2 M rows took 0.2 s). Groups come in the order of their first
+    # row; the stable sort by topic that follows puts them back among the unit's rows.
+    def has(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        return np.bincount(code[mask], minlength=topics) > 0
+
+    mixed = ((has(hexed) & has(~hexed)) | has(cased))[code]
     if not mixed.any():
         return samples, code
     merged = (
@@ -160,9 +164,9 @@ def read_key_rows(
 
     Returns:
         Topic -> its rows, `key` (binary; null for the null key) and `count`, one row
-        per key: a key given both as text and as hex (the same bytes) is one row with
-        their counts added. In file order (such a key where it first appears); a
-        topic with no rows is absent.
+        per key: a key given twice (as text and as hex, or in hex with digits of
+        either case: the same bytes) is one row with their counts added. In file
+        order (such a key where it first appears); a topic with no rows is absent.
     """
     by_file: dict[str, list[int]] = {}
     for file, index in parts:
@@ -187,9 +191,13 @@ def read_key_rows(
     if rows.num_rows == 0:
         return {}
     samples = pa.table({"key": _key_bytes(rows), "count": rows.column("count")})
-    hexed = np.asarray(rows.column("key_hex").is_valid(), dtype=bool)
+    hexes = rows.column("key_hex")
+    hexed = np.asarray(hexes.is_valid(), dtype=bool)
     if hexed.any():
-        samples, code = _merge_spellings(samples, code, hexed, len(names))
+        cased = pc.fill_null(pc.match_substring_regex(hexes, "[A-F]"), False)
+        samples, code = _merge_spellings(
+            samples, code, hexed, np.asarray(cased, dtype=bool), len(names)
+        )
     if (np.diff(code) < 0).any():
         # Rows of a topic apart from each other (a file not sorted by topic): gather.
         order = np.argsort(code, kind="stable")
