@@ -18,11 +18,11 @@ the same input gives the same files, row for row. (Not always byte for byte acro
 processes: Parquet's footer lists each column's encodings in an order that can differ
 from one JVM to the next.)
 
-A dataset made of rows computed in Python anyway (the simulation grids) can have its
-tasks write their files themselves with PyArrow (`TaskFiles`, `write_task_file`) into
-the same staging folder, under the same names, committed the same way: handing the
-10,000-topic fleet's 1.2 M grid rows to the JVM for Spark's writer to encode cost about
-7 CPU-seconds, PyArrow writes them in 0.3. Paths are POSIX paths the driver and every
+A dataset made of rows computed in Python anyway (the simulation grids, the sizing rows)
+can have its tasks write their files themselves with PyArrow (`TaskFiles`,
+`write_task_file`, `parquet_files_udf`) into the same staging folder, under the same
+names, committed the same way: handing the 10,000-topic fleet's 1.2 M grid rows to the
+JVM for Spark's writer to encode cost about 7 CPU-seconds, PyArrow writes them in 0.3. Paths are POSIX paths the driver and every
 executor see (a local disk for `local[*]` or a one-machine cluster, a shared mount
 otherwise); see docs/spark-jobs.md.
 """

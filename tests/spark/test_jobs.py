@@ -296,6 +296,23 @@ def test_every_file_is_sorted_and_one_topic_s_rows_are_in_one_file(runs: Runs) -
     assert {scope for scope, _ in owners} == {"topic", "group"}
 
 
+def test_sizing_is_one_file_of_the_frame_s_rows_in_topic_order(
+    spark: SparkSession, runs: Runs, fleet: Fleet, test_config: Path
+) -> None:
+    from pyspark.testing import assertDataFrameEqual
+
+    from spark_jobs.figures import locate_run
+    from spark_jobs.settings import load_settings
+
+    folder = run_path(runs.out, "sizing", RUN)
+    assert [p.name for p in folder.iterdir()] == ["part-00000.zstd.parquet"]
+    topics = pq.read_table(folder / "part-00000.zstd.parquet").column("topic").to_pylist()
+    assert topics == sorted(topics) and len(set(topics)) == len(topics) > 1
+    figures = locate_run(fleet.root, RUN, lookback_days=30)
+    frame = size_partitions.sizing(spark, figures, load_settings(test_config))
+    assertDataFrameEqual(spark.read.schema(SIZING).parquet(str(folder)), frame)
+
+
 @pytest.mark.parametrize("grid_files", [1, 3])
 def test_any_number_of_grid_files_holds_the_same_rows_with_the_groups_last(
     spark: SparkSession, runs: Runs, fleet: Fleet, tmp_path: Path, grid_files: int
