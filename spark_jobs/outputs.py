@@ -22,9 +22,9 @@ A dataset made of rows computed in Python anyway (the simulation grids, the sizi
 can have its tasks write their files themselves with PyArrow (`TaskFiles`,
 `write_task_file`, `parquet_files_udf`) into the same staging folder, under the same
 names, committed the same way: handing the 10,000-topic fleet's 1.2 M grid rows to the
-JVM for Spark's writer to encode cost about 7 CPU-seconds, PyArrow writes them in 0.3. Paths are POSIX paths the driver and every
-executor see (a local disk for `local[*]` or a one-machine cluster, a shared mount
-otherwise); see docs/spark-jobs.md.
+JVM for Spark's writer to encode cost about 7 CPU-seconds, PyArrow writes them in 0.3.
+Paths are POSIX paths the driver and every executor see (a local disk for `local[*]` or
+a one-machine cluster, a shared mount otherwise); see docs/spark-jobs.md.
 """
 
 from __future__ import annotations
