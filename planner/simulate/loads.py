@@ -333,7 +333,8 @@ def find_hot_keys(topic: TopicLoad, consumer_capacity: float) -> tuple[HotKey, .
         consumer_capacity: What one consumer processes, in the topic's load unit (> 0).
 
     Returns:
-        The hot keys, highest rate first (empty if none).
+        The hot keys, highest rate first, equal rates in the order of their bytes
+        (the null key first); empty if none.
     """
     capacity = _check_rate("consumer_capacity", consumer_capacity, positive=True)
     if not topic.keyed:
