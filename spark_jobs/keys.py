@@ -97,20 +97,21 @@ def _merge_spellings(
     samples: pa.Table,
     code: npt.NDArray[np.int64],
     hexed: npt.NDArray[np.bool_],
-    cased: npt.NDArray[np.bool_],
+    irregular: npt.NDArray[np.bool_],
     topics: int,
 ) -> tuple[pa.Table, npt.NDArray[np.int64]]:
     # One row per topic and key bytes, counts added: a key given as text in one row and
-    # as hex in another (or in hex with upper- and lower-case digits) is one key. The
-    # figures allow that (one row per topic, key and key_hex), but lower-case hex spells
-    # every byte string one way, so only a topic with rows in both spellings, or with an
-    # upper-case hex digit, can have such a pair: only its rows are grouped (grouping
-    # all of a unit's 1.2 M rows took 0.2 s). Groups come in the order of their first
+    # as hex in another (or in hex spelled two ways: "AB" and "ab", "abc" and "0abc", or
+    # two strings unhex makes null) is one key. The figures allow text and hex, and
+    # upper-case digits, but hex in lower-case pairs spells every byte string one way, so
+    # only a topic with rows in both spellings, or with a hex key not in lower-case
+    # pairs, can have such a pair: only its rows are grouped (grouping all of a unit's
+    # 1.2 M rows took 0.2 s). Groups come in the order of their first
     # row; the stable sort by topic that follows puts them back among the unit's rows.
     def has(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         return np.bincount(code[mask], minlength=topics) > 0
 
-    mixed = ((has(hexed) & has(~hexed)) | has(cased))[code]
+    mixed = ((has(hexed) & has(~hexed)) | has(irregular))[code]
     if not mixed.any():
         return samples, code
     merged = (
@@ -164,8 +165,8 @@ def read_key_rows(
 
     Returns:
         Topic -> its rows, `key` (binary; null for the null key) and `count`, one row
-        per key: a key given twice (as text and as hex, or in hex with digits of
-        either case: the same bytes) is one row with their counts added. In file
+        per key: a key given twice (as text and as hex, or in hex spelled two ways:
+        the same bytes) is one row with their counts added. In file
         order (such a key where it first appears); a topic with no rows is absent.
     """
     by_file: dict[str, list[int]] = {}
@@ -194,10 +195,9 @@ def read_key_rows(
     hexes = rows.column("key_hex")
     hexed = np.asarray(hexes.is_valid(), dtype=bool)
     if hexed.any():
-        cased = pc.fill_null(pc.match_substring_regex(hexes, "[A-F]"), False)
-        samples, code = _merge_spellings(
-            samples, code, hexed, np.asarray(cased, dtype=bool), len(names)
-        )
+        pairs = pc.fill_null(pc.match_substring_regex(hexes, "^([0-9a-f]{2})*$"), True)
+        irregular = ~np.asarray(pairs, dtype=bool)
+        samples, code = _merge_spellings(samples, code, hexed, irregular, len(names))
     if (np.diff(code) < 0).any():
         # Rows of a topic apart from each other (a file not sorted by topic): gather.
         order = np.argsort(code, kind="stable")

@@ -72,7 +72,7 @@ def test_a_topic_s_rows_come_together_from_an_unsorted_file(tmp_path: Path) -> N
     table = _keys_table(["a", "b", "c"], 20)
     shuffled = table.take(pa.array(np.random.default_rng(1).permutation(table.num_rows)))
     path = _write(shuffled, tmp_path / "keys.parquet", row_group_size=7)
-    rows = read_key_rows(_parts(path), ["a", "b", "c", "d"])
+    rows = read_key_rows(_parts(path), ["a", "b", "c", "d", "e"])
     got = {
         t: sorted(
             zip(r.column("key").to_pylist(), r.column("count").to_pylist(), strict=True), key=repr
@@ -99,11 +99,13 @@ def test_a_key_given_as_text_and_as_hex_is_one_row(tmp_path: Path) -> None:
             {"topic": "d", "key_hex": "aB", "count": 2.0},  # one key in two cases
             {"topic": "d", "key_hex": "0c", "count": 3.0},
             {"topic": "d", "key_hex": "Ab", "count": 4.0},
+            {"topic": "e", "key_hex": "abc", "count": 1.0},  # odd: read as 0abc
+            {"topic": "e", "key_hex": "0abc", "count": 5.0},
         ],
         schema=SCHEMA,
     )
     path = _write(table, tmp_path / "keys.parquet", row_group_size=3)
-    rows = read_key_rows(_parts(path), ["a", "b", "c", "d"])
+    rows = read_key_rows(_parts(path), ["a", "b", "c", "d", "e"])
     got = {
         t: list(zip(r.column("key").to_pylist(), r.column("count").to_pylist(), strict=True))
         for t, r in rows.items()
@@ -113,6 +115,7 @@ def test_a_key_given_as_text_and_as_hex_is_one_row(tmp_path: Path) -> None:
         "b": [(b"ab", 8.0), (b"x", 4.0), (b"\x00\xff", 7.0)],
         "c": [(b"\x02", 9.0), (b"\x01", 1.0)],
         "d": [(b"\xab", 6.0), (b"\x0c", 3.0)],
+        "e": [(b"\n\xbc", 6.0)],
     }
 
 
