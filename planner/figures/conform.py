@@ -10,6 +10,7 @@ column missing) raises `FiguresError` instead.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -370,7 +371,8 @@ def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
 
     Text keys become dictionary codes when they repeat a lot (topic names), and the
     optional `key`/`key_hex` pair of the key-sample table becomes one column (a text
-    key and a hex key can never be equal, so they are told apart by a prefix).
+    key and a hex key can never be equal, so they are told apart by a prefix; the null
+    key, neither of them, is a value of its own too).
     """
     columns: dict[str, pa.Array] = {}
     rest = list(keys)
@@ -378,7 +380,7 @@ def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
         rest = [k for k in rest if k not in {"key", "key_hex"}]
         text = pc.binary_join_element_wise("t", table.column("key"), "")
         hexed = pc.binary_join_element_wise("h", table.column("key_hex"), "")
-        columns["__key"] = pc.coalesce(text, hexed)
+        columns["__key"] = pc.coalesce(text, hexed, pa.scalar("n"))
     for k in rest:
         col = table.column(k)
         if pa.types.is_string(col.type):
@@ -388,6 +390,80 @@ def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
         columns[k] = col
     columns["__i"] = pa.array(np.arange(table.num_rows))
     return pa.table(columns)
+
+
+# Tables keyed by topic and more, with more rows than this, are checked a topic at a time
+# first, and grouped (`_duplicates`) only in the topics that repeat a key: grouping every
+# row at once hashes them all into one table, 12 s and 3.6 GiB for the 20 M key-sample
+# rows of the 10,000-topic sample fleet; counting distinct keys topic by topic takes
+# 2.3 s and little memory.
+_BY_TOPIC_ROWS = 100_000
+
+
+def _duplicates(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows that repeat an earlier row's key (ascending), and that earlier row for each."""
+    filled = _grouping_columns(table, keys)
+    group_keys = [c for c in filled.column_names if c != "__i"]
+    first = filled.group_by(group_keys, use_threads=False).aggregate([("__i", "min")])
+    winners = np.zeros(table.num_rows, dtype=bool)
+    winners[first.column("__i_min").to_numpy()] = True
+    if winners.all():
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    losers = np.flatnonzero(~winners)
+    firsts = filled.take(pa.array(losers)).join(
+        first, keys=group_keys, join_type="left outer", use_threads=False
+    )
+    firsts = firsts.sort_by("__i")
+    return losers, firsts.column("__i_min").to_numpy()
+
+
+def _distinct_keys(part: pa.Table, rest: list[str]) -> int:
+    """How many distinct values `rest` (the key after its topic) takes in `part`."""
+    if rest == ["key", "key_hex"]:
+        text, hexed = part.column("key"), part.column("key_hex")
+        # One kind of key (or the null key) only: the column itself tells them apart.
+        if hexed.null_count == part.num_rows:
+            return int(pc.count_distinct(text, mode="all").as_py())
+        if text.null_count == part.num_rows:
+            return int(pc.count_distinct(hexed, mode="all").as_py())
+    values = _grouping_columns(part, rest).column(0) if len(rest) > 1 else part.column(rest[0])
+    return int(pc.count_distinct(values, mode="all").as_py())
+
+
+def _rows_of_topics_with_repeats(table: pa.Table, keys: list[str]) -> np.ndarray:
+    """The rows (ascending) of every topic in which some key is given more than once."""
+    topic = pc.fill_null(table.column("topic"), "\x00<null>")
+    n = table.num_rows
+    changes = pc.not_equal(topic.slice(1), topic.slice(0, n - 1))
+    starts = np.flatnonzero(changes.to_numpy(zero_copy_only=False)) + 1
+    heads = [topic[0].as_py(), *pc.filter(topic.slice(1), changes).to_pylist()]
+    rest = table.select(keys[1:])
+    order: np.ndarray | None = None
+    if len(set(heads)) < len(heads):  # some topic's rows are not all together
+        codes = pc.dictionary_encode(topic).combine_chunks().indices.to_numpy()
+        order = np.argsort(codes)
+        starts = np.flatnonzero(np.diff(codes[order])) + 1
+        rest = rest.take(pa.array(order))
+    bounds = np.concatenate([[0], starts, [n]]).tolist()
+    repeating: list[np.ndarray] = []
+    for lo, hi in itertools.pairwise(bounds):
+        if _distinct_keys(rest.slice(lo, hi - lo), keys[1:]) < hi - lo:
+            repeating.append(np.arange(lo, hi) if order is None else order[lo:hi])
+    if not repeating:
+        return np.empty(0, np.int64)
+    return np.sort(np.concatenate(repeating))
+
+
+def _find_duplicates(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    # A key includes its topic, so only the rows of topics that repeat a key can repeat
+    # one; `_duplicates` on those rows alone, in their order, finds the same rows.
+    if keys[0] == "topic" and len(keys) > 1 and table.num_rows > _BY_TOPIC_ROWS:
+        suspects = _rows_of_topics_with_repeats(table, keys)
+        if suspects.size == 0:
+            return suspects, suspects
+        losers, firsts = _duplicates(table.take(pa.array(suspects)), keys)
+        return suspects[losers], suspects[firsts]
+    return _duplicates(table, keys)
 
 
 def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conformed:
@@ -402,22 +478,14 @@ def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conforme
     if table.num_rows == 0:
         return Conformed(table, empty("rejected"), rows)
     keys = list(spec.key)
-    filled = _grouping_columns(table, keys)
-    group_keys = [c for c in filled.column_names if c != "__i"]
-    first = filled.group_by(group_keys, use_threads=False).aggregate([("__i", "min")])
-    winners = np.zeros(table.num_rows, dtype=bool)
-    winners[first.column("__i_min").to_numpy()] = True
-    if winners.all():
+    losers, first_of = _find_duplicates(table, keys)
+    if losers.size == 0:
         return Conformed(table, empty("rejected"), rows)
-    losers = np.flatnonzero(~winners)
-    firsts = filled.take(pa.array(losers)).join(
-        first, keys=group_keys, join_type="left outer", use_threads=False
-    )
-    firsts = firsts.sort_by("__i")
-    origin = table.column("source").take(firsts.column("__i_min")).to_pylist()
-    first_rows = (
-        [None] * len(losers) if rows is None else rows.take(firsts.column("__i_min")).to_pylist()
-    )
+    winners = np.ones(table.num_rows, dtype=bool)
+    winners[losers] = False
+    first = pa.array(first_of)
+    origin = table.column("source").take(first).to_pylist()
+    first_rows = [None] * len(losers) if rows is None else rows.take(first).to_pylist()
     reasons = [
         f"duplicate ({', '.join(keys)}): first given by {src}"
         + ("" if row is None else f" row {row}")

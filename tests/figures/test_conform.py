@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime
 
 import numpy as np
@@ -167,6 +168,87 @@ def test_dedupe_keeps_the_first_and_names_it() -> None:
     reasons = out.rejected.column("reason").to_pylist()
     assert reasons[0] == "duplicate (topic, ts): first given by a.csv row 2"
     assert set(out.rejected.column("source").to_pylist()) == {"a.csv", "b.csv"}
+
+
+def _keys(topics: list[str], keys: list[str | None], hexes: list[str | None]) -> pa.Table:
+    n = len(topics)
+    return pa.table(
+        {
+            "topic": topics,
+            "key": pa.array(keys, pa.string()),
+            "key_hex": pa.array(hexes, pa.string()),
+            "count": [float(i) for i in range(n)],
+            "source": [f"f{i}.csv" for i in range(n)],
+        },
+        schema=TABLES["keys"].schema,
+    )
+
+
+def test_a_key_is_text_hex_or_null_and_each_kind_is_a_key_of_its_own() -> None:
+    table = _keys(
+        ["t", "t", "t", "t", "t", "t", "u"],
+        ["ab", None, None, None, None, "ab", None],
+        [None, "ab", "AB", None, None, None, None],
+    )
+    out = dedupe("keys", table, pa.array(range(2, 9)))
+    # Text "ab", hex "ab" and hex "AB" differ; the null key (neither) is one key, and
+    # its second row names the first; topic u's null key is another topic's.
+    assert out.table.column("source").to_pylist() == [
+        "f0.csv",
+        "f1.csv",
+        "f2.csv",
+        "f3.csv",
+        "f6.csv",
+    ]
+    assert out.rejected.column("reason").to_pylist() == [
+        "duplicate (topic, key, key_hex): first given by f3.csv row 5",
+        "duplicate (topic, key, key_hex): first given by f0.csv row 2",
+    ]
+
+
+def _random_keys(rng: np.random.Generator, n: int, topics: int, spread: int | None) -> pa.Table:
+    # Text, hex and null keys drawn from `spread` values; None: every key distinct.
+    if spread is None:
+        kinds, values = rng.integers(0, 2, n), rng.permutation(n)
+    else:
+        kinds, values = rng.integers(0, 3, n), rng.integers(0, spread, n)
+    table = _keys(
+        [f"t{t}" for t in rng.integers(0, topics, n)],
+        [f"k{v}" if k == 0 else None for k, v in zip(kinds, values, strict=True)],
+        [f"{v:04x}" if k == 1 else None for k, v in zip(kinds, values, strict=True)],
+    )
+    cuts = sorted(rng.integers(0, n, 3).tolist())  # pieces from several files
+    return pa.concat_tables(
+        [table.slice(lo, hi - lo) for lo, hi in zip([0, *cuts], [*cuts, n], strict=True)]
+    )
+
+
+@pytest.mark.parametrize("together", [True, False])
+def test_large_tables_are_checked_topic_by_topic_with_the_same_result(
+    monkeypatch: pytest.MonkeyPatch, together: bool
+) -> None:
+    # Topic by topic (the large-table path), the rows kept and rejected, their order and
+    # each rejection's "first given by" are those of grouping the whole table at once;
+    # with each topic's rows together (one file per topic) and interleaved.
+    # The package exports the function `conform` under the module's name.
+    module = importlib.import_module("planner.figures.conform")
+    rng = np.random.default_rng(7)
+    for spread in (20, 2_000, None):  # many repeats, a few, none
+        table = _random_keys(rng, 3_000, 12, spread)
+        if together:
+            table = table.take(
+                pa.array(np.argsort(table.column("topic").to_numpy(), kind="stable"))
+            )
+        rows = pa.array(rng.permutation(table.num_rows).astype(np.int64))
+        monkeypatch.setattr(module, "_BY_TOPIC_ROWS", 10**9)
+        whole = dedupe("keys", table, rows)
+        monkeypatch.setattr(module, "_BY_TOPIC_ROWS", 100)
+        by_topic = dedupe("keys", table, rows)
+        assert by_topic.table.equals(whole.table)
+        assert by_topic.rejected.equals(whole.rejected)
+        assert by_topic.rows is not None and whole.rows is not None
+        assert by_topic.rows.equals(whole.rows)
+        assert (whole.rejected.num_rows > 0) == (spread is not None)
 
 
 def test_conform_is_vectorised_on_a_month_of_a_large_fleet() -> None:
