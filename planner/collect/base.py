@@ -8,7 +8,7 @@ from typing import Protocol, TypeVar
 
 import pyarrow as pa
 
-from planner.figures.conform import Conformed
+from planner.figures.conform import Conformed, compact_source
 from planner.figures.dataset import DataInterval
 
 __all__ = ["Collected", "Source", "SourceUnavailable", "retry"]
@@ -36,8 +36,12 @@ class Collected:
     notes: list[str] = field(default_factory=list)
 
     def add(self, name: str, conformed: Conformed) -> None:
-        """Add one conformed piece of table `name` (its rejected rows go to `rejected`)."""
-        self.parts.setdefault(name, []).append(conformed)
+        """Add one conformed piece of table `name` (its rejected rows go to `rejected`).
+
+        The piece is kept with its `source` column dictionary-encoded
+        (`compact_source`): one name for all the rows of a file, not one per row.
+        """
+        self.parts.setdefault(name, []).append(compact_source(conformed))
         if conformed.rejected.num_rows:
             self.rejected.append(conformed.rejected)
 

@@ -184,6 +184,25 @@ def _sorted(name: str, table: pa.Table) -> pa.Table:
     return table.take(pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys]))
 
 
+def _as_written(schema: pa.Schema) -> pa.Schema:
+    # Dictionary-encoded columns (collection keeps `source` so) are written as their values.
+    return pa.schema(
+        [f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema],
+        metadata=schema.metadata,
+    )
+
+
+def _write_table(table: pa.Table, path: Path) -> None:
+    # Row group by row group, so a dictionary-encoded column is turned back into text a
+    # group at a time rather than for the whole table at once.
+    schema = _as_written(table.schema)
+    rows = _row_group_rows(table.num_rows)
+    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+        # An empty table still gets its one (empty) row group.
+        for start in range(0, max(table.num_rows, 1), rows):
+            writer.write_table(table.slice(start, rows).cast(schema), row_group_size=rows)
+
+
 def write_interval(
     root: str | Path,
     interval: DataInterval,
@@ -212,7 +231,7 @@ def write_interval(
         spec = REJECTED if name == "rejected" else TABLES.get(name)
         if spec is None:
             raise ValueError(f"unknown figures table {name!r}")
-        if not table.schema.equals(spec.schema):
+        if not _as_written(table.schema).equals(spec.schema):
             raise ValueError(f"table {name!r} does not have the canonical schema: {table.schema}")
     token = uuid.uuid4().hex[:12]
     staging = root / f".staging-{interval.key}-{token}"
@@ -220,12 +239,7 @@ def write_interval(
     try:
         counts = {}
         for name, table in tables.items():
-            pq.write_table(
-                _sorted(name, table),
-                staging / f"{name}.parquet",
-                compression="zstd",
-                row_group_size=_row_group_rows(table.num_rows),
-            )
+            _write_table(_sorted(name, table), staging / f"{name}.parquet")
             counts[name] = table.num_rows
         manifest = {
             "interval": {"start": interval.start.isoformat(), "end": interval.end.isoformat()},

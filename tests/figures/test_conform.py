@@ -9,7 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from planner.figures import TABLES, FiguresError, conform, dedupe
+from planner.figures import REJECTED, TABLES, FiguresError, conform, dedupe
+from planner.figures.conform import compact_source
 
 
 def _throughput(**overrides: list[object]) -> pa.Table:
@@ -156,9 +157,14 @@ def test_groups_strategies_and_keys_hex() -> None:
     assert keys.rejected.num_rows == 2
 
 
-def test_dedupe_keeps_the_first_and_names_it() -> None:
+@pytest.mark.parametrize("compact", [False, True])
+def test_dedupe_keeps_the_first_and_names_it(compact: bool) -> None:
+    # Collection keeps pieces with `source` dictionary-encoded; the rejected rows are
+    # the same, with their source as text.
     first = conform("throughput", _throughput(), source="a.csv", first_row=2)
     again = conform("throughput", _throughput(), source="b.csv", first_row=2)
+    if compact:
+        first, again = compact_source(first), compact_source(again)
     table = pa.concat_tables([first.table, again.table])
     assert first.rows is not None and again.rows is not None
     rows = pa.concat_arrays([first.rows, again.rows])
@@ -168,6 +174,7 @@ def test_dedupe_keeps_the_first_and_names_it() -> None:
     reasons = out.rejected.column("reason").to_pylist()
     assert reasons[0] == "duplicate (topic, ts): first given by a.csv row 2"
     assert set(out.rejected.column("source").to_pylist()) == {"a.csv", "b.csv"}
+    assert out.rejected.schema.equals(REJECTED.schema)
 
 
 def _keys(topics: list[str], keys: list[str | None], hexes: list[str | None]) -> pa.Table:

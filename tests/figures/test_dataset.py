@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from planner.figures import (
+    TABLES,
     DataInterval,
     conform,
     empty,
@@ -21,8 +22,10 @@ from planner.figures import (
     list_intervals,
     read_manifest,
     read_table,
+    rejections,
     write_interval,
 )
+from planner.figures.conform import compact_source
 
 DAY = DataInterval.day(date(2026, 11, 21))
 
@@ -71,19 +74,24 @@ def test_a_write_that_fails_half_way_leaves_the_old_interval(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_interval(tmp_path, DAY, {"throughput": _throughput(1.0)})
-    real = pq.write_table
+    real = pq.ParquetWriter.write_table
     calls = []
 
-    def dying(table: pa.Table, where: object, **kwargs: object) -> None:
-        calls.append(where)
-        if len(calls) == 2:
+    def dying(self: pq.ParquetWriter, table: pa.Table, **kwargs: object) -> None:
+        calls.append(table)
+        if len(calls) == 2:  # the second file's first row group
             raise OSError("disk full")
-        real(table, where, **kwargs)
+        real(self, table, **kwargs)
 
-    monkeypatch.setattr(pq, "write_table", dying)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", dying)
     with pytest.raises(OSError, match="disk full"):
         write_interval(
-            tmp_path, DAY, {"throughput": _throughput(9.0), "rejected": empty("rejected")}
+            tmp_path,
+            DAY,
+            {
+                "throughput": _throughput(9.0),
+                "rejected": rejections("throughput", "a.csv", [2], ["ts"], ["x"], ["not a time"]),
+            },
         )
     table = read_table(tmp_path, DAY, "throughput")
     assert table is not None and table.column("bytes_in_per_s").to_pylist() == [1.0]
@@ -150,6 +158,37 @@ def test_large_tables_are_written_sorted_by_topic_in_small_row_groups(tmp_path: 
         ]
         got = key_table.filter(pc.equal(key_table.column("topic"), topic))
         assert got.column("key").to_pylist() == mine
+
+
+def test_a_dictionary_encoded_source_is_written_as_text(tmp_path: Path) -> None:
+    # Collection keeps each piece's `source` dictionary-encoded (compact_source); the
+    # files are the ones the text column gives, row group by row group.
+    n = 10_000
+    pieces = [
+        conform(
+            "keys",
+            pa.table(
+                {
+                    "topic": [f"t{i // 100:03d}" for i in range(lo, lo + n // 2)],
+                    "key": [f"k{i}" for i in range(lo, lo + n // 2)],
+                    "count": np.ones(n // 2),
+                }
+            ),
+            source=f"landing:/keys/part-{lo}.parquet",
+        )
+        for lo in (0, n // 2)
+    ]
+    plain = pa.concat_tables([p.table for p in pieces])
+    compact = pa.concat_tables([compact_source(p).table for p in pieces])
+    assert pa.types.is_dictionary(compact.schema.field("source").type)
+    a = write_interval(tmp_path / "a", DAY, {"keys": plain}) / "keys.parquet"
+    b = write_interval(tmp_path / "b", DAY, {"keys": compact}) / "keys.parquet"
+    assert pq.read_schema(b).equals(TABLES["keys"].schema)
+    assert pq.read_table(b).equals(pq.read_table(a))
+    assert pq.ParquetFile(b).metadata.num_row_groups == 3
+    assert pq.ParquetFile(a).metadata.num_row_groups == 3
+    with pytest.raises(ValueError, match="canonical schema"):
+        write_interval(tmp_path / "c", DAY, {"keys": compact.drop_columns(["count"])})
 
 
 def test_a_table_that_arrives_sorted_is_written_as_it_came(tmp_path: Path) -> None:
