@@ -268,7 +268,7 @@ def _rule_expectations(column: Column) -> list[Expectation]:
             gxe.ExpectColumnValuesToMatchRegex(
                 column=column.name,
                 regex=_HEX_REGEX,
-                description=f"{column.name} is hex bytes (pairs of 0-9 a-f)",
+                description=f"{column.name} is hex bytes (pairs of 0-9, a-f or A-F)",
             )
         ]
     if rule == "nonempty":
