@@ -548,6 +548,12 @@ def _sizing_row(
             f"{_UNITS['mib_out']}: bytes out divided over the {row['consuming_groups']} "
             f"consumer groups that read the topic"
         )
+    elif history.mib_out is not None and row["consuming_groups"] == 0:
+        # The conservative reading: one unseen group may read at the topic's whole rate.
+        row["rationale"].append(
+            f"{_UNITS['mib_out']}: no consumer group is known to read the topic, so all of "
+            f"its bytes out count as one group's read rate"
+        )
     try:
         plan = plan_topic(
             history,

@@ -116,6 +116,23 @@ def test_bytes_out_are_shared_by_every_group_reading_the_topic() -> None:
     assert row["mib_out_peak_per_s"] == pytest.approx(alone["mib_out_peak_per_s"] / 3, rel=1e-12)
     assert row["mib_in_peak_per_s"] == alone["mib_in_peak_per_s"]
     assert any("3 consumer groups" in line for line in row["rationale"])
+    assert not any("all of its bytes out" in line for line in row["rationale"])
+
+
+@pytest.mark.parametrize(("groups", "said"), [([], True), ([("solo", "range", 2)], False)])
+def test_bytes_out_read_by_no_known_group_are_one_groups_and_the_rationale_says_so(
+    groups: list[tuple[str, str, int]], said: bool
+) -> None:
+    throughput = ai.hourly(out_ratio=3.0)
+    row = _row(throughput, ai.facts(groups=groups))
+    alone = _row(throughput, ai.facts(groups=[("solo", "range", 2)]))
+    assert row["mib_out_peak_per_s"] == alone["mib_out_peak_per_s"]
+    line = (
+        "MiB/s out per group: no consumer group is known to read the topic, so all of its "
+        "bytes out count as one group's read rate"
+    )
+    assert (line in row["rationale"]) is said
+    assert not any("divided over" in r for r in row["rationale"])
 
 
 def test_a_keyed_topic_hashes_its_sample_like_plan_topic() -> None:
