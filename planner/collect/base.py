@@ -8,7 +8,7 @@ from typing import Protocol, TypeVar
 
 import pyarrow as pa
 
-from planner.figures.conform import Conformed, compact_source
+from planner.figures.conform import Conformed, compact
 from planner.figures.dataset import DataInterval
 
 __all__ = ["Collected", "Source", "SourceUnavailable", "retry"]
@@ -38,10 +38,12 @@ class Collected:
     def add(self, name: str, conformed: Conformed) -> None:
         """Add one conformed piece of table `name` (its rejected rows go to `rejected`).
 
-        The piece is kept with its `source` column dictionary-encoded
-        (`compact_source`): one name for all the rows of a file, not one per row.
+        The piece is kept with its `source` column dictionary-encoded (`compact`): one
+        name for all the rows of a file, not one per row; in the two large tables
+        (throughput samples, key samples) its `topic` column too.
         """
-        self.parts.setdefault(name, []).append(compact_source(conformed))
+        columns = ("source", "topic") if name in ("throughput", "keys") else ("source",)
+        self.parts.setdefault(name, []).append(compact(conformed, columns))
         if conformed.rejected.num_rows:
             self.rejected.append(conformed.rejected)
 

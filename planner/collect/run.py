@@ -98,11 +98,28 @@ def _concat(pieces: Sequence[Conformed], name: str) -> tuple[pa.Table, pa.Array]
     return table, pa.concat_arrays(rows) if rows else pa.array([], pa.int64())
 
 
+def _listed(topics: pa.ChunkedArray, known: pa.Array) -> np.ndarray:
+    """Whether each row's topic is one of `known`.
+
+    A dictionary-encoded column (as `Collected` keeps the large tables) is looked up by
+    its dictionaries, so its rows are not decoded into text.
+    """
+    if not pa.types.is_dictionary(topics.type):
+        member = pc.is_in(topics, value_set=known)
+        return np.asarray(member.to_numpy(zero_copy_only=False), dtype=bool)
+    pieces = [
+        np.asarray(pc.is_in(c.dictionary, value_set=known).to_numpy(zero_copy_only=False))[
+            c.indices.to_numpy(zero_copy_only=False)
+        ]
+        for c in topics.chunks
+    ]
+    return np.concatenate(pieces).astype(bool) if pieces else np.zeros(0, dtype=bool)
+
+
 def _reject_unknown_topics(
     name: str, table: pa.Table, rows: pa.Array, known: pa.Array
 ) -> tuple[pa.Table, pa.Array, pa.Table]:
-    member = pc.is_in(table.column("topic"), known)
-    unknown = np.asarray(pc.invert(member).to_numpy(zero_copy_only=False), dtype=bool)
+    unknown = ~_listed(table.column("topic"), known)
     if not unknown.any():
         return table, rows, empty("rejected")
     index = pa.array(np.flatnonzero(unknown))

@@ -27,7 +27,7 @@ from planner.partitioners import PARTITIONERS
 __all__ = [
     "Conformed",
     "FiguresError",
-    "compact_source",
+    "compact",
     "conform",
     "dedupe",
     "empty",
@@ -374,28 +374,30 @@ def conform(
     return Conformed(table, rejected, kept_rows)
 
 
-def compact_source(conformed: Conformed) -> Conformed:
-    """The same piece with its `source` column dictionary-encoded.
+def compact(conformed: Conformed, columns: Sequence[str] = ("source",)) -> Conformed:
+    """The same piece with `columns` (text) dictionary-encoded.
 
-    A source names every row it gave, so as text the name is repeated per row: for the
-    key samples of a landing folder (100,000 rows per file, a 70-character label) it is
-    half the memory of the collected table. Collection keeps pieces this way; the
-    figures writer writes the column back as text (`write_interval`).
+    A source names every row it gave, and a topic every sample of it, so as text each is
+    repeated per row: in the key samples of a landing folder (100,000 rows per file) a
+    70-character source label was half the memory of the collected table and the topic
+    name a fifth. Collection keeps pieces this way; the figures writer writes the
+    columns back as text (`write_interval`).
     """
     table = conformed.table
-    i = table.schema.get_field_index("source")
-    if i < 0 or pa.types.is_dictionary(table.schema.field(i).type):
-        return conformed
-    field = table.schema.field(i)
-    encoded = pc.dictionary_encode(table.column(i))
-    table = table.set_column(i, field.with_type(encoded.type), encoded)
+    for name in columns:
+        i = table.schema.get_field_index(name)
+        if i < 0 or pa.types.is_dictionary(table.schema.field(i).type):
+            continue
+        encoded = pc.dictionary_encode(table.column(i))
+        table = table.set_column(i, table.schema.field(i).with_type(encoded.type), encoded)
     return Conformed(table, conformed.rejected, conformed.rows)
 
 
 def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
     """The key columns in a cheap form to group on, plus the row index `__i`.
 
-    Text keys become dictionary codes when they repeat a lot (topic names), and the
+    Text keys become dictionary codes when they repeat a lot (topic names) or come
+    dictionary-encoded already (`compact`), and the
     optional `key`/`key_hex` pair of the key-sample table becomes one column (a text
     key and a hex key can never be equal, so they are told apart by a prefix; the null
     key, neither of them, is a value of its own too).
@@ -409,9 +411,12 @@ def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
         columns["__key"] = pc.coalesce(text, hexed, pa.scalar("n"))
     for k in rest:
         col = table.column(k)
-        if pa.types.is_string(col.type):
+        coded = pa.types.is_dictionary(col.type)
+        if coded or pa.types.is_string(col.type):
             col = pc.fill_null(col, "\x00<null>")
-            if table.num_rows > 1_000:
+            # Codes from one dictionary for every piece (grouping on pieces' differing
+            # dictionaries is not supported).
+            if coded or table.num_rows > 1_000:
                 col = pc.dictionary_encode(col).combine_chunks().indices
         columns[k] = col
     columns["__i"] = pa.array(np.arange(table.num_rows))
@@ -460,13 +465,21 @@ def _rows_of_topics_with_repeats(table: pa.Table, keys: list[str]) -> np.ndarray
     """The rows (ascending) of every topic in which some key is given more than once."""
     topic = pc.fill_null(table.column("topic"), "\x00<null>")
     n = table.num_rows
-    changes = pc.not_equal(topic.slice(1), topic.slice(0, n - 1))
-    starts = np.flatnonzero(changes.to_numpy(zero_copy_only=False)) + 1
-    heads = [topic[0].as_py(), *pc.filter(topic.slice(1), changes).to_pylist()]
+    codes: np.ndarray | None = None
+    if pa.types.is_dictionary(topic.type):  # (as collection keeps it: compare codes)
+        unified = topic.unify_dictionaries()
+        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
+        starts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        heads = codes[np.concatenate([[0], starts])].tolist()
+    else:
+        changes = pc.not_equal(topic.slice(1), topic.slice(0, n - 1))
+        starts = np.flatnonzero(changes.to_numpy(zero_copy_only=False)) + 1
+        heads = [topic[0].as_py(), *pc.filter(topic.slice(1), changes).to_pylist()]
     rest = table.select(keys[1:])
     order: np.ndarray | None = None
     if len(set(heads)) < len(heads):  # some topic's rows are not all together
-        codes = pc.dictionary_encode(topic).combine_chunks().indices.to_numpy()
+        if codes is None:
+            codes = pc.dictionary_encode(topic).combine_chunks().indices.to_numpy()
         order = np.argsort(codes)
         starts = np.flatnonzero(np.diff(codes[order])) + 1
         rest = rest.take(pa.array(order))

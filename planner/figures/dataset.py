@@ -37,6 +37,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -165,9 +166,24 @@ def _row_group_rows(rows: int) -> int:
 _SORTED_BY: Mapping[str, tuple[str, ...]] = {"throughput": ("topic", "ts"), "keys": ("topic",)}
 
 
+def _sort_column(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
+    # Arrow sorts no dictionary-encoded column: each code becomes its value's rank.
+    if not pa.types.is_dictionary(column.type) or column.num_chunks == 0:
+        return column
+    unified = column.unify_dictionaries()
+    values = unified.chunk(0).dictionary
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[pc.sort_indices(values).to_numpy()] = np.arange(len(values))
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
+    return pa.array(rank[codes])
+
+
 def _in_order(table: pa.Table, keys: tuple[str, ...]) -> bool:
     # Whether every row is at or after the one before it, comparing `keys` in turn.
-    head, tail = table.slice(0, table.num_rows - 1), table.slice(1)
+    # (Dictionary-encoded columns by their values' ranks: comparing them as they are
+    # would decode both sides.)
+    by = pa.table({k: _sort_column(table.column(k)) for k in keys})
+    head, tail = by.slice(0, by.num_rows - 1), by.slice(1)
     after = pc.greater_equal(tail.column(keys[-1]), head.column(keys[-1]))
     for key in reversed(keys[:-1]):
         before, now = head.column(key), tail.column(key)
@@ -181,11 +197,13 @@ def _sorted(name: str, table: pa.Table) -> pa.Table:
     keys = _SORTED_BY.get(name)
     if keys is None or table.num_rows < 2 or _in_order(table, keys):
         return table
-    return table.take(pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys]))
+    by = pa.table({k: _sort_column(table.column(k)) for k in keys})
+    return table.take(pc.sort_indices(by, sort_keys=[(k, "ascending") for k in keys]))
 
 
 def _as_written(schema: pa.Schema) -> pa.Schema:
-    # Dictionary-encoded columns (collection keeps `source` so) are written as their values.
+    # Dictionary-encoded columns (collection keeps `source` and `topic` so) are written as
+    # their values.
     return pa.schema(
         [f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema],
         metadata=schema.metadata,

@@ -78,7 +78,10 @@ def landing(tmp_path: Path) -> Path:
         "topic,producer_mib_per_s,consumer_mib_per_s\n*,20,5\norders,30,4\n",
     )
     _write(root / "cluster" / "cluster.csv", "broker_id,rack\n1,a\n2,b\n3,c\n")
-    _write(root / "keys" / "orders.csv", "topic,key,count\norders,alice,10\norders,bob,3\n")
+    _write(
+        root / "keys" / "orders.csv",
+        "topic,key,count\norders,alice,10\nghost,carol,2\norders,bob,3\n",
+    )
     (root / "perf").mkdir()
     for name in ("orders.producer.txt", "clicks.consumer.txt", "legacy.consumer.txt"):
         shutil.copy(PERF / name, root / "perf" / name)
@@ -134,6 +137,10 @@ def test_bad_rows_are_rejected_with_file_row_and_field(landing: Path, tmp_path: 
     )
     assert "a.csv row 3" in found[("b.parquet", 3, "ts")]
     assert found[("groups.jsonl", 2, "topic")].startswith("topic is not in the topics table")
+    # Key-sample rows are kept with their topic dictionary-encoded; looked up the same.
+    assert found[("orders.csv", 3, "topic")].startswith("topic is not in the topics table")
+    keys = read_table(tmp_path / "figures", DAY, "keys")
+    assert keys is not None and keys.column("key").to_pylist() == ["alice", "bob"]
     legacy = [r for r in report.rejected.to_pylist() if "legacy.consumer.txt" in r["source"]]
     assert len(legacy) == 1 and "rebalance.time.ms" in legacy[0]["reason"]
     stored = read_table(tmp_path / "figures", DAY, "rejected")
@@ -199,7 +206,7 @@ def test_the_collect_command(
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "rejected rows: 7" in out
+    assert "rejected rows: 8" in out
     assert "a.csv: row 4: field 'bytes_in_per_s' = '-2': negative" in out
     code = main(
         [

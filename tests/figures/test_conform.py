@@ -9,8 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from planner.figures import REJECTED, TABLES, FiguresError, conform, dedupe
-from planner.figures.conform import compact_source
+from planner.figures import REJECTED, TABLES, Conformed, FiguresError, conform, dedupe, empty
+from planner.figures.conform import compact
 
 
 def _throughput(**overrides: list[object]) -> pa.Table:
@@ -157,14 +157,14 @@ def test_groups_strategies_and_keys_hex() -> None:
     assert keys.rejected.num_rows == 2
 
 
-@pytest.mark.parametrize("compact", [False, True])
-def test_dedupe_keeps_the_first_and_names_it(compact: bool) -> None:
+@pytest.mark.parametrize("compacted", [False, True])
+def test_dedupe_keeps_the_first_and_names_it(compacted: bool) -> None:
     # Collection keeps pieces with `source` dictionary-encoded; the rejected rows are
     # the same, with their source as text.
     first = conform("throughput", _throughput(), source="a.csv", first_row=2)
     again = conform("throughput", _throughput(), source="b.csv", first_row=2)
-    if compact:
-        first, again = compact_source(first), compact_source(again)
+    if compacted:
+        first, again = (compact(p, ("source", "topic")) for p in (first, again))
     table = pa.concat_tables([first.table, again.table])
     assert first.rows is not None and again.rows is not None
     rows = pa.concat_arrays([first.rows, again.rows])
@@ -256,6 +256,19 @@ def test_large_tables_are_checked_topic_by_topic_with_the_same_result(
         assert by_topic.rows is not None and whole.rows is not None
         assert by_topic.rows.equals(whole.rows)
         assert (whole.rejected.num_rows > 0) == (spread is not None)
+        # On pieces as collection keeps them (topic and source dictionary-encoded, each
+        # piece with its own dictionary), by either path: the same.
+        coded = pa.concat_tables(
+            compact(
+                Conformed(pa.Table.from_batches([b]), empty("rejected")), ("source", "topic")
+            ).table
+            for b in table.to_batches()
+        )
+        for rows_at_once in (10**9, 100):
+            monkeypatch.setattr(module, "_BY_TOPIC_ROWS", rows_at_once)
+            out = dedupe("keys", coded, rows)
+            assert out.table.cast(table.schema).equals(whole.table)
+            assert out.rejected.equals(whole.rejected)
 
 
 def test_conform_is_vectorised_on_a_month_of_a_large_fleet() -> None:

@@ -25,7 +25,7 @@ from planner.figures import (
     rejections,
     write_interval,
 )
-from planner.figures.conform import compact_source
+from planner.figures.conform import compact
 
 DAY = DataInterval.day(date(2026, 11, 21))
 
@@ -160,16 +160,17 @@ def test_large_tables_are_written_sorted_by_topic_in_small_row_groups(tmp_path: 
         assert got.column("key").to_pylist() == mine
 
 
-def test_a_dictionary_encoded_source_is_written_as_text(tmp_path: Path) -> None:
-    # Collection keeps each piece's `source` dictionary-encoded (compact_source); the
-    # files are the ones the text column gives, row group by row group.
+def test_dictionary_encoded_columns_are_sorted_and_written_as_text(tmp_path: Path) -> None:
+    # Collection keeps each piece's `source` and `topic` dictionary-encoded (compact);
+    # the files are the ones text columns give: sorted by topic the same way (the pieces
+    # interleave), in the same row groups.
     n = 10_000
     pieces = [
         conform(
             "keys",
             pa.table(
                 {
-                    "topic": [f"t{i // 100:03d}" for i in range(lo, lo + n // 2)],
+                    "topic": [f"t{(i * 7) % 300:03d}" for i in range(lo, lo + n // 2)],
                     "key": [f"k{i}" for i in range(lo, lo + n // 2)],
                     "count": np.ones(n // 2),
                 }
@@ -179,16 +180,18 @@ def test_a_dictionary_encoded_source_is_written_as_text(tmp_path: Path) -> None:
         for lo in (0, n // 2)
     ]
     plain = pa.concat_tables([p.table for p in pieces])
-    compact = pa.concat_tables([compact_source(p).table for p in pieces])
-    assert pa.types.is_dictionary(compact.schema.field("source").type)
+    compacted = pa.concat_tables([compact(p, ("source", "topic")).table for p in pieces])
+    assert pa.types.is_dictionary(compacted.schema.field("topic").type)
     a = write_interval(tmp_path / "a", DAY, {"keys": plain}) / "keys.parquet"
-    b = write_interval(tmp_path / "b", DAY, {"keys": compact}) / "keys.parquet"
+    b = write_interval(tmp_path / "b", DAY, {"keys": compacted}) / "keys.parquet"
     assert pq.read_schema(b).equals(TABLES["keys"].schema)
-    assert pq.read_table(b).equals(pq.read_table(a))
+    written = pq.read_table(b)
+    assert written.equals(pq.read_table(a))
+    assert written.column("topic").to_pylist() == sorted(plain.column("topic").to_pylist())
     assert pq.ParquetFile(b).metadata.num_row_groups == 3
     assert pq.ParquetFile(a).metadata.num_row_groups == 3
     with pytest.raises(ValueError, match="canonical schema"):
-        write_interval(tmp_path / "c", DAY, {"keys": compact.drop_columns(["count"])})
+        write_interval(tmp_path / "c", DAY, {"keys": compacted.drop_columns(["count"])})
 
 
 def test_a_table_that_arrives_sorted_is_written_as_it_came(tmp_path: Path) -> None:
