@@ -313,7 +313,7 @@ def _fleet(work: Path, topics: int, days: int) -> tuple[Path, str, dict[str, flo
     run = DataInterval.day((END - timedelta(days=1)).date())
     timings: dict[str, float] = {}
     if not (figures / f"interval={run.key}" / "_manifest.json").exists():
-        # In a process of its own: collection's memory (13.7 GB at 50,000 topics) must
+        # In a process of its own: collection's memory (19.6 GB at 100,000 topics) must
         # not stay with this one while the measured jobs run.
         done = subprocess.run(
             [sys.executable, __file__, "--build-fleet", str(work), str(topics), str(days)],
