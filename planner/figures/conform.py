@@ -32,6 +32,7 @@ __all__ = [
     "dedupe",
     "empty",
     "rejections",
+    "unified_codes",
 ]
 
 _NUMBER = r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$"
@@ -393,6 +394,19 @@ def compact(conformed: Conformed, columns: Sequence[str] = ("source",)) -> Confo
     return Conformed(table, conformed.rejected, conformed.rows)
 
 
+def unified_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """A dictionary-encoded column's codes over one dictionary for all its pieces.
+
+    Returns:
+        Each row's code, and the dictionary the codes index.
+    """
+    unified = column.unify_dictionaries()
+    if unified.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64), pa.array([], column.type.value_type)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
+    return codes, unified.chunk(0).dictionary
+
+
 def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
     """The key columns in a cheap form to group on, plus the row index `__i`.
 
@@ -467,8 +481,7 @@ def _rows_of_topics_with_repeats(table: pa.Table, keys: list[str]) -> np.ndarray
     n = table.num_rows
     codes: np.ndarray | None = None
     if pa.types.is_dictionary(topic.type):  # (as collection keeps it: compare codes)
-        unified = topic.unify_dictionaries()
-        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
+        codes, _ = unified_codes(topic)
         starts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
         heads = codes[np.concatenate([[0], starts])].tolist()
     else:

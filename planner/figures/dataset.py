@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from planner.figures.conform import unified_codes
 from planner.figures.schema import REJECTED, TABLES
 
 __all__ = [
@@ -167,22 +168,19 @@ _SORTED_BY: Mapping[str, tuple[str, ...]] = {"throughput": ("topic", "ts"), "key
 
 
 def _sort_column(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
-    # Arrow sorts no dictionary-encoded column: each code becomes its value's rank.
-    if not pa.types.is_dictionary(column.type) or column.num_chunks == 0:
+    # Arrow sorts no dictionary-encoded column, and comparing one decodes it: each code
+    # becomes its value's rank instead.
+    if not pa.types.is_dictionary(column.type):
         return column
-    unified = column.unify_dictionaries()
-    values = unified.chunk(0).dictionary
+    codes, values = unified_codes(column)
     rank = np.empty(len(values), dtype=np.int64)
     rank[pc.sort_indices(values).to_numpy()] = np.arange(len(values))
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
     return pa.array(rank[codes])
 
 
-def _in_order(table: pa.Table, keys: tuple[str, ...]) -> bool:
-    # Whether every row is at or after the one before it, comparing `keys` in turn.
-    # (Dictionary-encoded columns by their values' ranks: comparing them as they are
-    # would decode both sides.)
-    by = pa.table({k: _sort_column(table.column(k)) for k in keys})
+def _in_order(by: pa.Table) -> bool:
+    # Whether every row is at or after the one before it, comparing the columns in turn.
+    keys = by.column_names
     head, tail = by.slice(0, by.num_rows - 1), by.slice(1)
     after = pc.greater_equal(tail.column(keys[-1]), head.column(keys[-1]))
     for key in reversed(keys[:-1]):
@@ -195,9 +193,11 @@ def _sorted(name: str, table: pa.Table) -> pa.Table:
     # Checking costs a comparison per row; sorting 20 M key rows takes seconds, and the
     # sample fleet and the Prometheus source give sorted tables already.
     keys = _SORTED_BY.get(name)
-    if keys is None or table.num_rows < 2 or _in_order(table, keys):
+    if keys is None or table.num_rows < 2:
         return table
     by = pa.table({k: _sort_column(table.column(k)) for k in keys})
+    if _in_order(by):
+        return table
     return table.take(pc.sort_indices(by, sort_keys=[(k, "ascending") for k in keys]))
 
 
