@@ -177,6 +177,35 @@ def test_dedupe_keeps_the_first_and_names_it(compacted: bool) -> None:
     assert out.rejected.schema.equals(REJECTED.schema)
 
 
+def test_small_pieces_with_differing_dictionaries_are_checked_together() -> None:
+    # Each piece as collection keeps it, topic dictionary-encoded with a dictionary of
+    # its own ([orders, clicks] and [views, clicks]); Arrow cannot group on those as
+    # they are, however few the rows.
+    first = compact(conform("throughput", _throughput(), source="a.csv", first_row=2), ("topic",))
+    again = compact(
+        conform(
+            "throughput",
+            _throughput(topic=["views", "views", "clicks"]),
+            source="b.csv",
+            first_row=2,
+        ),
+        ("topic",),
+    )
+    table = pa.concat_tables([first.table, again.table])
+    assert first.rows is not None and again.rows is not None
+    out = dedupe("throughput", table, pa.concat_arrays([first.rows, again.rows]))
+    assert sorted(str(t) for t in out.table.column("topic").to_pylist()) == [
+        "clicks",
+        "orders",
+        "views",
+    ]
+    assert out.rejected.column("reason").to_pylist() == [
+        "duplicate (topic, ts): first given by a.csv row 2",
+        "duplicate (topic, ts): first given by b.csv row 2",
+        "duplicate (topic, ts): first given by a.csv row 4",
+    ]
+
+
 def _keys(topics: list[str], keys: list[str | None], hexes: list[str | None]) -> pa.Table:
     n = len(topics)
     return pa.table(
