@@ -60,7 +60,6 @@ ONE_GROUP = ""
 _ONE_GROUP_STRATEGY = "cooperative-sticky"
 _MIB = float(2**20)
 _SECONDS_PER_DAY = 86_400
-_UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
 
 
 def sample_from_rows(rows: pa.Table) -> tuple[pa.Array | None, npt.NDArray[np.float64] | None]:
@@ -151,14 +150,6 @@ def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
     return [
         GroupInfo(g["group_id"], g["strategy"], int(g["members"])) for g in facts["groups"] or ()
     ]
-
-
-def _fan_out_scale(passed_groups: int, consuming_groups: int) -> float:
-    # plan_topic divides bytes out by the groups it is given, but it is given only the
-    # groups that read nothing else (plus the planned one): a group that also reads
-    # other topics is simulated separately, yet still fetches this topic's bytes. Scale
-    # so that the division is by every group that reads the topic.
-    return max(1, passed_groups) / max(1, consuming_groups)
 
 
 def _unplanned_groups(
@@ -288,16 +279,14 @@ def _history(
     facts: Mapping[str, Any],
     keys: Any,
     counts: Any,
-    scale: float,
 ) -> TopicHistory:
-    mib_out = arrays["mib_out"]
     keyed = bool(facts["keyed"])
     return TopicHistory(
         topic=topic,
         ts_s=arrays["ts_s"],
         mib_in=arrays["mib_in"],
         records_in=arrays["records_in"],
-        mib_out=None if mib_out is None else mib_out * scale,
+        mib_out=arrays["mib_out"],
         current_partitions=facts["partitions"],
         replication_factor=int(facts["replication_factor"]),
         keyed=keyed,
@@ -309,7 +298,7 @@ def _history(
 
 
 def _peaks_without_capacity(
-    row: dict[str, Any], history: TopicHistory, passed: int, settings: JobSettings
+    row: dict[str, Any], history: TopicHistory, consuming_groups: int, settings: JobSettings
 ) -> None:
     # No rule without Tp and Tc, but the peak, growth and target are still worth
     # showing: they say what the missing measurement has to carry.
@@ -319,7 +308,10 @@ def _peaks_without_capacity(
         if v is not None
     }
     if history.mib_out is not None:
-        samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / max(1, passed)
+        # One group's read rate, as plan_topic divides it (`TopicPlan.fan_out`).
+        samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / max(
+            1, consuming_groups
+        )
     s = settings.planning
     try:
         targets = targets_from_history(
@@ -514,8 +506,7 @@ def _sizing_row(
 
     groups = _groups(info)
     passed = [*groups, GroupInfo(ONE_GROUP, _ONE_GROUP_STRATEGY, 0)]
-    scale = _fan_out_scale(len(passed), row["consuming_groups"])
-    history = _history(topic, arrays, info, keys, key_counts, scale)
+    history = _history(topic, arrays, info, keys, key_counts)
     producer, consumer = _capacities(info)
     if info["tc_mib_per_s"] is None and info["tc_records_per_s"] is None:
         why = (
@@ -530,7 +521,7 @@ def _sizing_row(
             warnings=[why],
             groups=_unplanned_groups(info, topic, why),
         )
-        _peaks_without_capacity(row, history, len(passed), settings)
+        _peaks_without_capacity(row, history, row["consuming_groups"], settings)
         return row
     if info["tp_mib_per_s"] is None and info["tp_records_per_s"] is None:
         row["warnings"].append(
@@ -543,24 +534,17 @@ def _sizing_row(
             "uneven hashing or a hot key cannot be seen; collect a key sample (keys table)"
         )
     row["rationale"] = [_capacity_rationale(info)]
-    if history.mib_out is not None and row["consuming_groups"] > 1:
-        row["rationale"].append(
-            f"{_UNITS['mib_out']}: bytes out divided over the {row['consuming_groups']} "
-            f"consumer groups that read the topic"
-        )
-    elif history.mib_out is not None and row["consuming_groups"] == 0:
-        # The conservative reading: one unseen group may read at the topic's whole rate.
-        row["rationale"].append(
-            f"{_UNITS['mib_out']}: no consumer group is known to read the topic, so all of "
-            f"its bytes out count as one group's read rate"
-        )
     try:
+        # `passed` holds the groups that read only this topic (plus the planned one);
+        # bytes out are divided over every group that fetches them, those that also
+        # read other topics (simulated apart) included.
         plan = plan_topic(
             history,
             producer,
             consumer,
             brokers=brokers,
             groups=passed,
+            consuming_groups=row["consuming_groups"],
             settings=settings.sizing_plan,
         )
     except ValueError as exc:

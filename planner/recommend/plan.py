@@ -214,6 +214,9 @@ class TopicPlan:
         rationale: The arithmetic, in plain sentences.
         key_sample: The key sample the plan hashed (load 1.0), keyed topics only: its
             hashes are kept, so placing it on more partition counts hashes nothing again.
+        fan_out: The consumer groups the topic's bytes out were divided over (at least
+            1): every group fetches all of them, so `mib_out` is planned as one group's
+            read rate, `TopicHistory.mib_out / fan_out`.
     """
 
     topic: str
@@ -232,6 +235,7 @@ class TopicPlan:
     warnings: tuple[str, ...]
     rationale: tuple[str, ...]
     key_sample: TopicLoad | None = field(default=None, repr=False, compare=False)
+    fan_out: int = 1
 
     @property
     def recommended_partitions(self) -> int:
@@ -369,6 +373,7 @@ def plan_topic(
     *,
     brokers: int,
     groups: Sequence[GroupInfo] = (),
+    consuming_groups: int | None = None,
     settings: PlanSettings | None = None,
 ) -> TopicPlan:
     """Plan one topic from its history, capacities, cluster and consumer groups.
@@ -380,6 +385,11 @@ def plan_topic(
         brokers: Live brokers in the cluster.
         groups: Consumer groups reading the topic (one-topic groups; multi-topic groups
             are simulated by `planner.simulate.simulate_group`).
+        consuming_groups: How many consumer groups fetch the topic's bytes in all,
+            groups that also read other topics included (None: `len(groups)`). Each
+            reads every byte, so bytes out are divided over them to give one group's
+            read rate; with none known, all of them count as one group's
+            (`TopicPlan.fan_out`).
         settings: Planning settings (defaults when None).
 
     Raises:
@@ -388,9 +398,14 @@ def plan_topic(
     """
     s = settings or PlanSettings()
     cluster = ClusterShape(brokers, history.replication_factor)
+    if consuming_groups is not None and consuming_groups < 0:
+        raise ValueError(
+            f"topic {history.topic!r}: consuming_groups must be >= 0, got {consuming_groups}"
+        )
+    consuming = len(groups) if consuming_groups is None else consuming_groups
+    fan_out = max(1, consuming)
     samples = _history_samples(history)
     if history.mib_out is not None:
-        fan_out = max(1, len(groups))
         samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / fan_out
     targets = targets_from_history(
         samples,
@@ -465,7 +480,10 @@ def plan_topic(
     at_p = grid.where(grid.partitions == p)
     group_plans = tuple(plan_group(g, at_p, p, util_now, util_horizon, s) for g in groups)
     warnings = _warnings(history, choice, cost, grid, p, group_plans, skew)
-    rationale = _rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s)
+    rationale = (
+        *_fan_out_rationale(history, consuming),
+        *_rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s),
+    )
     return TopicPlan(
         topic=history.topic,
         status=choice.status,
@@ -483,6 +501,7 @@ def plan_topic(
         warnings=warnings,
         rationale=rationale,
         key_sample=sample,
+        fan_out=fan_out,
     )
 
 
@@ -697,6 +716,21 @@ def _warnings(
 
 def _fmt(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def _fan_out_rationale(history: TopicHistory, consuming: int) -> tuple[str, ...]:
+    if history.mib_out is None or consuming == 1:
+        return ()
+    if consuming == 0:
+        # The conservative reading: one unseen group may read at the topic's whole rate.
+        return (
+            f"{_UNITS['mib_out']}: no consumer group is known to read the topic, so all of "
+            f"its bytes out count as one group's read rate",
+        )
+    return (
+        f"{_UNITS['mib_out']}: bytes out divided over the {consuming} consumer groups that "
+        f"read the topic",
+    )
 
 
 def _rationale(

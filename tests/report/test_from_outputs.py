@@ -113,9 +113,7 @@ def _core_history(fleet: Fleet, topic: str) -> TopicHistory:
             retention_ms=604_800_000,
         )
     if topic == "clicks":
-        history = _history(fleet, "clicks", current_partitions=6, retention_ms=86_400_000)
-        # Two groups read clicks (one of them also reads views): one group's share.
-        return dataclasses.replace(history, mib_out=history.mib_out / 2)
+        return _history(fleet, "clicks", current_partitions=6, retention_ms=86_400_000)
     assert topic == "views"
     return _history(fleet, "views", current_partitions=3, replication_factor=2)
 
@@ -152,7 +150,8 @@ def _expected(fleet: Fleet, topic: str) -> TopicReport:
 
     tp, tc, groups, _, source = PLANNED[topic]
     history = _core_history(fleet, topic)
-    plan = _plan(history, tp, tc, groups)
+    # Two groups read clicks (one of them also reads views): one group's share.
+    plan = _plan(history, tp, tc, groups, consuming_groups=2 if topic == "clicks" else None)
     return from_topic_plan(plan, history, settings=SETTINGS, capacity_source=source)
 
 

@@ -110,9 +110,21 @@ def _orders_keys() -> tuple[list[bytes], np.ndarray]:
 
 
 def _plan(
-    history: TopicHistory, tp: SideCapacity, tc: SideCapacity, groups: list[GroupInfo]
+    history: TopicHistory,
+    tp: SideCapacity,
+    tc: SideCapacity,
+    groups: list[GroupInfo],
+    consuming_groups: int | None = None,
 ) -> TopicPlan:
-    return plan_topic(history, tp, tc, brokers=3, groups=groups, settings=PlanSettings())
+    return plan_topic(
+        history,
+        tp,
+        tc,
+        brokers=3,
+        groups=groups,
+        consuming_groups=consuming_groups,
+        settings=PlanSettings(),
+    )
 
 
 def _same_plan(row: dict[str, Any], plan: TopicPlan) -> None:
@@ -179,13 +191,14 @@ def test_a_topic_read_by_a_two_topic_group_shares_its_bytes_out(runs: Runs, flee
     # clicks: its own Tc, Tp from '*'; read by audit (alone) and analytics (with views),
     # so one group's read rate is half the bytes out.
     history = _history(fleet, "clicks", current_partitions=6, retention_ms=86_400_000)
-    history = TopicHistory(**{**history.__dict__, "mib_out": history.mib_out / 2})
     plan = _plan(
         history,
         SideCapacity(8.0, 16_000.0),
         SideCapacity(3.0, None),
         [GroupInfo("audit", "cooperative-sticky", 2)],
+        consuming_groups=2,
     )
+    assert plan.fan_out == 2
     row = _table(runs, "recommendations")["clicks"]
     _same_plan(row, plan)
     assert (row["tp_source"], row["tc_source"]) == ("*", "topic")

@@ -79,6 +79,59 @@ def test_member_headroom_matches_the_target_headroom() -> None:
     assert member_headroom_pct(0.0) == 0.0
 
 
+def _fan_out_plan(groups: list[GroupInfo], consuming_groups: int | None) -> TopicPlan:
+    # 8 MiB/s in, 24 out: three groups' worth of reads. Tc 2 MiB/s, no headroom.
+    ts = np.arange(14 * 24) * HOUR
+    history = TopicHistory(
+        "orders", ts, mib_in=np.full(ts.size, 8.0), mib_out=np.full(ts.size, 24.0)
+    )
+    return plan_topic(
+        history,
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=2.0),
+        brokers=3,
+        groups=groups,
+        consuming_groups=consuming_groups,
+        settings=PlanSettings(headroom_pct=0.0, evenness_slack_pct=0.0),
+    )
+
+
+def test_bytes_out_are_one_groups_share_of_every_group_that_reads_them() -> None:
+    three = [GroupInfo(g, "range", 2) for g in ("a", "b", "c")]
+    by_groups = _fan_out_plan(three, None)
+    # One group given, but three fetch the bytes (two also read other topics).
+    by_count = _fan_out_plan(three[:1], 3)
+    for plan in (by_groups, by_count):
+        assert plan.fan_out == 3
+        assert plan.targets["mib_out"].peak == pytest.approx(8.0)
+        assert (
+            "MiB/s out per group: bytes out divided over the 3 consumer groups that read "
+            "the topic" in plan.rationale
+        )
+    # Unaware of the other two, one group would read all 24 MiB/s: 12 partitions, not 4.
+    alone = _fan_out_plan(three[:1], None)
+    assert alone.fan_out == 1
+    assert alone.targets["mib_out"].peak == pytest.approx(24.0)
+    assert (alone.sizing.required_partitions, by_count.sizing.required_partitions) == (12, 4)
+    assert not any("bytes out" in line for line in alone.rationale)
+
+
+@pytest.mark.parametrize("consuming", [None, 0])
+def test_bytes_out_read_by_no_known_group_count_as_one_groups(consuming: int | None) -> None:
+    plan = _fan_out_plan([], consuming)
+    assert plan.fan_out == 1
+    assert plan.targets["mib_out"].peak == pytest.approx(24.0)
+    assert plan.rationale[0] == (
+        "MiB/s out per group: no consumer group is known to read the topic, so all of its "
+        "bytes out count as one group's read rate"
+    )
+
+
+def test_a_negative_count_of_consuming_groups_is_refused() -> None:
+    with pytest.raises(ValueError, match="consuming_groups must be >= 0, got -1"):
+        _fan_out_plan([], -1)
+
+
 def _sample(heavy_share: float, n: int = 5_000) -> TopicLoad:
     keys = [b"heavy", *(f"k{i}".encode() for i in range(n))]
     counts = np.array([heavy_share, *([(1 - heavy_share) / n] * n)])
