@@ -102,9 +102,9 @@ def member_load_chart(t: TopicReport) -> str | None:
         else:
             seen[curve.busiest_load] = curve.strategy
     markers = []
-    if t.recommended_consumers:
+    if t.one_group_consumers:
         markers.append(
-            svg.Marker(f"recommended: {t.recommended_consumers}", t.recommended_consumers)
+            svg.Marker(f"one group, today: {t.one_group_consumers}", t.one_group_consumers)
         )
     description = (
         f"Load of the busiest member at {m.load_basis}, as a share of one consumer's "

@@ -32,6 +32,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|#])")
 _LIST_MOST = 25
 _WARNINGS_MOST = 3
+# Topics named on a group's line; the rest are counted.
+_GROUP_TOPICS_MOST = 3
 _WARNING_CHARS = 240
 #: Statuses of topics that could not be sized, in the order the summary lists them.
 _UNSIZED = tuple(s for s in TOPIC_STATUSES if s not in PLANNED_STATUSES)
@@ -95,6 +97,7 @@ def recommendations(report: FleetReport, pages: dict[str, str]) -> list[dict[str
                 "recommended_partitions": t.recommended_partitions,
                 "recommended_consumers": t.recommended_consumers,
                 "strategy": t.strategy,
+                "consumers_group": t.consumers_group,
                 "deciding": (
                     None
                     if t.deciding is None
@@ -134,7 +137,15 @@ def _topic_line(t: TopicReport) -> list[str]:
         unit = DIMENSION_UNITS[t.deciding.dimension]
         parts.append(f" ({md_text(unit)}, {t.deciding.side} side)")
     if t.recommended_consumers is not None and t.strategy is not None:
-        parts.append(f"; {t.recommended_consumers} consumers per group, {md_code(t.strategy)}")
+        whose = (
+            "one group reading only it"
+            if t.consumers_group is None
+            else f"group {md_code(t.consumers_group)}"
+        )
+        parts.append(
+            f"; {_count(t.recommended_consumers, 'consumer', 'consumers')} "
+            f"({whose}), {md_code(t.strategy)}"
+        )
     lines = ["".join(parts)]
     for w in t.warnings[:_WARNINGS_MOST]:
         short = w if len(w) <= _WARNING_CHARS else w[: _WARNING_CHARS - 1].rstrip() + "\u2026"
@@ -144,8 +155,10 @@ def _topic_line(t: TopicReport) -> list[str]:
     return lines
 
 
-def _group_line(g: GroupReport, t: TopicReport) -> str:
-    where = f"- {md_code(g.group_id)} on {md_code(t.topic)}: "
+def _group_line(g: GroupReport, topics: tuple[str, ...]) -> str:
+    shown = ", ".join(md_code(n) for n in topics[:_GROUP_TOPICS_MOST])
+    more = len(topics) - _GROUP_TOPICS_MOST
+    where = f"- {md_code(g.group_id)} on {shown}" + (f" and {more} more" if more > 0 else "") + ": "
     if g.strategy is None or g.recommended_members is None:
         why = md_text(g.notes[0]) if g.notes else ""
         return f"{where}{STATUS_LABELS[g.status][0]}: {why}"
@@ -194,12 +207,7 @@ def summary_markdown(report: FleetReport) -> str:
     lines += _section(
         "Increase within the horizon", [_topic_line(t) for t in by_status["plan-increase"]]
     )
-    groups = [
-        [_group_line(g, t)]
-        for t in sorted(report.topics, key=lambda t: t.topic)
-        for g in t.groups
-        if g.status != "ok"
-    ]
+    groups = [[_group_line(g, topics)] for g, topics in report.groups_to_resize()]
     title = "Consumer groups to resize" + (", and groups without a plan" if unplanned else "")
     lines += _section(title, groups)
     lines += _section(

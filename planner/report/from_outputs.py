@@ -397,16 +397,19 @@ def topic_report(
         if sims
         else load_limit(1.0, member_headroom_pct(settings.headroom_pct))
     )
-    # One group reading only this topic, as from_topic_plan's planned group: the row's
-    # `recommended_consumers` is the largest real group's size instead.
+    # The charts are for one group reading only this topic, as from_topic_plan's
+    # planned group; the headline is the row's answer (the largest group with a plan).
     members = row["one_group_members"]
     return TopicReport(
         **known,
         required_partitions_now=row["required_partitions_now"],
         required_partitions=row["required_partitions"],
         recommended_partitions=p,
-        recommended_consumers=members,
-        strategy=row["one_group_strategy"],
+        recommended_consumers=row["recommended_consumers"],
+        strategy=row["strategy"],
+        consumers_group=row["consumers_group_id"],
+        groups_with_plan=sum(1 for g in known["groups"] if g.recommended_members is not None),
+        one_group_consumers=members,
         deciding=Deciding(row["deciding_dimension"], row["deciding_side"]),
         candidates=_candidates(row),
         choice_reason=row["choice_reason"],

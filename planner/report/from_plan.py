@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +33,7 @@ from planner.report.model import (
     PartitionLoadChart,
     ThroughputHistory,
     TopicReport,
+    largest_planned_group,
 )
 from planner.simulate import STRATEGIES, GridResult, TopicLoad, partition_loads
 from planner.sizing import PlanningTarget, fit_growth
@@ -186,6 +188,20 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
     )
 
 
+def _consumers(groups: tuple[GroupReport, ...], single: GroupPlan) -> dict[str, Any]:
+    # The job's rule (`simulate_assignments.recommend`): the largest group with a plan,
+    # else one group reading only this topic.
+    pick = largest_planned_group(groups)
+    planned = sum(1 for g in groups if g.recommended_members is not None)
+    return {
+        "recommended_consumers": single.members_now if pick is None else pick.recommended_members,
+        "strategy": single.strategy if pick is None else pick.strategy,
+        "consumers_group": None if pick is None else pick.group_id,
+        "groups_with_plan": planned,
+        "one_group_consumers": single.members_now,
+    }
+
+
 def from_topic_plan(
     plan: TopicPlan,
     history: TopicHistory,
@@ -222,6 +238,7 @@ def from_topic_plan(
         horizon,
         s,
     )
+    groups = tuple(_group(g, plan.topic) for g in plan.groups)
     history_series = ThroughputHistory(
         ts_s=tuple(float(t) for t in np.asarray(history.ts_s, dtype=np.float64).tolist()),
         mib_in=_optional_series(history.mib_in),
@@ -234,8 +251,7 @@ def from_topic_plan(
         required_partitions_now=plan.choice.required_now,
         required_partitions=plan.choice.required,
         recommended_partitions=p,
-        recommended_consumers=single.members_now,
-        strategy=single.strategy,
+        **_consumers(groups, single),
         deciding=Deciding(plan.sizing.deciding_dimension, plan.sizing.deciding_side),  # type: ignore[arg-type]
         keyed=history.keyed,
         partitioner=history.partitioner,
@@ -247,7 +263,7 @@ def from_topic_plan(
         rationale=plan.rationale,
         cost=CostPanel(**dataclasses.asdict(plan.cost)),
         warnings=plan.warnings,
-        groups=tuple(_group(g, plan.topic) for g in plan.groups),
+        groups=groups,
         history=history_series if history_series.ts_s else None,
         member_load=_member_load(grid, p, scale_now),
         partition_load=_partition_load(plan, history, p, grid.load_limit),

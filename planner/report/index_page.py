@@ -102,8 +102,8 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
         _card("ok", "Fine to the end of the horizon", with_status("ok"), pages),
         _card("missing", "Missing or rejected figures", missing, pages, _missing_note),
         (
-            '<section class="card plan-increase"><h3>Consumer groups</h3>'
-            f'<div class="big">{under + over + unplanned:,}</div><ul>'
+            '<section class="card plan-increase"><h3>Consumer groups to resize</h3>'
+            f'<div class="big">{_to_resize(report):,}</div><ul>'
             f"<li>{status_badge('under-provisioned')} {under:,}</li>"
             f"<li>{status_badge('over-provisioned')} {over:,}</li>"
             + (f"<li>{status_badge('unplanned')} {unplanned:,}</li>" if unplanned else "")
@@ -113,25 +113,46 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
     return '<h2 id="glance">Fleet at a glance</h2>\n<div class="cards">' + "".join(cards) + "</div>"
 
 
+def _title(text: str | None) -> str:
+    return f' title="{escape(text)}"' if text else ""
+
+
+def _to_resize(report: FleetReport) -> int:
+    return len({g.group_id for t in report.topics for g in t.groups if g.status != "ok"})
+
+
+# Topics linked from a group's row; the rest are counted.
+_GROUP_TOPICS_SHOWN = 3
+
+
+def _group_topics(
+    names: tuple[str, ...], pages: dict[str, str], by_name: dict[str, TopicReport]
+) -> str:
+    links = [_link(by_name[n], pages) if n in by_name else escape(n) for n in names]
+    shown = ", ".join(links[:_GROUP_TOPICS_SHOWN])
+    rest = len(links) - _GROUP_TOPICS_SHOWN
+    return shown + (f" and {rest:,} more" if rest > 0 else "")
+
+
 def _groups(report: FleetReport, pages: dict[str, str]) -> str:
+    # One row per group: a group that reads several topics has one plan for all of them.
+    by_name = {t.topic: t for t in report.topics}
     rows = []
-    for t in sorted(report.topics, key=lambda t: t.topic):
-        for g in t.groups:
-            if g.status == "ok":
-                continue
-            strategy = (
-                escape(g.current_strategy)
-                if g.strategy is None or g.strategy == g.current_strategy
-                else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
-            )
-            note = escape(g.notes[0]) if g.notes else ""
-            rows.append(
-                f"<tr><td><code>{escape(g.group_id)}</code></td><td>{_link(t, pages)}</td>"
-                f"<td>{status_badge(g.status)}</td>"
-                f'<td class="num">{g.current_members:,} \u2192 '
-                f"{fmt_count(g.recommended_members)}</td>"
-                f"<td>{strategy}</td><td>{note}</td></tr>"
-            )
+    for g, names in report.groups_to_resize():
+        strategy = (
+            escape(g.current_strategy)
+            if g.strategy is None or g.strategy == g.current_strategy
+            else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
+        )
+        note = escape(g.notes[0]) if g.notes else ""
+        rows.append(
+            f"<tr><td><code>{escape(g.group_id)}</code></td>"
+            f"<td>{_group_topics(names, pages, by_name)}</td>"
+            f"<td>{status_badge(g.status)}</td>"
+            f'<td class="num">{g.current_members:,} \u2192 '
+            f"{fmt_count(g.recommended_members)}</td>"
+            f"<td>{strategy}</td><td>{note}</td></tr>"
+        )
     if not rows:
         return ""
     title = "Consumer groups to resize"
@@ -215,7 +236,8 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
             f'<td class="num" data-sort="{t.recommended_partitions or 0}">'
             f"{escape(_arrow(t))}</td>"
             f"<td>{escape(deciding)}</td>"
-            f'<td class="num" data-sort="{t.recommended_consumers or 0}">'
+            f'<td class="num" data-sort="{t.recommended_consumers or 0}"'
+            f"{_title(t.consumers_basis if t.recommended_consumers is not None else None)}>"
             f"{fmt_count(t.recommended_consumers)}</td>"
             f"<td>{escape(t.strategy or _DASH)}</td>"
             f'<td class="num" data-sort="{"" if now is None else f"{now:.3f}"}">'

@@ -63,6 +63,8 @@ nav.crumbs{font-size:.9rem;margin-bottom:.4rem}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em;
 overflow-wrap:break-word}
 .wide{overflow-x:auto}
+pre.command{background:var(--soft);border:1px solid var(--line);padding:.5rem .7rem;
+overflow-x:auto;margin:.4rem 0}
 td a{overflow-wrap:break-word}
 table{border-collapse:collapse;width:100%;margin:.4rem 0 1rem;font-size:.92rem}
 th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}

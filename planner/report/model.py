@@ -23,7 +23,7 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar, get_args, get_origin
 from urllib.parse import urlsplit
@@ -53,6 +53,7 @@ __all__ = [
     "ThroughputHistory",
     "TopicReport",
     "TopicStatus",
+    "largest_planned_group",
 ]
 
 #: `ok`: enough partitions to the end of the horizon; `plan-increase`: enough today, not
@@ -637,6 +638,18 @@ class ChurnChart(_Model):
     rows: tuple[ChurnRow, ...]
 
 
+_RESIZE_ORDER = {"under-provisioned": 0, "unplanned": 1, "over-provisioned": 2}
+
+
+def largest_planned_group(groups: Sequence[GroupReport]) -> GroupReport | None:
+    """The group with a plan whose recommended size is largest (ties: smaller id).
+
+    The rule the `simulate_assignments` job applies for a topic's `recommended_consumers`.
+    """
+    planned = [g for g in groups if g.recommended_members is not None]
+    return min(planned, key=lambda g: (-(g.recommended_members or 0), g.group_id), default=None)
+
+
 # ---------------------------------------------------------------------------------------
 # The topic and the fleet
 
@@ -658,9 +671,18 @@ class TopicReport(_Model):
         required_partitions_now: The rule's requirement for today's peak plus headroom.
         required_partitions: The requirement at the end of the horizon (key skew included).
         recommended_partitions: The count to have.
-        recommended_consumers: Members one group reading only this topic needs for
-            today's peak at the recommended count.
-        strategy: The assignment strategy recommended for such a group.
+        recommended_consumers: The consumers to run: the recommended size of the
+            largest consumer group with a plan that reads the topic
+            (`consumers_group`; ties go to the smaller group id), else what one group
+            reading only this topic needs for today's peak at the recommended count.
+            The `recommendations` dataset's answer, which the rationale explains.
+        strategy: The assignment strategy recommended for that group.
+        consumers_group: The group `recommended_consumers` is the size of (None: one
+            group reading only this topic).
+        groups_with_plan: How many groups with a plan read the topic.
+        one_group_consumers: Members one group reading only this topic needs for
+            today's peak at the recommended count (the member-load chart's marker and
+            the churn table's group size).
         deciding: The dimension and side that set the count.
         keyed: Whether producers set keys and rely on per-key order.
         partitioner: The producers' partitioner (librdkafka's names).
@@ -691,6 +713,9 @@ class TopicReport(_Model):
     recommended_partitions: int | None = None
     recommended_consumers: int | None = None
     strategy: str | None = None
+    consumers_group: str | None = None
+    groups_with_plan: int = 0
+    one_group_consumers: int | None = None
     deciding: Deciding | None = None
     keyed: bool = False
     partitioner: str = "murmur2_random"
@@ -729,6 +754,8 @@ class TopicReport(_Model):
         ):
             _at_least(name, getattr(self, name), 1)
         _at_least("recommended_consumers", self.recommended_consumers, 0)
+        _at_least("one_group_consumers", self.one_group_consumers, 0)
+        _at_least("groups_with_plan", self.groups_with_plan, 0)
         _at_least("rejected_rows", self.rejected_rows, 0)
         if self.status in PLANNED_STATUSES:
             missing = [
@@ -740,6 +767,19 @@ class TopicReport(_Model):
                 raise ValueError(f"status {self.status!r} needs {', '.join(missing)}")
         elif not self.error:
             raise ValueError(f"status {self.status!r} needs an error message saying why")
+
+    @property
+    def consumers_basis(self) -> str:
+        """What `recommended_consumers` is the size of, and its strategy, in words."""
+        strategy = self.strategy or "no strategy"
+        if self.consumers_group is None:
+            return f"{strategy}: one group reading only this topic, for today's peak"
+        among = (
+            f", the largest of the {self.groups_with_plan} groups with a plan that read it"
+            if self.groups_with_plan > 1
+            else ""
+        )
+        return f"{strategy}: the recommended size of group '{self.consumers_group}'{among}"
 
     @property
     def planned(self) -> bool:
@@ -808,9 +848,34 @@ class FleetReport(_Model):
         """Topics with this status."""
         return sum(1 for t in self.topics if t.status == status)
 
-    def group_count(self, status: str) -> int:
-        """(group, topic) pairs with this group status."""
-        return sum(1 for t in self.topics for g in t.groups if g.status == status)
+    def groups_to_resize(self) -> list[tuple[GroupReport, tuple[str, ...]]]:
+        """Every group whose status is not `ok`, once, with the topics it reads here.
+
+        Short of members first, the most short-handed (current / recommended members)
+        first; then groups without a plan; then groups with members to spare; by group id
+        within each.
+        """
+        found: dict[str, tuple[GroupReport, list[str]]] = {}
+        for t in sorted(self.topics, key=lambda t: t.topic):
+            for g in t.groups:
+                if g.status != "ok":
+                    found.setdefault(g.group_id, (g, []))[1].append(t.topic)
+
+        def order(item: tuple[GroupReport, list[str]]) -> tuple[int, float, str]:
+            g = item[0]
+            short = g.current_members / g.recommended_members if g.recommended_members else 1.0
+            return (_RESIZE_ORDER.get(g.status, len(_RESIZE_ORDER)), short, g.group_id)
+
+        return [(g, tuple(names)) for g, names in sorted(found.values(), key=order)]
+
+    def group_count(self, status: str | None = None) -> int:
+        """Consumer groups with this status (any status: None), each counted once.
+
+        A group that reads several topics is listed under each of them with one plan.
+        """
+        return len(
+            {g.group_id for t in self.topics for g in t.groups if status in (None, g.status)}
+        )
 
 
 def _check_relative_link(name: str, link: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from html import escape
 
 from planner.report import charts
@@ -54,13 +55,7 @@ def _headline(t: TopicReport) -> str:
     else:
         cells.append(("Partitions", current, "no recommendation"))
     if t.recommended_consumers is not None:
-        cells.append(
-            (
-                "Consumers per group",
-                fmt_count(t.recommended_consumers),
-                f"{t.strategy or _DASH}, for today's peak",
-            )
-        )
+        cells.append(("Consumers", fmt_count(t.recommended_consumers), t.consumers_basis))
     if t.deciding is not None:
         cells.append(
             (
@@ -104,6 +99,34 @@ def _facts(t: TopicReport) -> str:
     if t.capacity_source:
         facts.append(f"Tp/Tc measured by {t.capacity_source}")
     return f'<p class="meta">{escape(_SEP.join(facts))}</p>'
+
+
+def _apply(t: TopicReport) -> str:
+    # The command that makes the recommended count real; nothing to run when it is
+    # already the topic's count.
+    p = t.recommended_partitions
+    if p is None or not t.planned or p == t.current_partitions:
+        return ""
+    topic = shlex.quote(t.topic)
+    if t.current_partitions is None:
+        rf = f" --replication-factor {t.replication_factor}" if t.replication_factor else ""
+        command = f"--create --topic {topic} --partitions {p}{rf}"
+    else:
+        command = f"--alter --topic {topic} --partitions {p}"
+    keyed = (
+        " Keyed topic: most keys move to another partition with the new count; follow the "
+        "warning below to keep per-key order."
+        if t.keyed and t.current_partitions is not None
+        else ""
+    )
+    return (
+        '<h2 id="apply">To apply</h2>'
+        "<p>With Kafka's command-line tools (<code>BOOTSTRAP_SERVERS</code>: the "
+        "cluster's brokers; add <code>--command-config</code> with the client settings "
+        f"of a secured cluster).{escape(keyed)}</p>"
+        '<pre class="command"><code>kafka-topics.sh --bootstrap-server '
+        f'"$BOOTSTRAP_SERVERS" {escape(command)}</code></pre>'
+    )
 
 
 def _warnings(t: TopicReport) -> str:
@@ -325,6 +348,7 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
         for part in (
             header,
             _headline(t),
+            _apply(t),
             _warnings(t),
             _groups(t, pages),
             _arithmetic(t, percentile),

@@ -99,7 +99,9 @@ def _headline(
         out.field("", _safe(rec.detail["status_detail"]))
     if rec.recommended_consumers is not None:
         strategy = f", {_safe(rec.strategy)}" if rec.strategy else ""
-        out.field("Consumers", f"{rec.recommended_consumers} per group{strategy}")
+        group = rec.detail.get("consumers_group_id")
+        whose = f"group '{_safe(group)}'" if isinstance(group, str) else "one group, today"
+        out.field("Consumers", f"{rec.recommended_consumers}{strategy} ({whose})")
     if rec.deciding_dimension:
         dimension = _DIMENSIONS.get(rec.deciding_dimension, _safe(rec.deciding_dimension))
         side = f", {_safe(rec.deciding_side)} side" if rec.deciding_side else ""

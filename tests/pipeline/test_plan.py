@@ -83,7 +83,14 @@ def test_a_fleet_is_collected_validated_sized_simulated_and_published(planned: P
         stored = {r.topic: r for r in store.recommendations()}
     assert set(stored) == set(topics)
     for record in records:
-        assert stored[record["topic"]].recommended_partitions == record["recommended_partitions"]
+        # One answer everywhere: the report's file and the store say the same numbers.
+        row = stored[record["topic"]]
+        assert row.recommended_partitions == record["recommended_partitions"]
+        assert (row.recommended_consumers, row.strategy) == (
+            record["recommended_consumers"],
+            record["strategy"],
+        ), record["topic"]
+        assert row.detail.get("consumers_group_id") == record["consumers_group"]
 
     index = (out / "report" / "index.html").read_text()
     assert 'href="validation/index.html"' in index

@@ -215,8 +215,7 @@ def test_a_planned_topic_is_the_report_of_the_cores_plan(outputs: JobOutputs, to
         "required_partitions_now",
         "required_partitions",
         "recommended_partitions",
-        "recommended_consumers",
-        "strategy",
+        "one_group_consumers",
         "deciding",
         "keyed",
         "partitioner",
@@ -229,6 +228,10 @@ def test_a_planned_topic_is_the_report_of_the_cores_plan(outputs: JobOutputs, to
         "rejected_rows",
     ):
         assert getattr(actual, name) == getattr(expected, name), name
+    if topic == "orders":
+        # Read by one-topic groups only: the core's plan knows every group.
+        for name in ("recommended_consumers", "strategy", "consumers_group"):
+            assert getattr(actual, name) == getattr(expected, name), name
     assert actual.planned and actual.error is None
     _same_dimensions(actual, expected, topic)
     assert actual.cost is not None and expected.cost is not None
@@ -253,17 +256,23 @@ def test_a_planned_topic_is_the_report_of_the_cores_plan(outputs: JobOutputs, to
     assert multi == ([] if topic == "orders" else [("analytics", ("clicks", "views"))])
 
 
-def test_the_consumer_figure_is_one_group_reading_only_the_topic(outputs: JobOutputs) -> None:
-    # The row's own `recommended_consumers` is the largest group's size; the report's is
-    # what one group reading only this topic needs today, as from_topic_plan says.
+def test_the_consumer_figure_is_the_rows_and_says_whose(outputs: JobOutputs) -> None:
+    # The report, its JSON, the store and the rationale give one consumer figure: the
+    # row's, the largest group with a plan (here a group that reads two topics). What one
+    # group reading only this topic needs today differs, and is the charts' marker.
     row = outputs.recommendations["clicks"]
     t = _report(outputs, "clicks", None)
-    assert (t.recommended_consumers, t.strategy) == (
-        row["one_group_members"],
-        row["one_group_strategy"],
+    assert (t.recommended_consumers, t.strategy, t.consumers_group) == (
+        row["recommended_consumers"],
+        row["strategy"],
+        "analytics",
     )
-    assert row["consumers_group_id"] == "analytics"
-    assert row["recommended_consumers"] != t.recommended_consumers
+    assert t.one_group_consumers == row["one_group_members"] != t.recommended_consumers
+    assert row["rationale"][-1].startswith(f"consumers: {t.recommended_consumers}, ")
+    assert t.consumers_basis.endswith(
+        "the recommended size of group 'analytics', the largest of the 2 groups with a plan "
+        "that read it"
+    )
 
 
 @pytest.mark.parametrize(("topic", "status"), sorted(UNPLANNED.items()))

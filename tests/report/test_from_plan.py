@@ -41,22 +41,39 @@ def test_the_example_topic_carries_the_plans_numbers(planned_fleet: FleetReport)
     assert t.cost.file_handles_per_broker == plan.cost.file_handles_per_broker
 
 
-def test_recommended_consumers_are_what_every_real_group_needs(planned_fleet: FleetReport) -> None:
-    # The topic-level figure uses the core's own group logic on a planned group: every
-    # one-topic group the core planned needs the same number today.
+def test_recommended_consumers_are_the_largest_groups(planned_fleet: FleetReport) -> None:
+    # The topic's figure is the largest planned group's recommended size, as the job's
+    # recommendations say; the one-group figure uses the core's own group logic on a
+    # planned group: every one-topic group the core planned needs the same number today.
+    checked = 0
     for t in planned_fleet.topics:
+        if t.groups:
+            largest = max(t.groups, key=lambda g: (g.recommended_members or 0, g.group_id))
+            top = [g for g in t.groups if g.recommended_members == largest.recommended_members]
+            pick = min(top, key=lambda g: g.group_id)
+            assert (t.recommended_consumers, t.strategy, t.consumers_group) == (
+                pick.recommended_members,
+                pick.strategy,
+                pick.group_id,
+            ), t.topic
+            assert t.groups_with_plan == len(t.groups)
+            checked += 1
+        elif t.planned:
+            assert t.consumers_group is None and t.groups_with_plan == 0
+            assert t.recommended_consumers == t.one_group_consumers
         for g in t.groups:
-            assert (g.members_now, g.strategy) == (t.recommended_consumers, t.strategy), t.topic
+            assert g.members_now == t.one_group_consumers, t.topic
+    assert checked
 
 
 def test_the_member_load_curves_agree_with_the_recommendation(planned_fleet: FleetReport) -> None:
     t = _topic(planned_fleet, EXAMPLE_TOPIC)
     m = t.member_load
-    assert m is not None and t.recommended_consumers is not None
+    assert m is not None and t.one_group_consumers is not None
     assert [c.strategy for c in m.curves] == list(STRATEGIES)
     chosen = next(c for c in m.curves if c.strategy == t.strategy)
     at = {size: load for size, load in zip(chosen.members, chosen.busiest_load, strict=True)}
-    n = t.recommended_consumers
+    n = t.one_group_consumers
     assert at[n] <= m.load_limit * (1 + 1e-9)
     # One member fewer does not fit with any strategy: n is the smallest.
     for curve in m.curves:
@@ -89,7 +106,7 @@ def test_partition_loads_add_up_to_the_topic_and_mark_the_hot_key(
 def test_churn_is_eager_or_cooperative(planned_fleet: FleetReport) -> None:
     t = _topic(planned_fleet, EXAMPLE_TOPIC)
     c = t.churn
-    assert c is not None and c.members == t.recommended_consumers
+    assert c is not None and c.members == t.one_group_consumers
     assert c.partitions == t.recommended_partitions
     for row in c.rows:
         if row.strategy in EAGER_STRATEGIES:
@@ -121,3 +138,4 @@ def test_a_plan_without_groups_still_recommends_consumers() -> None:
         groups=[GroupInfo("new-service", "range", 0)],
     ).groups[0]
     assert (t.recommended_consumers, t.strategy) == (planned.members_now, planned.strategy)
+    assert t.one_group_consumers == planned.members_now and t.consumers_group is None

@@ -190,3 +190,55 @@ def test_the_pipelines_unplanned_statuses_need_a_reason(status: str) -> None:
     with pytest.raises(ValueError, match=f"status '{status}' needs an error message"):
         TopicReport(topic="t", status=status)  # type: ignore[arg-type]
     assert not TopicReport(topic="t", status=status, error="why").planned  # type: ignore[arg-type]
+
+
+def _planned_group(group_id: str, topics: tuple[str, ...], now: int, to: int) -> GroupReport:
+    status = "ok" if now == to else ("under-provisioned" if now < to else "over-provisioned")
+    return GroupReport(
+        group_id=group_id,
+        topics=topics,
+        current_strategy="range",
+        strategy="cooperative-sticky",
+        current_members=now,
+        recommended_members=to,
+        members_now=to,
+        members_at_horizon=to,
+        busiest_utilisation=0.5,
+        status=status,  # type: ignore[arg-type]
+    )
+
+
+def test_groups_are_counted_and_listed_once_the_most_short_handed_first() -> None:
+    # `connect` reads all four topics and appears under each, with one plan.
+    names = ("a", "b", "c", "d")
+    connect = _planned_group("connect", names, 3, 4)
+    groups = {
+        "a": (connect, _planned_group("spare", ("a",), 6, 2)),
+        "b": (connect, _planned_group("tight", ("b",), 2, 8)),
+        "c": (connect, _planned_group("fine", ("c",), 3, 3)),
+        "d": (connect, _unplanned_group(group_id="orphan", topics=("d",))),
+    }
+    fleet = _fleet(*(_error_topic(n) for n in names))
+    fleet = dataclasses.replace(
+        fleet, topics=tuple(dataclasses.replace(t, groups=groups[t.topic]) for t in fleet.topics)
+    )
+    assert fleet.group_count() == 5
+    assert fleet.group_count("under-provisioned") == 2
+    assert fleet.group_count("over-provisioned") == fleet.group_count("unplanned") == 1
+    assert [(g.group_id, topics) for g, topics in fleet.groups_to_resize()] == [
+        ("tight", ("b",)),  # 2 of 8 members
+        ("connect", names),  # 3 of 4
+        ("orphan", ("d",)),
+        ("spare", ("a",)),
+    ]
+
+
+def test_the_consumer_figure_says_whose_size_it_is() -> None:
+    one = TopicReport(topic="t", status="error", error="x", strategy="range")
+    assert one.consumers_basis == "range: one group reading only this topic, for today's peak"
+    picked = dataclasses.replace(one, consumers_group="billing", groups_with_plan=1)
+    assert picked.consumers_basis == "range: the recommended size of group 'billing'"
+    among = dataclasses.replace(picked, groups_with_plan=3)
+    assert among.consumers_basis.endswith(
+        "group 'billing', the largest of the 3 groups with a plan that read it"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import os
@@ -18,6 +19,7 @@ from markdown_it import MarkdownIt
 
 from planner.report import FleetReport, iter_site, page_names, render_site
 from planner.report.layout import SCRIPT, STYLE
+from planner.report.topic_page import topic_page
 from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -118,7 +120,9 @@ def test_recommendations_json(rendered_site: Path, planned_fleet: FleetReport) -
     assert (example["current_partitions"], example["recommended_partitions"]) == (12, 16)
     assert (example["required_partitions_now"], example["required_partitions"]) == (10, 14)
     assert example["deciding"] == {"dimension": "mib_in", "side": "consumer"}
-    assert example["recommended_consumers"] == 11
+    # The largest group's size (ledger-writer, 12 members, enough as it is); one group
+    # reading only the topic would need 11 today, as fraud-scoring does.
+    assert (example["recommended_consumers"], example["consumers_group"]) == (12, "ledger-writer")
     assert example["strategy"] == "cooperative-sticky"
     assert [g["group_id"] for g in example["groups"]] == ["fraud-scoring", "ledger-writer"]
     assert example["groups"][0]["status"] == "under-provisioned"
@@ -247,3 +251,35 @@ def test_the_index_states_the_planning_settings(rendered_site: Path) -> None:
     text = (rendered_site / "index.html").read_text()
     assert "30 % headroom" in text
     assert "at least 2 members per consumer group" in text
+
+
+def test_a_topic_to_increase_shows_the_command_and_others_none(
+    rendered_site: Path, planned_fleet: FleetReport
+) -> None:
+    pages = page_names([t.topic for t in planned_fleet.topics])
+    commands = {}
+    for t in planned_fleet.topics:
+        text = "".join(_parse(rendered_site / "topics" / pages[t.topic]).text)
+        found = re.findall(r"kafka-topics\.sh [^\n]*", text)
+        commands[t.topic] = found[0] if found else None
+        if not t.planned or t.recommended_partitions == t.current_partitions:
+            assert found == [] and "To apply" not in text, t.topic
+    # The example: a keyed topic going from 12 to 16 partitions.
+    assert commands[EXAMPLE_TOPIC] == (
+        'kafka-topics.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --alter --topic '
+        "payments.authorizations --partitions 16"
+    )
+    example = "".join(_parse(rendered_site / "topics" / pages[EXAMPLE_TOPIC]).text)
+    assert "Keyed topic: most keys move to another partition" in example
+    # A name the shell would read as code is quoted (and escaped in the HTML); a topic
+    # that does not exist yet is created.
+    hostile = next(t for t in planned_fleet.topics if t.topic == HOSTILE_TOPIC)
+    for current, verb in ((6, "--alter"), (None, "--create")):
+        changed = dataclasses.replace(hostile, current_partitions=current)
+        html_text = topic_page(changed, planned_fleet, pages)
+        page = _Page()
+        page.feed(html_text)
+        text = "".join(page.text)
+        assert f"{verb} --topic '<script>alert(1)</script>' --partitions 12" in text
+        assert "<script>alert" not in html_text
+    assert "--replication-factor 3" in text
