@@ -135,7 +135,8 @@ def _topic_line(t: TopicReport) -> list[str]:
     parts = [f"- {md_code(t.topic)}: {_partitions(t)}"]
     if t.deciding is not None:
         unit = DIMENSION_UNITS[t.deciding.dimension]
-        parts.append(f" ({md_text(unit)}, {t.deciding.side} side)")
+        side = "both sides" if t.deciding.side == "both" else f"{t.deciding.side} side"
+        parts.append(f" ({md_text(unit)}, {side})")
     if t.recommended_consumers is not None and t.strategy is not None:
         whose = (
             "one group reading only it"

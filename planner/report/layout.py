@@ -271,4 +271,6 @@ def fmt_pct(value: float | None, *, signed: bool = False, fraction: bool = False
     if value is None or not math.isfinite(value):
         return "\u2014"
     pct = value * 100 if fraction else value
-    return f"{pct:+.0f} %" if signed else f"{pct:.0f} %"
+    # Below 1 % one decimal: -0.4 % is not "-0 %", and 0.3 % is not nothing.
+    decimals = 1 if 0 < abs(pct) < 0.95 else 0
+    return f"{pct:+.{decimals}f} %" if signed else f"{pct:.{decimals}f} %"

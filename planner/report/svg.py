@@ -223,9 +223,12 @@ def format_value(value: float, kind: AxisKind = "number", step: float | None = N
         written = f"{step:.10f}".rstrip("0")
         decimals = len(written.split(".")[1])
         return f"{value:,.{decimals}f}"
-    if value == round(value):
+    if value == round(value) or magnitude >= 100:
         return f"{value:,.0f}"
-    return f"{value:.3g}"
+    text = f"{value:.3g}"
+    if "e" in text:  # below 0.0001: fixed notation, three significant figures
+        text = f"{value:.{2 - math.floor(math.log10(magnitude))}f}"
+    return text
 
 
 # ---------------------------------------------------------------------------------------

@@ -289,7 +289,7 @@ def _cost(t: TopicReport) -> str:
         ("Replicas in total", f"{c.replicas_total:,}", ""),
         (
             "After a broker failure",
-            f"{c.leaders_per_broker:,} leaders to elect",
+            f"{c.leaders_per_broker:,} leader{'' if c.leaders_per_broker == 1 else 's'} to elect",
             f"about {c.election_unavailability_ms:,.0f} ms of unavailability",
         ),
         (

@@ -32,6 +32,9 @@ def test_a_rate_keeps_three_significant_figures_below_one(value: float | None, t
         (-12.3, "-12 %"),
         (29.6, "+30 %"),
         (899.0, "+899 %"),
+        (-0.4, "-0.4 %"),  # not "-0 %"
+        (0.0, "+0 %"),
+        (0.96, "+1 %"),
         (900.0, "10\u00d7 the peak"),
         (83_467.0, "836\u00d7 the peak"),
         (None, "\u2014"),

@@ -81,6 +81,11 @@ def test_format_value_examples() -> None:
     assert svg.format_value(0.4, step=0.2) == "0.4"
     assert svg.format_value(7.5, step=2.5) == "7.5"
     assert svg.format_value(10.0, step=2.5) == "10.0"
+    # A label between 100 and 10,000 is a whole number, never "4.38e+03".
+    assert svg.format_value(4_380.4) == "4,380"
+    assert svg.format_value(126.6) == "127"
+    assert svg.format_value(0.126) == "0.126"
+    assert svg.format_value(0.0000412) == "0.0000412"
 
 
 def test_thinning_keeps_every_peak_and_gap() -> None:
