@@ -18,6 +18,9 @@ from planner.report.model import DIMENSION_UNITS, TopicReport
 __all__ = ["churn_chart", "member_load_chart", "partition_load_chart", "throughput_charts"]
 
 _PERCENT_CEILING = 3.0  # member/partition loads above 300 % of Tc are drawn at the edge
+# A capacity line more than this many times the target (or the highest sample) is not
+# drawn on a throughput chart: it would squash the samples.
+_CAPACITY_SCALE = 3.0
 
 
 def _figure(title: str, chart: str, caption: str) -> str:
@@ -44,27 +47,26 @@ def throughput_charts(t: TopicReport, percentile: float) -> list[str]:
             continue
         unit = DIMENSION_UNITS[dimension]
         rules: list[svg.Rule] = []
+        off_scale: list[str] = []
         d = arithmetic.get(dimension)
         if d is not None:
             rules.append(svg.Rule(f"p{percentile:g} peak", d.peak, "peak"))
             rules.append(svg.Rule("target", d.target, "target"))
             cap = d.partition_capacity
-            if cap is not None and t.current_partitions is not None:
-                rules.append(
-                    svg.Rule(f"{t.current_partitions} partitions carry", t.current_partitions * cap)
-                )
-            if (
-                cap is not None
-                and t.recommended_partitions is not None
-                and t.recommended_partitions != t.current_partitions
-            ):
-                rules.append(
-                    svg.Rule(
-                        f"{t.recommended_partitions} partitions carry",
-                        t.recommended_partitions * cap,
-                        "limit",
-                    )
-                )
+            # A count that carries many times the traffic would flatten the samples
+            # into the floor: such a line is left off the scale and named instead.
+            ceiling = _CAPACITY_SCALE * max(d.target, max((v for v in values if v), default=0))
+            counts: list[tuple[svg.RuleKind, int | None]] = [("capacity", t.current_partitions)]
+            if t.recommended_partitions != t.current_partitions:
+                counts.append(("limit", t.recommended_partitions))
+            for kind, count in counts:
+                if cap is None or count is None:
+                    continue
+                label = f"{count:,} partition{'' if count == 1 else 's'} carry"
+                scale = count * cap <= ceiling
+                if not scale:
+                    off_scale.append(f"{label} {svg.format_value(count * cap)} {unit}")
+                rules.append(svg.Rule(label, count * cap, kind, scale=scale))
         description = f"{unit} per sample over the data window, {len(values)} samples."
         if d is not None:
             description += (
@@ -85,6 +87,12 @@ def throughput_charts(t: TopicReport, percentile: float) -> list[str]:
             f"{unit} over the data window. The target is what the partitions must carry at "
             f"the end of the horizon; a partition carries the slower of Tp and Tc."
         )
+        if off_scale:
+            caption += (
+                " Above this scale, not drawn: "
+                + "; ".join(off_scale)
+                + f" (more than {_CAPACITY_SCALE:g}x the target)."
+            )
         figures.append(_figure(title, chart, caption))
     return figures
 

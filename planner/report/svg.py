@@ -101,11 +101,16 @@ class Line:
 
 @dataclass(frozen=True)
 class Rule:
-    """A labelled horizontal reference line (a target, a capacity, a limit)."""
+    """A labelled horizontal reference line (a target, a capacity, a limit).
+
+    `scale`: whether the y axis stretches to show it. A rule above the axis is left out
+    of the plot and its legend, and named in the chart's description instead.
+    """
 
     label: str
     value: float
     kind: RuleKind = "capacity"
+    scale: bool = True
 
 
 @dataclass(frozen=True)
@@ -333,6 +338,8 @@ def _rules(frame: _Frame, rules: Sequence[Rule], axis: Axis) -> list[str]:
         text = f"{rule.label}: {format_value(rule.value, axis.kind)}"
         if rule.value > frame.y_hi:
             frame.notes.append(f"{text} is above the top of the chart")
+            if not rule.scale:
+                continue
         out.append(
             f'<g class="ref ref-{rule.kind}" data-label="{escape(rule.label)}">'
             f"<title>{escape(text)}</title>"
@@ -435,7 +442,9 @@ def line_chart(
         raise ValueError(f"chart {chart_id!r}: no data")
     x_lo, x_hi = float(xs_all.min()), float(xs_all.max())
     y_top = _y_top(
-        np.concatenate([*(y for _, y in series), [r.value for r in rules]]), y_axis, notes
+        np.concatenate([*(y for _, y in series), [r.value for r in rules if r.scale]]),
+        y_axis,
+        notes,
     )
     y_ticks = nice_ticks(0.0, y_top, integer=y_axis.integer)
     frame = _Frame(x_lo, x_hi, y_ticks[-1], notes=notes)
@@ -471,7 +480,7 @@ def line_chart(
             f'<path d="{_path(frame, xs, ys, line.step)}"{dash_attr}/></g>'
         )
         legend.append((line.label, style, dash))
-    legend.extend((r.label, f"ref-{r.kind}", "") for r in rules)
+    legend.extend((r.label, f"ref-{r.kind}", "") for r in rules if r.scale or r.value <= frame.y_hi)
     legend_svg, legend_height = _legend(legend, _TOP + frame.plot_height + _X_AXIS_SPACE + 10)
     height = _TOP + frame.plot_height + _X_AXIS_SPACE + legend_height + 6
     if notes:
@@ -558,7 +567,7 @@ def bar_chart(
         body.extend(group)
         legend.append((s.label, style, ""))
     body.extend(_rules(frame, rules, y_axis))
-    legend.extend((r.label, f"ref-{r.kind}", "") for r in rules)
+    legend.extend((r.label, f"ref-{r.kind}", "") for r in rules if r.scale or r.value <= frame.y_hi)
     legend_svg, legend_height = _legend(legend, _TOP + frame.plot_height + _X_AXIS_SPACE + 10)
     height = _TOP + frame.plot_height + _X_AXIS_SPACE + legend_height + 6
     if notes:

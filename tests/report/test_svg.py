@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import xml.etree.ElementTree as ET
@@ -12,8 +13,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from planner.report import svg
-from tests.report.fleets import HOSTILE_ATTR, HOSTILE_TOPIC
+from planner.report import FleetReport, svg
+from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC
 
 SVG = "{http://www.w3.org/2000/svg}"
 DAY = 86_400.0
@@ -147,6 +148,30 @@ def test_values_above_the_axis_cap_are_said_to_be_clipped() -> None:
     assert desc is not None and "values above 300% are drawn at the top edge" in (desc.text or "")
 
 
+def test_a_rule_off_the_scale_is_named_not_drawn() -> None:
+    # A capacity 100x the data would flatten the lines: the axis ignores it.
+    root = _parse(
+        _line_chart(
+            rules=[
+                svg.Rule("target", 4.0, "target"),
+                svg.Rule("88 partitions carry", 352.0, scale=False),
+            ]
+        )
+    )
+    assert [g.get("data-label") for g in _groups(root, "ref")] == ["target"]
+    assert len(_groups(root, "key")) == 3  # two lines and the target
+    y_axis = next(g for g in root.iter(f"{SVG}g") if "y-axis" in (g.get("class") or ""))
+    ticks = [float(t.text or "0") for t in y_axis.iter(f"{SVG}text") if t.get("class") == "tick"]
+    assert max(ticks) < 10
+    desc = root.find(f"{SVG}desc")
+    assert desc is not None and "88 partitions carry: 352 is above the top of the chart" in (
+        desc.text or ""
+    )
+    # Within the data's range it is drawn as any rule.
+    near = _parse(_line_chart(rules=[svg.Rule("6 partitions carry", 2.0, scale=False)]))
+    assert [g.get("data-label") for g in _groups(near, "ref")] == ["6 partitions carry"]
+
+
 def test_hostile_labels_stay_text() -> None:
     text = svg.line_chart(
         HOSTILE_ATTR,
@@ -244,3 +269,20 @@ def test_a_year_of_minutes_stays_small_and_keeps_its_peak() -> None:
     assert path is not None
     points = path.get("d", "").replace("M", "L").split("L")[1:]
     assert min(float(p.split(" ")[1]) for p in points) == pytest.approx(peak_y, abs=0.1)
+
+
+def test_a_throughput_chart_names_a_count_far_above_its_traffic(
+    planned_fleet: FleetReport,
+) -> None:
+    from planner.report.charts import throughput_charts
+
+    t = next(t for t in planned_fleet.topics if t.topic == EXAMPLE_TOPIC)
+    (mib, *_) = throughput_charts(t, 99.0)
+    assert "Above this scale" not in mib  # 12 and 16 partitions sit near the target
+    d = next(d for d in t.dimensions if d.dimension == "mib_in")
+    assert d.partition_capacity is not None
+    many = round(10 * d.target / d.partition_capacity)  # ten times the target
+    (far, *_) = throughput_charts(dataclasses.replace(t, current_partitions=many), 99.0)
+    assert f"Above this scale, not drawn: {many:,} partitions carry" in far
+    assert f'data-label="{many:,} partitions carry"' not in far
+    assert 'data-label="16 partitions carry"' in far
