@@ -108,6 +108,7 @@ def recommendations(report: FleetReport, pages: dict[str, str]) -> list[dict[str
                 "replication_factor": t.replication_factor,
                 "headroom_now_pct": _round(t.headroom_pct(t.current_partitions)),
                 "headroom_recommended_pct": _round(t.headroom_pct(t.recommended_partitions)),
+                "current_count_lasts_days": _round(t.current_count_lasts_days),
                 "warnings": list(t.warnings),
                 "rationale": list(t.rationale),
                 "error": t.error,

@@ -182,6 +182,8 @@ def _dimensions(row: Row, s: PlanSettings) -> tuple[DimensionArithmetic, ...]:
                 required=required,
                 side=row[f"{dim}_side"] if ran else None,
                 producer_scope=tp_scope if tp_scope != scope else None,
+                linear_growth=s.growth_model == "linear"
+                and row[f"{dim}_growth_source"] == "fitted",
             )
         )
     return tuple(out)

@@ -106,6 +106,7 @@ def _dimensions(
                 consumer_partitions=r.consumer_partitions if r else None,
                 required=r.required if r else None,
                 side=r.side if r else None,
+                linear_growth=s.growth_model == "linear" and t.growth_source == "fitted",
             )
         )
     return tuple(out)

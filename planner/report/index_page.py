@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from html import escape
 
@@ -9,6 +10,7 @@ from planner.report.layout import (
     STATUS_LABELS,
     fmt_count,
     fmt_headroom,
+    fmt_needed_by,
     page,
     status_badge,
 )
@@ -56,6 +58,11 @@ def _missing_note(t: TopicReport) -> str:
     return f"{t.rejected_rows:,} row{'' if t.rejected_rows == 1 else 's'} rejected"
 
 
+def _by(t: TopicReport, report: FleetReport) -> str:
+    days = t.current_count_lasts_days
+    return "" if days is None else f", needed by {fmt_needed_by(days, report.interval_end)}"
+
+
 def _card(
     css: str,
     title: str,
@@ -86,6 +93,13 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
             key=lambda t: (-(t.recommended_partitions or 0) + (t.current_partitions or 0), t.topic),
         )
 
+    def soonest_first(topics: list[TopicReport]) -> list[TopicReport]:
+        def key(t: TopicReport) -> float:
+            days = t.current_count_lasts_days
+            return math.inf if days is None else days
+
+        return sorted(topics, key=key)
+
     missing = [t for t in report.topics if not t.planned or t.rejected_rows]
     under = report.group_count("under-provisioned")
     over = report.group_count("over-provisioned")
@@ -96,8 +110,9 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
         _card(
             "plan-increase",
             f"Need more within the horizon ({horizon})",
-            with_status("plan-increase"),
+            soonest_first(with_status("plan-increase")),
             pages,
+            lambda t: _arrow(t) + _by(t, report),
         ),
         _card("ok", "Fine to the end of the horizon", with_status("ok"), pages),
         _card("missing", "Missing or rejected figures", missing, pages, _missing_note),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+from datetime import datetime, timedelta
 from html import escape
 
 from planner.report.model import DIMENSION_UNITS
@@ -22,6 +23,7 @@ __all__ = [
     "STATUS_LABELS",
     "STYLE",
     "fmt_count",
+    "fmt_needed_by",
     "fmt_pct",
     "fmt_rate",
     "page",
@@ -256,6 +258,14 @@ def fmt_rate(value: float | None, dimension: str | None = None) -> str:
     if dimension is None:
         return text
     return f"{text} {DIMENSION_UNITS[dimension].split(' ')[0]}"
+
+
+def fmt_needed_by(days: float, start: datetime) -> str:
+    """When a count runs out, `days` after `start` (the end of the data): a date."""
+    if days < 1:
+        return "now"
+    when = start + timedelta(days=days)
+    return f"about {when:%Y-%m-%d} (in {math.floor(days):,} day{'' if days < 2 else 's'})"
 
 
 def fmt_headroom(pct: float | None) -> str:

@@ -344,6 +344,8 @@ class DimensionArithmetic(_Model):
         side: Which side needs `required` (`both` on a tie).
         producer_scope: Tp's row when it is not `capacity_scope`'s (the topic's own Tc
             with the fleet's default Tp, say); None: the same row, or no Tp.
+        linear_growth: Whether the peak grows by the same amount every day (a linear
+            fit) rather than compounding at `growth_per_year`.
     """
 
     dimension: Dimension
@@ -362,6 +364,21 @@ class DimensionArithmetic(_Model):
     required: int | None
     side: Side | None
     producer_scope: CapacityScope | None = None
+    linear_growth: bool = False
+
+    def days_until_above(self, capacity: float) -> float | None:
+        """Days from the end of the data until the peak, growing as planned, plus the
+        headroom, is above `capacity`: 0 if it is already; None if it never is (no
+        growth, or a shrinking peak)."""
+        need = self.peak * (1 + self.headroom_pct / 100)
+        if need > capacity:
+            return 0.0
+        g = self.growth_per_year
+        if need <= 0 or g <= 0:
+            return None
+        ratio = capacity / need
+        years = (ratio - 1) / g if self.linear_growth else math.log(ratio) / math.log1p(g)
+        return 365.0 * years
 
     @property
     def unit(self) -> str:
@@ -785,6 +802,29 @@ class TopicReport(_Model):
     def planned(self) -> bool:
         """Whether the topic was sized (its partition numbers are present)."""
         return self.status in PLANNED_STATUSES
+
+    @property
+    def current_count_lasts_days(self) -> float | None:
+        """For `plan-increase`: days until today's count no longer carries the peak plus
+        headroom in some dimension, the peak growing as planned (even spread).
+
+        None for any other status, or when the sizing rule is not what asks for more
+        partitions (a keyed topic's skew can ask for more than the rule), or when it
+        cannot be worked out (no count, no capacity in the deciding dimension).
+        """
+        current = self.current_partitions
+        if self.status != "plan-increase" or current is None or self.required_partitions is None:
+            return None
+        rule = max((d.required for d in self.dimensions if d.required is not None), default=None)
+        if rule is None or rule < self.required_partitions:
+            return None
+        days = [
+            d.days_until_above(current * cap)
+            for d in self.dimensions
+            if d.required is not None and (cap := d.partition_capacity) is not None
+        ]
+        found = [d for d in days if d is not None]
+        return min(found) if found else None
 
     def headroom_pct(self, partitions: int | None) -> float | None:
         """Spare capacity of `partitions` partitions over today's peak, in percent.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from datetime import datetime
 from html import escape
 
 from planner.report import charts
@@ -10,6 +11,7 @@ from planner.report.layout import (
     STATUS_LABELS,
     fmt_count,
     fmt_headroom,
+    fmt_needed_by,
     fmt_pct,
     fmt_rate,
     page,
@@ -38,7 +40,7 @@ def _current(t: TopicReport) -> str:
     return "not in the topics table" if t.status == "unknown-topic" else "new topic"
 
 
-def _headline(t: TopicReport) -> str:
+def _headline(t: TopicReport, data_end: datetime) -> str:
     cells: list[tuple[str, str, str]] = []
     current = _current(t)
     if t.recommended_partitions is not None:
@@ -54,6 +56,16 @@ def _headline(t: TopicReport) -> str:
         cells.append(("Partitions", change, need))
     else:
         cells.append(("Partitions", current, "no recommendation"))
+    lasts = t.current_count_lasts_days
+    if lasts is not None and t.current_partitions is not None:
+        cells.append(
+            (
+                "Needed by",
+                fmt_needed_by(lasts, data_end),
+                f"when today's {fmt_count(t.current_partitions)} no longer carry the growing "
+                "peak plus headroom (even spread)",
+            )
+        )
     if t.recommended_consumers is not None:
         cells.append(("Consumers", fmt_count(t.recommended_consumers), t.consumers_basis))
     if t.deciding is not None:
@@ -347,7 +359,7 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
         part
         for part in (
             header,
-            _headline(t),
+            _headline(t, report.interval_end),
             _apply(t),
             _warnings(t),
             _groups(t, pages),

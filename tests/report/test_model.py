@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 
 from planner.report import (
+    Deciding,
     DimensionArithmetic,
     FleetReport,
     GroupReport,
@@ -18,6 +20,7 @@ from planner.report import (
     ThroughputHistory,
     TopicReport,
 )
+from planner.report.layout import fmt_needed_by
 from tests.report.fleets import HOSTILE_TOPIC, INTERVAL, REPORT_SETTINGS
 
 
@@ -242,3 +245,54 @@ def test_the_consumer_figure_says_whose_size_it_is() -> None:
     assert among.consumers_basis.endswith(
         "group 'billing', the largest of the 3 groups with a plan that read it"
     )
+
+
+@pytest.mark.parametrize(
+    ("growth", "linear", "days"),
+    [
+        (1.0, False, 365.0),  # doubles in a year: 13 -> 26 in one year
+        (0.5, False, 365.0 * math.log(2) / math.log(1.5)),  # 624 days
+        (0.5, True, 730.0),  # +50 % of the peak a year: twice the peak in two years
+        (0.0, False, None),  # never
+        (-0.2, False, None),
+    ],
+)
+def test_a_growing_peak_outgrows_a_capacity_on_the_day_the_arithmetic_says(
+    growth: float, linear: bool, days: float | None
+) -> None:
+    # Peak 10 + 30 % headroom = 13 against a capacity of 26.
+    d = dataclasses.replace(
+        _dimension("mib_in", 10.0, None, 2.0), growth_per_year=growth, linear_growth=linear
+    )
+    found = d.days_until_above(26.0)
+    assert found == (None if days is None else pytest.approx(days))
+    assert d.days_until_above(12.0) == 0.0  # already above
+
+
+def test_an_increase_within_the_horizon_says_when_todays_count_runs_out() -> None:
+    def dim(name: str, peak: float, tc: float, growth: float) -> DimensionArithmetic:
+        base = _dimension(name, peak, None, tc)
+        return dataclasses.replace(base, growth_per_year=growth, required=8)  # type: ignore[type-var]
+
+    topic = TopicReport(
+        topic="t",
+        status="plan-increase",
+        current_partitions=4,
+        required_partitions_now=4,
+        required_partitions=8,
+        recommended_partitions=8,
+        deciding=Deciding("mib_in", "consumer"),
+        dimensions=(
+            # 4 partitions carry 4 x 6.5 = 26 MiB/s: 13 (10 + 30 %) doubles in a year.
+            dim("mib_in", 10.0, 6.5, 1.0),
+            # 4 x 1,000 = 4,000 records/s against 2,600: later (+20 %/year, 2.4 years).
+            dim("records_in", 2_000.0, 1_000.0, 0.2),
+        ),
+    )
+    assert topic.current_count_lasts_days == pytest.approx(365.0)
+    # The skew of a keyed topic asks for more than the rule: no date is claimed.
+    assert dataclasses.replace(topic, required_partitions=9).current_count_lasts_days is None
+    assert dataclasses.replace(topic, status="ok").current_count_lasts_days is None
+    start = datetime(2026, 11, 22, tzinfo=UTC)
+    assert fmt_needed_by(365.0, start) == "about 2027-11-22 (in 365 days)"
+    assert fmt_needed_by(0.0, start) == "now"

@@ -6,8 +6,10 @@ import base64
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
+from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -283,3 +285,31 @@ def test_a_topic_to_increase_shows_the_command_and_others_none(
         assert f"{verb} --topic '<script>alert(1)</script>' --partitions 12" in text
         assert "<script>alert" not in html_text
     assert "--replication-factor 3" in text
+
+
+def test_an_increase_within_the_horizon_shows_when_it_is_needed(
+    planned_fleet: FleetReport,
+) -> None:
+    example = next(t for t in planned_fleet.topics if t.topic == EXAMPLE_TOPIC)
+    pages = page_names([t.topic for t in planned_fleet.topics])
+    # The example is keyed and its skew asks for 14: no date is claimed for it.
+    assert example.current_count_lasts_days is None
+    assert "Needed by" not in topic_page(example, planned_fleet, pages)
+    # Say 7 partitions carry today's peak plus headroom with 10 % to spare in every
+    # dimension: the count runs out when the fastest-growing one has grown 10 %.
+    dims = tuple(
+        dataclasses.replace(d, producer_capacity=None, consumer_capacity=d.peak * 1.3 * 1.1 / 7)
+        for d in example.dimensions
+    )
+    ruled = dataclasses.replace(
+        example, current_partitions=7, required_partitions=10, dimensions=dims
+    )
+    days = ruled.current_count_lasts_days
+    assert days is not None and 0 < days < planned_fleet.settings.horizon_days
+    fastest = max(d.growth_per_year for d in dims)
+    assert days == pytest.approx(365 * math.log(1.1) / math.log1p(fastest))
+    page = _Page()
+    page.feed(topic_page(ruled, planned_fleet, pages))
+    text = "".join(page.text)
+    when = planned_fleet.interval_end + timedelta(days=days)
+    assert "Needed by" in text and f"about {when:%Y-%m-%d}" in text
