@@ -101,7 +101,9 @@ class PartitionCost:
             (Jun Rao's rule of thumb for replication latency).
         leaders_per_broker: Leaders of this topic on the busiest broker.
         election_unavailability_ms: Leaders on a failed broker x ms per election: how
-            long the last of its partitions may stay unavailable.
+            long the last of its partitions may stay unavailable. None with replication
+            factor 1: there is no other replica to elect, so the failed broker's
+            partitions stay offline until it returns (a warning says so).
         segments_per_replica: Log segments one replica keeps over its retention.
         file_handles_per_broker: Open files this topic costs the busiest broker.
         consumer_threads: Threads (and fetch sessions) for one consumer group to read every
@@ -117,7 +119,7 @@ class PartitionCost:
     replicas_per_broker_limit: int
     latency_rule_limit: int
     leaders_per_broker: int
-    election_unavailability_ms: float
+    election_unavailability_ms: float | None
     segments_per_replica: int
     file_handles_per_broker: int
     consumer_threads: int
@@ -178,11 +180,22 @@ def partition_cost(
     )
     latency_limit = 100 * cluster.brokers * cluster.replication_factor
     leaders_per_broker = math.ceil(partitions / cluster.brokers)
-    unavailability_ms = leaders_per_broker * settings.election_ms_per_partition
+    # With one replica there is nothing to elect: the partitions wait for their broker.
+    single_replica = cluster.replication_factor == 1
+    unavailability_ms = (
+        None if single_replica else leaders_per_broker * settings.election_ms_per_partition
+    )
     segments = _segments_per_replica(settings, retention_ms, bytes_in_per_s, partitions)
     handles = math.ceil(replicas_total / cluster.brokers) * segments * settings.files_per_segment
 
     warnings: list[str] = []
+    if single_replica:
+        warnings.append(
+            f"replication factor 1: a broker failure takes its partitions offline until the "
+            f"broker returns (up to {leaders_per_broker} of this topic's {partitions} on one "
+            f"broker); there is no other replica, so no leader can be elected elsewhere, and "
+            f"unclean leader election cannot help"
+        )
     if buffer_share > 1:
         warnings.append(
             f"a producer writing to all {partitions} partitions needs "

@@ -14,12 +14,20 @@ one group, on its topics' partitions at their recommended counts, and sized the 
   (`planner.recommend.plan.member_headroom_pct`, h = the planning headroom);
 - `members_now` is the smallest group of at least `min_group_members` (capped at the
   group's partitions) whose busiest member fits at today's peak, for the strategy that
-  needs the fewest members (then the lower busiest load, then fewer partitions revoked
-  when a member joins, then the strategy name; `range`, which gives work to no more
-  members than its largest topic has partitions, is left out when that is below the
-  floor); `members_at_horizon` the same strategy's need at the end of the horizon;
+  needs the fewest members, then the one revoking the fewest partitions when a member
+  joins, then the lower busiest load, then the strategy name
+  (`planner.recommend.plan.strategy_choice_key`, the rule a one-topic group follows;
+  `range`, which gives work to no more members than its largest topic has partitions,
+  is left out when that is below the floor); `members_at_horizon` the same strategy's
+  need at the end of the horizon;
 - the group is `under-provisioned` below `members_now`, `over-provisioned` with idle
-  members or above `members_at_horizon`, else `ok`, and the recommended size follows.
+  members or above `members_at_horizon`, else `ok`, and the recommended size follows;
+- a group whose busiest member, with its current size and strategy, needs more than one
+  consumer's whole capacity at today's peak is falling behind now: its notes and its
+  topics' warnings say so (`planner.recommend.plan.falling_behind_note`). The load is
+  on today's partition counts when they are known (a topic keeping its count, or a
+  keyless one, spread evenly); a keyed topic whose count changes has loads at its
+  recommended count only, and the note then says it was read there.
 
 Every member is assumed to subscribe to every topic of the group (the `groups` table
 records subscriptions per group, not per member). With identical subscriptions and no
@@ -47,7 +55,15 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.assignors import java_order_key
-from planner.recommend.plan import PlanSettings, floor_note, member_headroom_pct
+from planner.recommend.plan import (
+    ChoiceKey,
+    PlanSettings,
+    falling_behind_note,
+    floor_note,
+    member_headroom_pct,
+    strategy_choice_key,
+    strategy_switch_note,
+)
 from planner.simulate import STRATEGIES, imbalance
 from planner.simulate import closed_forms as cf
 from planner.simulate.grid import EAGER_STRATEGIES
@@ -360,16 +376,17 @@ def plan_group_of_topics(
     partitions = [horizon[n].size for n in names]
 
     moves: dict[str, dict[str, int]] = {}
-    best: tuple[int, float, int, str] | None = None
+    keys: dict[str, ChoiceKey] = {}
     for name, found in searches.items():
         count = max(found.now_fit or 0, floor)
         if found.now_fit is None or count > found.busiest_now.size:
             continue
-        busiest_now = float(found.busiest_now[count - 1])
         moves[name] = group_churn(partitions, count, name)
-        key = (count, round(busiest_now, 9), moves[name]["grow_revoked"], name)
-        if best is None or key < best:
-            best = key
+        keys[name] = strategy_choice_key(
+            count, moves[name]["grow_revoked"], float(found.busiest_now[count - 1]), name
+        )
+    # The same rule as a one-topic group's (`planner.recommend.plan.strategy_choice_key`).
+    best = min(keys.values(), default=None)
 
     notes: list[str] = []
     if best is None:
@@ -381,8 +398,17 @@ def plan_group_of_topics(
             f"keep up: the busiest member needs {busiest:.0%} of one consumer's capacity "
             f"against a limit of {limit_plain:.0%}"
         )
+        # The strategies compared at one member per partition, for the switch note.
+        for name, found in searches.items():
+            if found.busiest_now.size >= total:
+                revoked = group_churn(partitions, total, name)["grow_revoked"]
+                keys[name] = strategy_choice_key(
+                    total, revoked, float(found.busiest_now[total - 1]), name
+                )
+        best_shown = keys.get(chosen, (total, total, busiest, chosen))
     else:
-        members_now, busiest, _, chosen = best
+        best_shown = best
+        members_now, _, busiest, chosen = best
         by_load = searches[chosen].now_fit
         if by_load is not None and by_load < members_now:
             notes.append(floor_note(by_load, members_now, min_group_members))
@@ -410,25 +436,29 @@ def plan_group_of_topics(
             f"end of the horizon"
         )
     if chosen != strategy:
-        notes.append(
-            f"{chosen} instead of {strategy}: "
-            + (
-                "it revokes only the partitions that move when a member joins or leaves"
-                if chosen == "cooperative-sticky"
-                else "a lower busiest-member load at this group size"
-            )
-        )
+        notes.append(strategy_switch_note(strategy, best_shown, keys.get(strategy)))
     recommended = {
         "ok": members,
         "under-provisioned": members_now,
         "over-provisioned": members_horizon,
     }[status]
     warnings = []
-    if idle_now:
-        warnings.append(
-            f"group {group_id!r} reads {', '.join(names)} with {members} members for {total} "
-            f"partitions in all: {idle_now} sit idle"
-        )
+    behind = _falling_behind(
+        group_id,
+        strategy,
+        members,
+        [by_name[n] for n in names],
+        now=[now[n] for n in names],
+        members_now=members_now,
+        fits=best is not None,
+        chosen=chosen if strategy not in keys or keys[strategy][0] > members_now else None,
+    )
+    if behind:
+        notes.append(behind)
+        warnings.append(behind)
+    idle = _idle_warning(group_id, strategy, members, [by_name[n] for n in names], idle_now)
+    if idle:
+        warnings.append(idle)
     plan = {
         "group_id": group_id,
         "topics": names,
@@ -448,6 +478,111 @@ def plan_group_of_topics(
         plan,
         _grid(group_id, names, searches, moves, horizon, total, is_current, limit_plain),
         warnings,
+    )
+
+
+def _today_loads(topics: Sequence[GroupTopic]) -> list[FloatArray] | None:
+    # Each topic's partition loads today, on today's partition count, in consumers: a
+    # topic keeping its count has its planned loads scaled to today; a keyless one that
+    # changes is spread evenly, as planned. A keyed one that changes has loads at its
+    # recommended count only, so today's are not known (None).
+    out = []
+    for t in topics:
+        count = t.current_partitions
+        if count is None or count < 1:
+            return None
+        now_total = t.consumers_now or 0.0
+        if count == t.partitions:
+            if t.loads is None:
+                out.append(np.full(count, now_total / count))
+                continue
+            horizon_total = t.consumers_at_horizon or 0.0
+            ratio = now_total / horizon_total if horizon_total else 0.0
+            out.append(np.asarray(t.loads, dtype=np.float64) * ratio)
+        elif t.loads is None:
+            out.append(np.full(count, now_total / count))
+        else:
+            return None
+    return out
+
+
+def _owners(counts: Sequence[int], strategy: str) -> int:
+    # The most members that own a partition: range cuts each topic on its own.
+    return max(counts) if strategy == "range" else int(sum(counts))
+
+
+def _falling_behind(
+    group_id: str,
+    strategy: str,
+    members: int,
+    topics: Sequence[GroupTopic],
+    *,
+    now: Sequence[FloatArray],
+    members_now: int,
+    fits: bool,
+    chosen: str | None,
+) -> str | None:
+    # The group's busiest member at today's peak with its current size and strategy,
+    # above one consumer's whole capacity: it lags now (see `plan.falling_behind_note`).
+    if members < 1 or strategy not in STRATEGIES:
+        return None
+    planned = [t.partitions or 0 for t in topics]
+    current = [t.current_partitions or 0 for t in topics]
+    changes = current != planned
+    today = _today_loads(topics)
+    loads = today if today is not None else list(now)
+    busiest = float(_member_loads(loads, np.array([members], dtype=np.int64), strategy).max())
+    if busiest <= 1.0 + _FIT_TOLERANCE:
+        return None
+    if not changes:
+        counted_on = ""
+    elif today is not None:
+        counted_on = f" on today's {sum(current)} partitions of its topics"
+    else:
+        counted_on = (
+            f" (read at the recommended counts, {sum(planned)} partitions: its topics' loads "
+            f"at today's counts are not at hand)"
+        )
+    return falling_behind_note(
+        group_id,
+        busiest,
+        members,
+        counted_on=counted_on,
+        members_needed=members_now,
+        fits=fits,
+        more_members_help=members < _owners(current if today is not None else planned, strategy),
+        recommended=f"its topics' recommended {sum(planned)} partitions" if changes else None,
+        strategy=chosen,
+    )
+
+
+def _idle_warning(
+    group_id: str, strategy: str, members: int, topics: Sequence[GroupTopic], idle_planned: int
+) -> str | None:
+    # Members owning no partition, today and at the recommended counts, said apart when
+    # the counts change (`idle_planned` is at the recommended counts).
+    names = ", ".join(t.topic for t in topics)
+    planned = [t.partitions or 0 for t in topics]
+    current = [t.current_partitions for t in topics]
+    known = [c for c in current if c is not None]
+    if len(known) < len(current) or known == planned:
+        if not idle_planned:
+            return None
+        return (
+            f"group {group_id!r} reads {names} with {members} members for {sum(planned)} "
+            f"partitions in all: {idle_planned} sit idle"
+        )
+    idle_today = max(0, members - _owners(known, strategy))
+    if not idle_today:
+        return None
+    today = (
+        f"group {group_id!r} reads {names}: of its {members} members, {idle_today} own no "
+        f"partition today ({sum(known)} partitions in all)"
+    )
+    if idle_planned:
+        return f"{today} and {idle_planned} will after the increases to {sum(planned)} partitions"
+    return (
+        f"{today}; after the increases to {sum(planned)} partitions every member owns at least one"
     )
 
 

@@ -137,8 +137,10 @@ def _notes(args: argparse.Namespace, required: int, recommended: int) -> list[st
         notes.append(
             f"keyed topic: going from {current} to {recommended} partitions changes "
             f"hash(key) % partitions, so most keys move to another partition and per-key "
-            f"ordering breaks across the change; drain or pause producers first, and size "
-            f"for the end of the horizon now so it happens once"
+            f"ordering breaks across the change. Size for the end of the horizon now so it "
+            f"happens once, and to keep each key's order stop the producers, wait until "
+            f"every consumer group's lag on the topic is 0, alter the count, then restart "
+            f"the producers"
         )
     return notes
 

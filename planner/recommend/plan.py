@@ -25,6 +25,7 @@ import numpy.typing as npt
 from planner.cost import ClusterShape, CostSettings, PartitionCost, partition_cost
 from planner.recommend.partitions import PartitionChoice, Status, choose_partitions
 from planner.simulate import (
+    EAGER_STRATEGIES,
     STRATEGIES,
     GridResult,
     HotKey,
@@ -34,6 +35,7 @@ from planner.simulate import (
     partition_loads,
     simulate_grid,
 )
+from planner.simulate import closed_forms as cf
 from planner.sizing import (
     GrowthModel,
     PlanningTarget,
@@ -44,21 +46,32 @@ from planner.sizing import (
 )
 
 __all__ = [
+    "ChoiceKey",
     "GroupInfo",
     "GroupPlan",
     "PlanSettings",
     "SkewRequirement",
     "TopicHistory",
     "TopicPlan",
+    "busiest_member_load",
+    "falling_behind_note",
     "floor_note",
     "member_headroom_pct",
     "plan_group",
     "plan_topic",
     "skew_requirement",
+    "strategy_choice_key",
+    "strategy_switch_note",
 ]
 
 _UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
 GroupStatus = Literal["ok", "under-provisioned", "over-provisioned"]
+#: A strategy's rank among those that fit: (members, partitions revoked when a member
+#: joins, busiest-member load, name); the smallest wins (`strategy_choice_key`).
+ChoiceKey = tuple[int, int, float, str]
+# A member above one consumer's whole capacity falls further behind every second; loads
+# summed in floating point may land a hair above an exact 1.0.
+_BEHIND = 1.0 + 1e-9
 
 
 @dataclass(frozen=True)
@@ -173,6 +186,13 @@ class GroupPlan:
             `over-provisioned` (more than the horizon needs, or idle members).
         idle_members_now: Members today that own no partition at the recommended count.
         notes: Plain-language notes.
+        busiest_utilisation_current: Busiest member's load at today's peak with the
+            group's current size and strategy, as a fraction of one consumer's capacity:
+            on today's partition count when `plan_topic` knows it, else on the
+            recommended one (None for a group with no members, or a new topic).
+        falling_behind: When that load is above one consumer's whole capacity (the
+            group lags now, whatever the headroom), the note that says so and what it
+            needs (also among `notes`); None otherwise.
     """
 
     group_id: str
@@ -187,6 +207,8 @@ class GroupPlan:
     status: GroupStatus
     idle_members_now: int
     notes: tuple[str, ...]
+    busiest_utilisation_current: float | None = None
+    falling_behind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -478,8 +500,37 @@ def plan_topic(
         extra_members=max(4, max((g.members for g in groups), default=0)),
     )
     at_p = grid.where(grid.partitions == p)
-    group_plans = tuple(plan_group(g, at_p, p, util_now, util_horizon, s) for g in groups)
-    warnings = _warnings(history, choice, cost, grid, p, group_plans, skew)
+    current = history.current_partitions
+    # Whether a group keeps up today is a question about today's partition count: when
+    # it changes, the same partition loads the grid uses (the key sample hashed, or an
+    # even spread) are placed on today's count at today's load.
+    loads_now = (
+        partition_loads(topic_load.with_load(util_now), current)
+        if current is not None and current != p and any(g.members >= 1 for g in groups)
+        else None
+    )
+    group_plans = tuple(
+        plan_group(
+            g,
+            at_p,
+            p,
+            util_now,
+            util_horizon,
+            s,
+            current_partitions=current,
+            current_busiest=(
+                busiest_member_load(loads_now, g.members, g.strategy)
+                if loads_now is not None and g.members >= 1
+                else None
+            ),
+        )
+        for g in groups
+    )
+    warnings = (
+        *_unchecked_dimensions(targets, producer, consumer),
+        *_warnings(history, choice, cost, grid, p, group_plans, skew),
+        *_unread_topic(history, targets, sizing, sizing_now, choice, consuming),
+    )
     rationale = (
         *_fan_out_rationale(history, consuming),
         *_rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s),
@@ -498,7 +549,7 @@ def plan_topic(
         utilisation_at_horizon=util_horizon,
         groups=group_plans,
         hot_keys=skew.hot_keys if skew else (),
-        warnings=warnings,
+        warnings=tuple(warnings),
         rationale=rationale,
         key_sample=sample,
         fan_out=fan_out,
@@ -552,6 +603,165 @@ def _rows_by_strategy(grid: GridResult, p: int) -> dict[str, _StrategyRows]:
     return out
 
 
+def busiest_member_load(loads: npt.ArrayLike, members: int, strategy: str) -> float | None:
+    """The busiest member's load when `members` members share these partitions.
+
+    A fresh assignment of one topic to members that all subscribe to it, as the grid
+    computes it: `range` cuts the partitions into consecutive blocks, `roundrobin`,
+    `sticky` and `cooperative-sticky` deal them in turn (a fresh sticky assignment is
+    dealt as round-robin's); members beyond the partition count own nothing.
+
+    Args:
+        loads: Each partition's load, in the caller's load unit.
+        members: The group's size (>= 1).
+        strategy: Its strategy (Kafka's name).
+
+    Returns:
+        The busiest member's load, in the load unit; None for a strategy the planner
+        does not simulate.
+    """
+    if members < 1:
+        raise ValueError(f"a group has at least one member, got {members}")
+    weights = np.asarray(loads, dtype=np.float64).reshape(-1)
+    sizes = np.array([members], dtype=np.int64)
+    if strategy == "range":
+        member_loads = cf.range_member_loads(weights.size, sizes, weights)[0]
+    elif strategy in STRATEGIES:
+        member_loads = cf.roundrobin_member_loads(weights.size, sizes, weights)[0]
+    else:
+        return None
+    return float(member_loads.max())
+
+
+def strategy_choice_key(members: int, revoked: int, busiest: float, strategy: str) -> ChoiceKey:
+    """How strategies that fit are ranked for a group; the smallest key is recommended.
+
+    Fewest members first. Among strategies that fit at that size, the one that revokes
+    the fewest partitions when a member joins: every candidate keeps its busiest member
+    within the headroom limit by construction, so a lower load below that limit buys
+    nothing, while every revoked partition stops being consumed until the rebalance
+    ends (eager strategies revoke them all; `cooperative-sticky` only those that move).
+    Then the lower busiest-member load, then the name, so the order is total.
+
+    Args:
+        members: The smallest group size of at least the floor that fits today's peak.
+        revoked: Partitions revoked when a member joins a group of that size.
+        busiest: The busiest member's load at that size, in consumers (1.0 = Tc).
+        strategy: The strategy (Kafka's name).
+    """
+    return (members, revoked, round(busiest, 9), strategy)
+
+
+def strategy_switch_note(current: str, chosen: ChoiceKey, current_key: ChoiceKey | None) -> str:
+    """Why `chosen` is recommended instead of the group's `current` strategy.
+
+    Args:
+        current: The group's strategy today.
+        chosen: The recommended strategy's `strategy_choice_key`.
+        current_key: The current strategy's key, None when no size of it fits (or the
+            planner does not simulate it).
+    """
+    members, revoked, busiest, strategy = chosen
+    if current_key is None:
+        why = (
+            f"no group size with {current} keeps the busiest member within the limit"
+            if current in STRATEGIES
+            else f"the planner does not simulate {current}"
+        )
+    elif current_key[0] > members:
+        why = f"it needs {members} members where {current} needs {current_key[0]}"
+    elif current_key[1] > revoked:
+        why = (
+            f"both fit with {members} members, and when a member joins it revokes {revoked} "
+            f"partition{'' if revoked == 1 else 's'} against {current_key[1]} with {current}"
+            + (
+                " (only those that move), so the rest of the group keeps consuming through "
+                "a rebalance"
+                if strategy == "cooperative-sticky"
+                else ""
+            )
+        )
+    elif current_key[2] > busiest:
+        why = (
+            f"a lower busiest-member load at this group size ({busiest:.1%} of Tc against "
+            f"{current_key[2]:.1%})"
+        )
+    else:
+        why = "an equal choice (same size, revocations and load), first by name"
+    note = f"{strategy} instead of {current}: {why}"
+    if strategy == "cooperative-sticky" and current in EAGER_STRATEGIES:
+        # KIP-429's upgrade path: a group's members must share an assignor. Listing both
+        # keeps the group on the old, eager one until every member has the new one; the
+        # second bounce then moves it to cooperative rebalancing.
+        note += (
+            f"; switching from the eager {current} takes two rolling bounces (KIP-429): "
+            f"first every member with partition.assignment.strategy = "
+            f"[cooperative-sticky, {current}], then again with {current} removed"
+        )
+    return note
+
+
+def falling_behind_note(
+    group_id: str,
+    busiest: float,
+    members: int,
+    *,
+    counted_on: str,
+    members_needed: int,
+    fits: bool,
+    more_members_help: bool,
+    recommended: str | None,
+    strategy: str | None,
+) -> str:
+    """The note for a group whose busiest member needs more than one consumer today.
+
+    Args:
+        group_id: The group.
+        busiest: Its busiest member's load at today's peak with its current size and
+            strategy, in consumers (1.0 = Tc).
+        members: Its members today.
+        counted_on: Where that load was computed, as words appended to the sentence
+            ("" when the partition counts do not change).
+        members_needed: The members the plan needs for today's peak (`members_now`).
+        fits: Whether any group size keeps the headroom on the recommended counts.
+        more_members_help: Whether a member added today would own a partition.
+        recommended: The recommended partitions in words ("the recommended 12
+            partitions"); None when the counts do not change.
+        strategy: The recommended strategy when the group's own does not keep up with
+            `members_needed` members, else None.
+    """
+    head = (
+        f"group {group_id!r} is falling behind now: its busiest member needs {busiest:.0%} "
+        f"of one consumer's capacity at today's peak with {members} "
+        f"member{'' if members == 1 else 's'}{counted_on}"
+    )
+    on = f" on {recommended}" if recommended else ""
+    changes = [f"the increase to {recommended}"] if recommended else []
+    if strategy:
+        changes.append(f"a switch to {strategy}")
+    change = " and ".join(changes)
+    if not fits:
+        tail = f"no group size keeps up with headroom{on} (see the group's notes)"
+    elif members_needed <= members:
+        tail = (
+            f"after {change}, {members_needed} members keep up (it has {members})"
+            if change
+            else f"{members_needed} members would keep up: with {members} one member is "
+            f"dealt too much"
+        )
+    elif more_members_help or not change:
+        tail = f"add members ({members_needed} needed{on}{f' with {strategy}' if strategy else ''})"
+    else:
+        # Members beyond today's partitions (or range's largest topic) own nothing: the
+        # increase, or a strategy that deals every partition, comes first.
+        until = f"the increase to {recommended}" if recommended else f"a switch to {strategy}"
+        tail = (
+            f"more members would own no partition until {until}; then {members_needed} are "
+            f"needed{f' with {strategy}' if strategy and recommended else ''}"
+        )
+    return f"{head}; {tail}"
+
+
 def floor_note(by_load: int, members: int, min_group_members: int) -> str:
     """Why a group is planned bigger than its load needs: the minimum group size."""
     return (
@@ -568,6 +778,9 @@ def plan_group(
     util_now: float,
     util_horizon: float,
     s: PlanSettings,
+    *,
+    current_partitions: int | None = None,
+    current_busiest: float | None = None,
 ) -> GroupPlan:
     """Plan one consumer group of a one-topic subscription on `p` partitions.
 
@@ -578,6 +791,11 @@ def plan_group(
         util_now: The topic's load today, in consumers.
         util_horizon: The topic's load at the horizon, in consumers.
         s: The planning settings (headroom).
+        current_partitions: The topic's partitions today (None: a new topic, on which
+            no group can be behind yet).
+        current_busiest: The group's busiest member at today's peak, with its current
+            size and strategy, on today's `current_partitions`, in consumers (None: read
+            from `grid`, which is at `p`, and said so when `p` is not today's count).
     """
     # The grid is simulated at the horizon's load; loads scale linearly with the topic.
     limit = 1.0 - member_headroom_pct(s.headroom_pct) / 100.0
@@ -585,19 +803,18 @@ def plan_group(
     rows = _rows_by_strategy(grid, p)
     # No fewer members than the floor, and no more than there are partitions to own.
     floor = min(s.min_group_members, p)
-    best: tuple[int, float, int, str] | None = None
+    keys: dict[str, ChoiceKey] = {}
     for strategy in STRATEGIES:
         fit = rows[strategy].smallest_fit(scale_now, limit, floor)
         if fit is None:
             continue
         members, load = fit
-        revoked = rows[strategy].revoked(members, p)
-        key = (members, round(load, 9), revoked, strategy)
-        if best is None or key < best:
-            best = key
+        keys[strategy] = strategy_choice_key(
+            members, rows[strategy].revoked(members, p), load, strategy
+        )
     notes: list[str] = []
-    fits = best is not None
-    if best is None:
+    fits = bool(keys)
+    if not keys:
         # Even one member per partition is too slow: the busiest partition is too hot.
         strategy = "cooperative-sticky"
         members_now = p
@@ -607,8 +824,15 @@ def plan_group(
             f"even {p} members (one per partition) cannot keep up: the busiest partition "
             f"needs {busiest:.0%} of one consumer's capacity against a limit of {limit:.0%}"
         )
+        # The strategies compared at one member per partition, for the switch note.
+        for name in STRATEGIES:
+            at_one_each = _load_at(rows[name], p, scale_now)
+            if at_one_each is not None:
+                keys[name] = strategy_choice_key(p, rows[name].revoked(p, p), at_one_each, name)
+        chosen = keys.get(strategy, (p, p, busiest, strategy))
     else:
-        members_now, busiest, _, strategy = best
+        chosen = min(keys.values())
+        members_now, _, busiest, strategy = chosen
         by_load = rows[strategy].smallest_fit(scale_now, limit)
         if by_load is not None and by_load[0] < members_now:
             notes.append(floor_note(by_load[0], members_now, s.min_group_members))
@@ -636,15 +860,48 @@ def plan_group(
                 f"the end of the horizon"
             )
     if strategy != group.strategy:
-        notes.append(
-            f"{strategy} instead of {group.strategy}: "
-            + (
-                "it revokes only the partitions that move when a member joins or leaves, "
-                "so the rest of the group keeps consuming through a rebalance"
-                if strategy == "cooperative-sticky"
-                else "a lower busiest-member load at this group size"
-            )
+        notes.append(strategy_switch_note(group.strategy, chosen, keys.get(group.strategy)))
+
+    on_today = current_busiest is not None  # the caller's figure is on today's count
+    if group.members < 1 or current_partitions is None:
+        current_busiest = None
+    elif current_busiest is None:
+        # Read at p: members beyond the partitions own nothing, so p of them count.
+        current_busiest = (
+            _load_at(rows[group.strategy], min(group.members, p), scale_now)
+            if group.strategy in rows
+            else None
         )
+    behind = None
+    if current_partitions is not None and current_busiest is not None and current_busiest > _BEHIND:
+        changes = current_partitions != p
+        if not changes:
+            counted_on = ""
+        elif on_today:
+            plural = "" if current_partitions == 1 else "s"
+            counted_on = f" on today's {current_partitions} partition{plural}"
+        else:
+            counted_on = (
+                f" (read at the recommended {p} partitions: its load on today's "
+                f"{current_partitions} was not computed)"
+            )
+        behind = falling_behind_note(
+            group.group_id,
+            current_busiest,
+            group.members,
+            counted_on=counted_on,
+            members_needed=members_now,
+            fits=fits,
+            more_members_help=group.members < current_partitions,
+            recommended=f"the recommended {p} partitions" if changes else None,
+            # Named only when the group's own strategy needs more members than that.
+            strategy=(
+                strategy
+                if group.strategy not in keys or keys[group.strategy][0] > members_now
+                else None
+            ),
+        )
+        notes.append(behind)
     return GroupPlan(
         group_id=group.group_id,
         current_members=group.members,
@@ -662,7 +919,15 @@ def plan_group(
         status=status,
         idle_members_now=idle_now,
         notes=tuple(notes),
+        busiest_utilisation_current=current_busiest,
+        falling_behind=behind,
     )
+
+
+def _load_at(rows: _StrategyRows, members: int, scale: float) -> float | None:
+    # The busiest member's load at one group size, scaled (None: size not simulated).
+    at = np.flatnonzero(rows.members == members)
+    return float(rows.max_load[at[0]]) * scale if at.size else None
 
 
 def _warnings(
@@ -687,8 +952,15 @@ def _warnings(
             f"keyed topic: going from {current} to {choice.recommended} partitions changes "
             f"hash(key) % partitions, so most keys move to another partition and per-key "
             f"ordering breaks across the change. Sized for the end of the horizon "
-            f"({choice.over_provision} more than today's {choice.required_now}) so it "
-            f"happens once; drain or pause producers for the switch"
+            f"({choice.recommended}, where today's peak needs {choice.required_now}) so it "
+            f"happens once. To keep each key's order: stop the producers, wait until every "
+            f"consumer group's lag on the topic is 0, alter the partition count, then "
+            f"restart the producers (a producer reads the new count when it starts; one left "
+            f"running keeps the old count until its next metadata refresh, "
+            f"metadata.max.age.ms, 5 minutes by default). Restart them once the groups own "
+            f"the new partitions (they too notice them within metadata.max.age.ms): a group "
+            f"with auto.offset.reset=latest skips what is written to a partition before it "
+            f"owns it"
         )
     for hot in skew.hot_keys[:5] if skew else ():
         name = hot.key.decode("utf-8", "backslashreplace") if hot.key is not None else "null"
@@ -706,12 +978,121 @@ def _warnings(
         )
     warnings.extend(cost.warnings)
     for g in groups:
-        if g.idle_members_now:
-            warnings.append(
-                f"group {g.group_id!r} has {g.current_members} members for {p} partitions: "
-                f"{g.idle_members_now} sit idle"
-            )
+        if g.falling_behind:
+            warnings.append(g.falling_behind)
+        idle = _idle_warning(g, current, p)
+        if idle:
+            warnings.append(idle)
     return tuple(warnings)
+
+
+def _idle_warning(g: GroupPlan, current: int | None, p: int) -> str | None:
+    # Members owning no partition, today and at the recommended count, said apart when
+    # the count changes (`idle_members_now` is at the recommended count).
+    if current is None or current == p:
+        if not g.idle_members_now:
+            return None
+        return (
+            f"group {g.group_id!r} has {g.current_members} members for {p} partitions: "
+            f"{g.idle_members_now} sit idle"
+        )
+    idle_today = max(0, g.current_members - current)
+    if not idle_today:
+        return None
+    today = (
+        f"group {g.group_id!r}: of its {g.current_members} members, {idle_today} own no "
+        f"partition today ({current} partition{'' if current == 1 else 's'})"
+    )
+    if g.idle_members_now:
+        return f"{today} and {g.idle_members_now} will after the increase to {p} partitions"
+    return f"{today}; after the increase to {p} partitions every member owns at least one"
+
+
+def _unchecked_dimensions(
+    targets: Mapping[str, PlanningTarget], producer: SideCapacity, consumer: SideCapacity
+) -> tuple[str, ...]:
+    # A dimension with a target but no capacity on either side is skipped by the rule
+    # (`SizingResult.skipped`); the count then rests on the other dimensions alone.
+    out = []
+    for dim in targets:
+        tp = None if dim == "mib_out" else producer.for_dimension(dim)
+        if tp is not None or consumer.for_dimension(dim) is not None:
+            continue
+        if dim == "records_in":
+            out.append(
+                "records/s in was not checked: neither Tp nor Tc has a records/s figure, so "
+                "the count rests on MiB/s alone; a topic of small records may need more "
+                "partitions than its MiB/s shows (measure records/s with the perf-test tools)"
+            )
+        elif dim == "mib_in":
+            out.append(
+                "MiB/s in was not checked: neither Tp nor Tc has a MiB/s figure, so the count "
+                "rests on records/s alone; a topic of large records may need more partitions "
+                "than its records/s shows (measure MiB/s with the perf-test tools)"
+            )
+        else:
+            out.append(
+                "MiB/s out per group was not checked: Tc has no MiB/s figure, so a group "
+                "reading faster than producers write (catching up, or replaying) is not sized "
+                "for"
+            )
+    return tuple(out)
+
+
+def _max_side(sizing: SizingResult, side: Literal["producer", "consumer"]) -> int:
+    # The partitions one side alone asks for, over every dimension it was measured in.
+    needs = (getattr(r, f"{side}_partitions") for r in sizing.requirements)
+    return max((n for n in needs if n is not None), default=0)
+
+
+def _unread_topic(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    sizing: SizingResult,
+    sizing_now: SizingResult,
+    choice: PartitionChoice,
+    consuming: int,
+) -> tuple[str, ...]:
+    # A topic no consumer group reads, sized by the consumer side: the number stays (it
+    # is the conservative answer), but what it is for should be said.
+    current = choice.current
+    if consuming or sizing.deciding_side != "consumer":
+        return ()
+    if current is not None and choice.recommended <= current:
+        return ()
+    need = sizing.required_partitions
+    producers = _max_side(sizing, "producer")
+    head = (
+        f"no consumer group reads this topic in the figures, yet the consumer side decides "
+        f"its count ({need} partitions for {_UNITS[sizing.deciding_dimension]}"
+        + (f"; producers alone need {producers}" if producers else "")
+        + ")"
+    )
+    out = targets.get("mib_out")
+    if out is not None and out.peak > 0:
+        return (
+            f"{head}, and it has bytes out ({_fmt(out.peak)} MiB/s at the peak): something "
+            f"reads it outside any known group (a consumer using assign(), or a group the "
+            f"figures left out), so the requirement is for a real reader; find it",
+        )
+    if current is None:
+        return (
+            f"{head}: that requirement is for a consumer that does not exist yet. The number "
+            f"stays, since partitions are hard to add later, but only a consumer about to be "
+            f"deployed needs it",
+        )
+    producers_now = _max_side(sizing_now, "producer")
+    due = (
+        f"; the producer side alone needs {producers_now} today, more than the "
+        f"{current} it has, so an increase to {producers_now} is due now"
+        if producers_now > current
+        else ""
+    )
+    return (
+        f"{head}: that requirement is for a consumer that does not exist yet. The number "
+        f"stays, since partitions are hard to add later, but the increase from {current} is "
+        f"not urgent for today's traffic unless a consumer is about to be deployed{due}",
+    )
 
 
 def _fmt(value: float) -> str:

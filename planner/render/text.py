@@ -82,13 +82,25 @@ def render_cost(cost: PartitionCost, *, with_warnings: bool = True) -> list[str]
         f"({cost.producer_buffer_share:.1%} of buffer.memory)",
         f"  replicas per broker    {cost.replicas_per_broker:,} (limit "
         f"{cost.replicas_per_broker_limit:,}; latency rule {cost.latency_rule_limit:,})",
-        f"  broker failure         {cost.leaders_per_broker} leaders to elect, about "
-        f"{cost.election_unavailability_ms:,.0f} ms of unavailability",
+        _broker_failure(cost),
         f"  file handles / broker  {cost.file_handles_per_broker:,} "
         f"({cost.segments_per_replica:,} segment(s) x 3 files per replica)",
         f"  consumer threads       {cost.consumer_threads} for full parallelism",
         *(f"  ! {warning}" for warning in cost.warnings if with_warnings),
     ]
+
+
+def _broker_failure(cost: PartitionCost) -> str:
+    if cost.election_unavailability_ms is None:
+        # Replication factor 1: nothing to elect (the cost panel's warning says why).
+        return (
+            f"  broker failure         up to {cost.leaders_per_broker} partitions offline until "
+            f"the broker returns (no other replica to elect)"
+        )
+    return (
+        f"  broker failure         {cost.leaders_per_broker} leaders to elect, about "
+        f"{cost.election_unavailability_ms:,.0f} ms of unavailability"
+    )
 
 
 def _sample_sizes(sizes: list[int], most: int = 14) -> list[int]:

@@ -430,7 +430,8 @@ class CostPanel(_Model):
         replicas_per_broker_limit: The configured limit per broker.
         latency_rule_limit: `100 x brokers x replication_factor`.
         leaders_per_broker: Leaders of this topic on the busiest broker.
-        election_unavailability_ms: Leader elections after a broker failure, ms.
+        election_unavailability_ms: Leader elections after a broker failure, ms (None:
+            replication factor 1, no replica to elect: offline until the broker returns).
         segments_per_replica: Log segments one replica keeps over its retention.
         file_handles_per_broker: Open files this topic costs the busiest broker.
         consumer_threads: Threads for one group to read every partition in parallel.
@@ -445,7 +446,7 @@ class CostPanel(_Model):
     replicas_per_broker_limit: int
     latency_rule_limit: int
     leaders_per_broker: int
-    election_unavailability_ms: float
+    election_unavailability_ms: float | None
     segments_per_replica: int
     file_handles_per_broker: int
     consumer_threads: int

@@ -300,9 +300,19 @@ def _cost(t: TopicReport) -> str:
         ),
         ("Replicas in total", f"{c.replicas_total:,}", ""),
         (
-            "After a broker failure",
-            f"{c.leaders_per_broker:,} leader{'' if c.leaders_per_broker == 1 else 's'} to elect",
-            f"about {c.election_unavailability_ms:,.0f} ms of unavailability",
+            (
+                "After a broker failure",
+                f"{c.leaders_per_broker:,} leader{'' if c.leaders_per_broker == 1 else 's'} "
+                "to elect",
+                f"about {c.election_unavailability_ms:,.0f} ms of unavailability",
+            )
+            if c.election_unavailability_ms is not None
+            else (
+                "After a broker failure",
+                f"up to {c.leaders_per_broker:,} partition"
+                f"{'' if c.leaders_per_broker == 1 else 's'} offline",
+                "until the broker returns: replication factor 1 leaves no replica to elect",
+            )
         ),
         (
             "File handles per broker",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planner.cost import ClusterShape, CostSettings, partition_cost
+from planner.render.text import render_cost
 
 
 def test_batch_memory_matches_the_domain_figure() -> None:
@@ -56,8 +57,37 @@ def test_segments_follow_retention_by_time_and_size() -> None:
 
 
 def test_election_time_is_configurable() -> None:
-    cost = partition_cost(1_000, ClusterShape(1, 1), CostSettings(election_ms_per_partition=0.5))
-    assert cost.election_unavailability_ms == 500.0
+    cost = partition_cost(1_000, ClusterShape(2, 2), CostSettings(election_ms_per_partition=0.5))
+    assert cost.leaders_per_broker == 500
+    assert cost.election_unavailability_ms == 250.0
+
+
+def test_replication_factor_1_has_no_leader_to_elect() -> None:
+    # One replica: the failed broker's partitions wait for it, no election time applies.
+    cost = partition_cost(12, ClusterShape(brokers=3, replication_factor=1))
+    assert cost.leaders_per_broker == 4
+    assert cost.election_unavailability_ms is None
+    assert cost.warnings == (
+        "replication factor 1: a broker failure takes its partitions offline until the "
+        "broker returns (up to 4 of this topic's 12 on one broker); there is no other "
+        "replica, so no leader can be elected elsewhere, and unclean leader election "
+        "cannot help",
+    )
+    # Two replicas: a follower takes over, and the election time is counted.
+    two = partition_cost(12, ClusterShape(brokers=3, replication_factor=2))
+    assert two.election_unavailability_ms == 20.0
+    assert not any("replication factor 1" in w for w in two.warnings)
+
+
+def test_the_cost_panel_text_says_offline_rather_than_a_time_for_one_replica() -> None:
+    one = render_cost(partition_cost(12, ClusterShape(brokers=3, replication_factor=1)))
+    assert one[3] == (
+        "  broker failure         up to 4 partitions offline until the broker returns "
+        "(no other replica to elect)"
+    )
+    assert not any("ms of unavailability" in line for line in one)
+    three = render_cost(partition_cost(12, ClusterShape(brokers=3, replication_factor=3)))
+    assert three[3] == "  broker failure         4 leaders to elect, about 20 ms of unavailability"
 
 
 def test_replication_factor_above_brokers_is_refused_as_kafka_does() -> None:

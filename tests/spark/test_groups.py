@@ -247,3 +247,101 @@ def test_churn_of_one_member_and_of_no_member() -> None:
     }
     with pytest.raises(ValueError, match="at least one member"):
         group_churn([4, 2], 0, "range")
+
+
+def _keyed(name: str, loads: list[float], current: int | None = None) -> GroupTopic:
+    # A topic with planned partition loads (consumers at the horizon = today).
+    weights = np.array(loads)
+    total = float(weights.sum())
+    count = weights.size
+    return GroupTopic(name, "ok", current or count, count, total, total, weights)
+
+
+def test_at_the_same_size_the_strategy_revoking_fewer_partitions_wins() -> None:
+    # a = 0.3, 0.1, 0.3 and b = 0.1. Two members: range cuts a into [a0 a1] [a2] and b
+    # into [b0] [], so 0.5 and 0.3; the others deal a0 a1 a2 b0 in turn, 0.6 and 0.2.
+    # Both fit (limit 0.769), one member (0.8) does not. range's lower load buys
+    # nothing; it revokes all 4 partitions when a member joins, cooperative-sticky 1.
+    result = plan_group_of_topics(
+        "g", "range", 2, [_keyed("a", [0.3, 0.1, 0.3]), _keyed("b", [0.1])], headroom_pct=30.0
+    )
+    plan = result.plan
+    assert (plan["members_now"], plan["strategy"]) == (2, "cooperative-sticky")
+    assert plan["busiest_utilisation"] == pytest.approx(0.6)
+    range_row = next(r for r in result.grid if (r["strategy"], r["members"]) == ("range", 2))
+    assert range_row["max_load"] == pytest.approx(0.5)
+    assert plan["notes"] == [
+        "cooperative-sticky instead of range: both fit with 2 members, and when a member "
+        "joins it revokes 1 partition against 4 with range (only those that move), so the "
+        "rest of the group keeps consuming through a rebalance; switching from the eager "
+        "range takes two rolling bounces (KIP-429): first every member with "
+        "partition.assignment.strategy = [cooperative-sticky, range], then again with range "
+        "removed"
+    ]
+
+
+def test_a_group_above_one_consumers_capacity_today_is_falling_behind_now() -> None:
+    # One member reads all six partitions of 0.3 consumers: 180 % of one consumer.
+    result = _six_even_partitions(1)
+    note = (
+        "group 'mixed' is falling behind now: its busiest member needs 180% of one "
+        "consumer's capacity at today's peak with 1 member; add members (3 needed)"
+    )
+    assert note in result.plan["notes"]
+    assert result.warnings == [note]
+    assert result.plan["status"] == "under-provisioned"
+    # Three members carry 0.6 each: short of nothing.
+    assert not any("falling behind" in n for n in _six_even_partitions(3).plan["notes"])
+
+
+def _growing_a(members: int) -> Any:
+    # a has 2 partitions today and 4 recommended (2.4 consumers: 1.2 each today, 0.6
+    # each on 4); b keeps its 2 of 0.3.
+    return plan_group_of_topics(
+        "mixed",
+        "roundrobin",
+        members,
+        [GroupTopic("a", "increase", 2, 4, 2.4, 2.4), _topic("b", 2, 0.6)],
+        headroom_pct=30.0,
+    )
+
+
+def test_falling_behind_is_measured_on_todays_partition_counts() -> None:
+    # Four members on today's 4 partitions own one each: a's carry 1.2 (120 %). On the
+    # recommended 6 the same four would carry at most 0.9, under one consumer.
+    result = _growing_a(4)
+    note = (
+        "group 'mixed' is falling behind now: its busiest member needs 120% of one "
+        "consumer's capacity at today's peak with 4 members on today's 4 partitions of its "
+        "topics; more members would own no partition until the increase to its topics' "
+        "recommended 6 partitions; then 6 are needed"
+    )
+    assert note in result.plan["notes"]
+    assert note in result.warnings
+
+
+def test_a_keyed_topic_changing_count_is_read_at_the_recommended_counts() -> None:
+    # Today's loads of a keyed topic at its current count are not at hand.
+    result = plan_group_of_topics(
+        "g", "range", 1, [_keyed("a", [0.6, 0.2, 0.6, 0.2], current=2)], headroom_pct=30.0
+    )
+    assert result.warnings[0].startswith(
+        "group 'g' is falling behind now: its busiest member needs 160% of one consumer's "
+        "capacity at today's peak with 1 member (read at the recommended counts, 4 "
+        "partitions: its topics' loads at today's counts are not at hand)"
+    )
+
+
+def test_idle_members_today_and_after_the_increases_are_told_apart() -> None:
+    # Eight members: 4 partitions today leave 4 idle; 6 recommended leave 2.
+    # (Today a's partitions still need 120 % each: more members do not help.)
+    result = _growing_a(8)
+    assert result.plan["idle_members_now"] == 2
+    assert result.warnings == [
+        "group 'mixed' is falling behind now: its busiest member needs 120% of one "
+        "consumer's capacity at today's peak with 8 members on today's 4 partitions of its "
+        "topics; after the increase to its topics' recommended 6 partitions, 6 members keep "
+        "up (it has 8)",
+        "group 'mixed' reads a, b: of its 8 members, 4 own no partition today (4 partitions "
+        "in all) and 2 will after the increases to 6 partitions",
+    ]

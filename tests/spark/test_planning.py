@@ -17,7 +17,7 @@ from planner.figures.schema import TABLES
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
 from planner.sizing import SideCapacity
 from spark_jobs.planning import ONE_GROUP, sample_from_rows, size_unit, sizing_row
-from spark_jobs.schemas import SIZING
+from spark_jobs.schemas import SIZING, arrow_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.units import cut_units
 from tests.spark import arrow_inputs as ai
@@ -354,3 +354,40 @@ def test_a_keyed_topic_gets_its_partition_loads_at_every_simulated_count() -> No
         assert len(entry["loads"]) == entry["partitions"]
         assert sum(entry["loads"]) == pytest.approx(row["consumers_at_horizon"])
     assert row["key_sample_keys"] == 400
+
+
+def test_a_replication_factor_of_one_has_no_election_time_in_the_row() -> None:
+    row = _row(ai.hourly(), ai.facts(replication_factor=1))
+    assert row["status"] in ("ok", "plan-increase", "increase")
+    assert row["cost_election_unavailability_ms"] is None
+    assert any(w.startswith("replication factor 1: a broker failure") for w in row["warnings"])
+    assert any(w.startswith("replication factor 1:") for w in row["cost_warnings"])
+    assert all(c["election_unavailability_ms"] is None for c in row["candidates"])
+    # The sizing schema holds it: the column is nullable.
+    table = pa.Table.from_pylist([row], schema=arrow_schema("sizing"))
+    assert table.column("cost_election_unavailability_ms").null_count == 1
+
+
+def test_an_unread_topic_is_told_from_one_read_by_multi_topic_groups() -> None:
+    # No group reads only this topic either way; plan_topic always gets the planned
+    # group (members 0), so it is the count of consuming groups that tells them apart.
+    unread = _row(ai.hourly(), ai.facts(partitions=4))
+    read = _row(ai.hourly(), ai.facts(partitions=4, consuming_groups=2))
+    assert unread["recommended_partitions"] == read["recommended_partitions"] > 4
+    assert unread["deciding_side"] == "consumer"
+    said = [w for w in unread["warnings"] if w.startswith("no consumer group reads this topic")]
+    assert len(said) == 1 and "for a consumer that does not exist yet" in said[0]
+    assert not any("no consumer group reads" in w for w in read["warnings"])
+
+
+def test_a_lagging_group_and_an_unmeasured_dimension_reach_the_row() -> None:
+    # One range member on 12 partitions carries the whole topic, several consumers'
+    # worth; Tp and Tc have no records/s figure.
+    facts = ai.facts(groups=[("audit", "range", 1)], tp_records_per_s=None, tc_records_per_s=None)
+    row = _row(ai.hourly(), facts)
+    behind = [w for w in row["warnings"] if "is falling behind now" in w]
+    assert len(behind) == 1 and behind[0].startswith("group 'audit' is falling behind now")
+    audit = row["groups"][0]
+    assert behind[0] in audit["notes"]
+    assert row["skipped_dimensions"] == ["records_in: no producer or consumer capacity measured"]
+    assert any(w.startswith("records/s in was not checked") for w in row["warnings"])

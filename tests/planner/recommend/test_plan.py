@@ -16,8 +16,14 @@ from planner.recommend import (
     TopicPlan,
     plan_topic,
 )
-from planner.recommend.plan import member_headroom_pct, skew_requirement
-from planner.simulate import TopicLoad, partition_loads
+from planner.recommend.plan import (
+    member_headroom_pct,
+    plan_group,
+    skew_requirement,
+    strategy_choice_key,
+    strategy_switch_note,
+)
+from planner.simulate import TopicLoad, grid_from_loads, partition_loads, simulate_grid
 from planner.sizing import SideCapacity
 
 HOUR = 3600.0
@@ -309,3 +315,344 @@ def plan_members(group: GroupPlan) -> tuple[int, int]:
 def test_a_floor_below_one_or_not_whole_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="min_group_members"):
         PlanSettings(min_group_members=bad)  # type: ignore[arg-type]
+
+
+def _mib_only_plan(records_per_s: float | None) -> TopicPlan:
+    # 10 MiB/s and 100,000 records/s in; Tp and Tc measured in MiB/s (and maybe records/s).
+    ts = np.arange(14 * 24) * HOUR
+    history = TopicHistory(
+        "orders",
+        ts,
+        mib_in=np.full(ts.size, 10.0),
+        records_in=np.full(ts.size, 100_000.0),
+        current_partitions=12,
+    )
+    return plan_topic(
+        history,
+        SideCapacity(mib_per_s=100.0, records_per_s=records_per_s),
+        SideCapacity(mib_per_s=3.0, records_per_s=records_per_s),
+        brokers=3,
+        groups=[GroupInfo("g", "cooperative-sticky", 12)],
+    )
+
+
+def test_a_dimension_without_capacity_is_a_warning_not_only_a_skip() -> None:
+    plan = _mib_only_plan(None)
+    assert plan.sizing.skipped == ("records_in: no producer or consumer capacity measured",)
+    assert plan.warnings[0] == (
+        "records/s in was not checked: neither Tp nor Tc has a records/s figure, so the "
+        "count rests on MiB/s alone; a topic of small records may need more partitions "
+        "than its MiB/s shows (measure records/s with the perf-test tools)"
+    )
+    # Measured, the dimension is sized (and here decides: 130,000 / 5,000 = 26).
+    measured = _mib_only_plan(5_000.0)
+    assert not any("was not checked" in w for w in measured.warnings)
+    assert measured.sizing.deciding_dimension == "records_in"
+    assert measured.sizing.required_partitions == 26 > plan.sizing.required_partitions
+
+
+def _unread(groups: list[GroupInfo], consuming: int | None, **history: Any) -> TopicPlan:
+    # 10 MiB/s in against Tp 5 and Tc 3 (30 % headroom): producers need 3, consumers 5.
+    ts = np.arange(14 * 24) * HOUR
+    return plan_topic(
+        TopicHistory("orders", ts, mib_in=np.full(ts.size, 10.0), **history),
+        SideCapacity(mib_per_s=5.0),
+        SideCapacity(mib_per_s=3.0),
+        brokers=3,
+        groups=groups,
+        consuming_groups=consuming,
+    )
+
+
+@pytest.mark.parametrize("consuming", [None, 0])
+def test_a_topic_nobody_reads_says_its_consumer_requirement_is_for_no_one_yet(
+    consuming: int | None,
+) -> None:
+    plan = _unread([], consuming, current_partitions=4)
+    read = _unread([GroupInfo("g", "cooperative-sticky", 6)], None, current_partitions=4)
+    # The number is kept: it is the conservative answer.
+    assert plan.recommended_partitions == read.recommended_partitions == 6
+    assert (plan.sizing.deciding_side, plan.sizing.required_partitions) == ("consumer", 5)
+    assert plan.warnings[-1] == (
+        "no consumer group reads this topic in the figures, yet the consumer side decides "
+        "its count (5 partitions for MiB/s in; producers alone need 3): that requirement is "
+        "for a consumer that does not exist yet. The number stays, since partitions are hard "
+        "to add later, but the increase from 4 is not urgent for today's traffic unless a "
+        "consumer is about to be deployed"
+    )
+    assert not any("no consumer group reads" in w for w in read.warnings)
+
+
+def test_a_topic_read_only_by_multi_topic_groups_is_read() -> None:
+    # plan_topic is given no one-topic group, but two groups reading other topics too
+    # fetch it: consuming_groups says so.
+    plan = _unread([], 2, current_partitions=4)
+    assert not any("no consumer group reads" in w for w in plan.warnings)
+
+
+def test_an_unread_topic_whose_producers_need_more_today_says_that_part_is_due() -> None:
+    # Producers need ceil(13 / 5) = 3 today, more than the 2 partitions it has.
+    plan = _unread([], 0, current_partitions=2)
+    assert plan.warnings[-1].endswith(
+        "unless a consumer is about to be deployed; the producer side alone needs 3 today, "
+        "more than the 2 it has, so an increase to 3 is due now"
+    )
+
+
+def test_an_unread_topic_with_bytes_out_has_a_reader_outside_any_group() -> None:
+    ts = np.arange(14 * 24) * HOUR
+    plan = _unread([], 0, current_partitions=4, mib_out=np.full(ts.size, 10.0))
+    assert plan.warnings[-1].endswith(
+        "and it has bytes out (10.00 MiB/s at the peak): something reads it outside any "
+        "known group (a consumer using assign(), or a group the figures left out), so the "
+        "requirement is for a real reader; find it"
+    )
+    assert not any("does not exist yet" in w for w in plan.warnings)
+
+
+def test_an_unread_topic_sized_by_its_producers_has_no_such_warning() -> None:
+    ts = np.arange(14 * 24) * HOUR
+    plan = plan_topic(
+        TopicHistory("orders", ts, mib_in=np.full(ts.size, 10.0), current_partitions=2),
+        SideCapacity(mib_per_s=2.0),
+        SideCapacity(mib_per_s=30.0),
+        brokers=3,
+    )
+    assert plan.sizing.deciding_side == "producer"
+    assert not any("no consumer group reads" in w for w in plan.warnings)
+
+
+def _idle_plan(current: int) -> TopicPlan:
+    # 2 MiB/s against Tc 1.5: 2 partitions (ceil(2.6 / 1.5)); a group of 4 members.
+    return plan_topic(
+        _flat_history(2.0, current_partitions=current),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=1.5),
+        brokers=3,
+        groups=[GroupInfo("g", "cooperative-sticky", 4)],
+    )
+
+
+def test_idle_members_today_and_after_the_increase_are_told_apart() -> None:
+    plan = _idle_plan(1)
+    assert plan.recommended_partitions == 2
+    assert plan.groups[0].idle_members_now == 2  # at the recommended count
+    assert (
+        "group 'g': of its 4 members, 3 own no partition today (1 partition) and 2 will "
+        "after the increase to 2 partitions"
+    ) in plan.warnings
+    assert not any("sit idle" in w for w in plan.warnings)
+    # The count does not change: one statement, about today.
+    same = _idle_plan(2)
+    assert "group 'g' has 4 members for 2 partitions: 2 sit idle" in same.warnings
+
+
+def test_idle_members_only_today_are_said_to_go_away_with_the_increase() -> None:
+    plan = plan_topic(
+        _flat_history(2.0, current_partitions=4),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=0.5),
+        brokers=3,
+        groups=[GroupInfo("g", "cooperative-sticky", 6)],
+    )
+    assert plan.recommended_partitions >= 6
+    assert plan.groups[0].idle_members_now == 0
+    assert (
+        f"group 'g': of its 6 members, 2 own no partition today (4 partitions); after the "
+        f"increase to {plan.recommended_partitions} partitions every member owns at least one"
+    ) in plan.warnings
+
+
+def test_the_keyed_increase_says_how_to_keep_each_keys_order() -> None:
+    ex = load_example()
+    plan = plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers, groups=ex.groups)
+    keyed = next(w for w in plan.warnings if w.startswith("keyed topic: going from 12 to 16"))
+    assert "drain or pause" not in keyed
+    assert keyed.endswith(
+        "so it happens once. To keep each key's order: stop the producers, wait until every "
+        "consumer group's lag on the topic is 0, alter the partition count, then restart the "
+        "producers (a producer reads the new count when it starts; one left running keeps "
+        "the old count until its next metadata refresh, metadata.max.age.ms, 5 minutes by "
+        "default). Restart them once the groups own the new partitions (they too notice them "
+        "within metadata.max.age.ms): a group with auto.offset.reset=latest skips what is "
+        "written to a partition before it owns it"
+    )
+
+
+def _uneven_grid() -> Any:
+    # Four partitions of 0.3, 0.1, 0.3, 0.1 consumers at the horizon. Two members: range
+    # gives each a block of 0.4; the dealt strategies give the first 0.3 + 0.3 = 0.6.
+    # Both are within the 0.769 limit, and one member (0.8) is not.
+    return grid_from_loads(
+        {4: np.array([0.3, 0.1, 0.3, 0.1])},
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(30.0),
+    )
+
+
+def test_at_the_same_size_the_strategy_revoking_fewer_partitions_wins() -> None:
+    group = plan_group(GroupInfo("g", "range", 2), _uneven_grid(), 4, 1.0, 1.0, PlanSettings())
+    # A lower load below the limit buys nothing; range revokes all 4 partitions when a
+    # member joins, cooperative-sticky only the one that moves.
+    assert (group.members_now, group.strategy) == (2, "cooperative-sticky")
+    assert group.busiest_utilisation == pytest.approx(0.6)
+    assert group.notes == (
+        "cooperative-sticky instead of range: both fit with 2 members, and when a member "
+        "joins it revokes 1 partition against 4 with range (only those that move), so the "
+        "rest of the group keeps consuming through a rebalance; switching from the eager "
+        "range takes two rolling bounces (KIP-429): first every member with "
+        "partition.assignment.strategy = [cooperative-sticky, range], then again with range "
+        "removed",
+    )
+    # A group already on cooperative-sticky is told nothing about its strategy.
+    kept = plan_group(
+        GroupInfo("g", "cooperative-sticky", 2), _uneven_grid(), 4, 1.0, 1.0, PlanSettings()
+    )
+    assert kept.strategy == "cooperative-sticky" and kept.notes == ()
+
+
+def test_fewer_members_still_come_before_fewer_revocations() -> None:
+    # Horizon loads 0.4, 0.1, 0.4, 0.1: at two members range (0.5 each) fits, the dealt
+    # strategies (0.4 + 0.4) do not, and need three (0.4 + 0.1, 0.1, 0.4).
+    grid = grid_from_loads(
+        {4: np.array([0.4, 0.1, 0.4, 0.1])},
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(30.0),
+    )
+    group = plan_group(GroupInfo("g", "roundrobin", 2), grid, 4, 1.0, 1.0, PlanSettings())
+    assert (group.members_now, group.strategy) == (2, "range")
+    assert group.notes == (
+        "range instead of roundrobin: it needs 2 members where roundrobin needs 3",
+    )
+    switch = strategy_switch_note(
+        "range", strategy_choice_key(3, 1, 0.5, "cooperative-sticky"), None
+    )
+    assert switch.startswith(
+        "cooperative-sticky instead of range: no group size with range keeps the busiest "
+        "member within the limit; switching from the eager range takes two rolling bounces"
+    )
+
+
+def _behind(mib: float, current: int, group: GroupInfo, tc: float = 3.0) -> TopicPlan:
+    return plan_topic(
+        _flat_history(mib, current_partitions=current),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=tc),
+        brokers=3,
+        groups=[group],
+    )
+
+
+def test_a_group_above_one_consumers_capacity_today_is_falling_behind_now() -> None:
+    # 10 MiB/s against Tc 3: 3.33 consumers' worth; 6 partitions today and recommended.
+    # Two range members own 3 partitions each: 1.67 consumers' worth, 167 %.
+    plan = _behind(10.0, 6, GroupInfo("g", "range", 2))
+    assert plan.recommended_partitions == 6
+    g = plan.groups[0]
+    assert g.busiest_utilisation_current == pytest.approx(10 / 3 / 2)
+    note = (
+        "group 'g' is falling behind now: its busiest member needs 167% of one consumer's "
+        "capacity at today's peak with 2 members; add members (6 needed)"
+    )
+    assert g.falling_behind == note
+    assert note in g.notes and note in plan.warnings
+    assert g.status == "under-provisioned"  # no new status: the note says how bad
+
+
+def test_a_group_within_capacity_but_short_of_headroom_is_not_falling_behind() -> None:
+    # Four members own 2, 2, 1, 1 partitions: the busiest carries 1.11 consumers' worth
+    # of 10 MiB/s... at Tc 4.5 that is 0.74: under 100 %, over nothing, no note.
+    plan = _behind(10.0, 6, GroupInfo("g", "range", 4), tc=4.5)
+    g = plan.groups[0]
+    assert g.busiest_utilisation_current == pytest.approx(10 / 4.5 / 6 * 2)
+    assert g.falling_behind is None
+    assert not any("falling behind" in w for w in plan.warnings)
+
+
+def test_falling_behind_is_measured_on_todays_partition_count() -> None:
+    # Today 2 partitions, 4 members: two own one partition of 5 MiB/s each (167 % of Tc
+    # 3); the others own nothing. On the recommended 6 the same 4 would carry 111 %.
+    plan = _behind(10.0, 2, GroupInfo("g", "range", 4))
+    assert plan.recommended_partitions == 6
+    g = plan.groups[0]
+    assert g.busiest_utilisation_current == pytest.approx(5 / 3)
+    assert g.falling_behind == (
+        "group 'g' is falling behind now: its busiest member needs 167% of one consumer's "
+        "capacity at today's peak with 4 members on today's 2 partitions; more members "
+        "would own no partition until the increase to the recommended 6 partitions; then 6 "
+        "are needed"
+    )
+    one = _behind(10.0, 2, GroupInfo("g", "range", 1)).groups[0]
+    assert one.falling_behind is not None and one.falling_behind.endswith(
+        "with 1 member on today's 2 partitions; add members (6 needed on the recommended 6 "
+        "partitions)"
+    )
+
+
+def test_a_keyed_groups_load_today_is_its_key_sample_on_todays_count() -> None:
+    ex = load_example()
+    plan = plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers, groups=ex.groups)
+    current = ex.history.current_partitions
+    assert current is not None and current != plan.recommended_partitions
+    today = simulate_grid(
+        TopicLoad(
+            plan.utilisation_now, ex.history.keys, ex.history.key_counts, ex.history.partitioner
+        ),
+        consumer_capacity=1.0,
+        partition_counts=[current],
+        extra_members=max(g.members for g in ex.groups),
+    )
+    for info, g in zip(ex.groups, plan.groups, strict=True):
+        row = today.where((today.members == info.members) & (today.strategy == info.strategy))
+        assert g.busiest_utilisation_current == pytest.approx(float(row.max_load[0]), rel=1e-9)
+        assert (g.falling_behind is not None) == (float(row.max_load[0]) > 1.0)
+
+
+def test_a_group_with_no_members_or_a_new_topic_has_no_load_today() -> None:
+    planned = _behind(10.0, 6, GroupInfo("", "cooperative-sticky", 0)).groups[0]
+    assert planned.busiest_utilisation_current is None and planned.falling_behind is None
+    new = plan_topic(
+        _flat_history(10.0),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=3.0),
+        brokers=3,
+        groups=[GroupInfo("g", "range", 1)],
+    )
+    assert new.groups[0].busiest_utilisation_current is None
+    assert not any("falling behind" in w for w in new.warnings)
+
+
+def test_falling_behind_read_at_the_recommended_count_says_so() -> None:
+    # plan_group without today's load on a count that changes reads the grid at p.
+    group = plan_group(
+        GroupInfo("g", "range", 1),
+        _uneven_grid(),
+        4,
+        1.0,
+        1.0,
+        PlanSettings(),
+        current_partitions=2,
+    )
+    assert group.busiest_utilisation_current == pytest.approx(0.8)
+    assert group.falling_behind is None
+    # Twice the load: one member carries 1.6 consumers' worth.
+    heavy_grid = grid_from_loads(
+        {4: np.array([0.6, 0.2, 0.6, 0.2])},
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(30.0),
+    )
+    heavy = plan_group(
+        GroupInfo("g", "range", 1),
+        heavy_grid,
+        4,
+        1.0,
+        1.0,
+        PlanSettings(),
+        current_partitions=2,
+    )
+    assert heavy.falling_behind is not None
+    assert heavy.falling_behind.startswith(
+        "group 'g' is falling behind now: its busiest member needs 160% of one consumer's "
+        "capacity at today's peak with 1 member (read at the recommended 4 partitions: its "
+        "load on today's 2 was not computed)"
+    )
