@@ -424,8 +424,8 @@ def plan_group_of_topics(
     if members < members_now:
         status = "under-provisioned"
         notes.append(
-            f"{members} members today, {members_now} needed for today's peak of its "
-            f"{len(names)} topics with {headroom_pct:g} % headroom"
+            f"{members} member{'' if members == 1 else 's'} today, {members_now} needed for "
+            f"today's peak of its {len(names)} topics with {headroom_pct:g} % headroom"
         )
     elif idle_now or members > members_horizon:
         status = "over-provisioned"

@@ -844,8 +844,9 @@ def plan_group(
     if group.members < members_now:
         status = "under-provisioned"
         notes.append(
-            f"{group.members} members today, {members_now} needed for today's peak "
-            f"with {s.headroom_pct:g} % headroom (busiest member at most {limit:.0%} of Tc)"
+            f"{group.members} member{'' if group.members == 1 else 's'} today, "
+            f"{members_now} needed for today's peak with {s.headroom_pct:g} % headroom "
+            f"(busiest member at most {limit:.0%} of Tc)"
         )
     elif idle_now or group.members > members_horizon:
         status = "over-provisioned"

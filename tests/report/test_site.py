@@ -313,3 +313,29 @@ def test_an_increase_within_the_horizon_shows_when_it_is_needed(
     text = "".join(page.text)
     when = planned_fleet.interval_end + timedelta(days=days)
     assert "Needed by" in text and f"about {when:%Y-%m-%d}" in text
+
+
+def test_a_single_replica_topic_says_its_partitions_go_offline(
+    planned_fleet: FleetReport,
+) -> None:
+    example = next(t for t in planned_fleet.topics if t.topic == EXAMPLE_TOPIC)
+    pages = page_names([t.topic for t in planned_fleet.topics])
+    assert example.cost is not None
+    single = dataclasses.replace(
+        example,
+        replication_factor=1,
+        cost=dataclasses.replace(example.cost, election_unavailability_ms=None),
+    )
+    page = _Page()
+    page.feed(topic_page(single, planned_fleet, pages))
+    text = "".join(page.text)
+    leaders = example.cost.leaders_per_broker
+    assert f"up to {leaders} partitions offline" in text
+    assert "replication factor 1 leaves no replica to elect" in text
+    assert "to elect" in "".join(_parse_text(topic_page(example, planned_fleet, pages)))
+
+
+def _parse_text(html_text: str) -> list[str]:
+    page = _Page()
+    page.feed(html_text)
+    return page.text
