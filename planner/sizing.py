@@ -422,10 +422,13 @@ class SideCapacity:
     Attributes:
         mib_per_s: MiB/s through one partition, or None if not measured.
         records_per_s: Records/s through one partition, or None if not measured.
+        record_bytes: The record size it was measured with, bytes (None: unknown). A
+            partition's MiB/s and records/s both depend on it.
     """
 
     mib_per_s: float | None = None
     records_per_s: float | None = None
+    record_bytes: float | None = None
 
     def for_dimension(self, dimension: str) -> float | None:
         """The capacity that bounds a dimension (`mib_*` -> MiB/s, `records_*` -> records/s)."""

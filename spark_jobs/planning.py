@@ -141,8 +141,12 @@ def _history_arrays(throughput: pa.Table) -> dict[str, Any]:
 
 def _capacities(facts: Mapping[str, Any]) -> tuple[SideCapacity, SideCapacity]:
     return (
-        SideCapacity(facts["tp_mib_per_s"], facts["tp_records_per_s"]),
-        SideCapacity(facts["tc_mib_per_s"], facts["tc_records_per_s"]),
+        SideCapacity(
+            facts["tp_mib_per_s"], facts["tp_records_per_s"], facts.get("tp_record_bytes")
+        ),
+        SideCapacity(
+            facts["tc_mib_per_s"], facts["tc_records_per_s"], facts.get("tc_record_bytes")
+        ),
     )
 
 

@@ -90,6 +90,9 @@ def _side(own: str, default: str, side: str) -> list[Column]:
         F.when(has_own, F.col(f"{own}.source"))
         .when(has_default, F.col(f"{default}.source"))
         .alias(f"{short}_measured_by"),
+        F.when(has_own, F.col(f"{own}.record_bytes"))
+        .when(has_default, F.col(f"{default}.record_bytes"))
+        .alias(f"{short}_record_bytes"),
     ]
 
 
@@ -104,8 +107,10 @@ def capacity_for_topics(topics: DataFrame, capacity: DataFrame) -> DataFrame:
     row has is null (its source too).
 
     Returns:
-        `topic, tp_mib_per_s, tp_records_per_s, tp_source, tp_measured_by, tc_...`, one
-        row per topic of `topics`; `*_source` is `topic`, `*` or null.
+        `topic, tp_mib_per_s, tp_records_per_s, tp_source, tp_measured_by,
+        tp_record_bytes, tc_...`, one row per topic of `topics`; `*_source` is `topic`,
+        `*` or null; `*_record_bytes` the record size the side was measured with, from
+        the same row.
     """
     from pyspark.sql import functions as F
 
@@ -189,10 +194,12 @@ def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) ->
             "tp_records_per_s",
             "tp_source",
             "tp_measured_by",
+            "tp_record_bytes",
             "tc_mib_per_s",
             "tc_records_per_s",
             "tc_source",
             "tc_measured_by",
+            "tc_record_bytes",
             F.coalesce("groups", empty_groups).alias("groups"),
             F.coalesce("consuming_groups", F.lit(0)).alias("consuming_groups"),
             F.coalesce("max_members", F.lit(0)).alias("max_members"),

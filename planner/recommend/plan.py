@@ -46,6 +46,7 @@ from planner.sizing import (
 )
 
 __all__ = [
+    "RECORD_SIZE_RATIO",
     "ChoiceKey",
     "GroupInfo",
     "GroupPlan",
@@ -56,6 +57,7 @@ __all__ = [
     "busiest_member_load",
     "falling_behind_note",
     "floor_note",
+    "mean_record_bytes",
     "member_headroom_pct",
     "plan_group",
     "plan_topic",
@@ -72,6 +74,9 @@ ChoiceKey = tuple[int, int, float, str]
 # A member above one consumer's whole capacity falls further behind every second; loads
 # summed in floating point may land a hair above an exact 1.0.
 _BEHIND = 1.0 + 1e-9
+#: A capacity measured on records this many times larger or smaller than the topic's
+#: own (on average) gets a warning.
+RECORD_SIZE_RATIO = 2.0
 
 
 @dataclass(frozen=True)
@@ -527,6 +532,7 @@ def plan_topic(
         for g in groups
     )
     warnings = (
+        *_record_size_warnings(history, producer, consumer),
         *_unchecked_dimensions(targets, producer, consumer),
         *_warnings(history, choice, cost, grid, p, group_plans, skew),
         *_unread_topic(history, targets, sizing, sizing_now, choice, consuming),
@@ -1007,6 +1013,62 @@ def _idle_warning(g: GroupPlan, current: int | None, p: int) -> str | None:
     if g.idle_members_now:
         return f"{today} and {g.idle_members_now} will after the increase to {p} partitions"
     return f"{today}; after the increase to {p} partitions every member owns at least one"
+
+
+def mean_record_bytes(history: TopicHistory) -> float | None:
+    """The topic's mean record size over its samples, bytes: bytes in / records in.
+
+    Samples with both figures only; None when there are none, or no records.
+    """
+    if history.mib_in is None or history.records_in is None:
+        return None
+    mib = np.asarray(history.mib_in, dtype=np.float64)
+    records = np.asarray(history.records_in, dtype=np.float64)
+    both = np.isfinite(mib) & np.isfinite(records)
+    total = float(records[both].sum())
+    return float(mib[both].sum()) * 2**20 / total if total > 0 else None
+
+
+def _record_size_warnings(
+    history: TopicHistory, producer: SideCapacity, consumer: SideCapacity
+) -> tuple[str, ...]:
+    # A capacity measured on records of another size does not carry over (the domain's
+    # "message size changes everything"): say so when they differ by a factor of
+    # `RECORD_SIZE_RATIO` or more.
+    mean = mean_record_bytes(history)
+    if mean is None or mean <= 0:
+        return ()
+    off: dict[float, list[str]] = {}
+    for name, side in (("Tp", producer), ("Tc", consumer)):
+        measured = side.record_bytes
+        if (
+            measured is None
+            or measured <= 0
+            or (side.mib_per_s, side.records_per_s)
+            == (
+                None,
+                None,
+            )
+        ):
+            continue
+        if max(measured / mean, mean / measured) >= RECORD_SIZE_RATIO:
+            off.setdefault(measured, []).append(name)
+    out = []
+    for measured, names in off.items():
+        which = " and ".join(names)
+        factor = max(measured / mean, mean / measured)
+        relation = "smaller" if mean < measured else "larger"
+        out.append(
+            f"{which} {'were' if len(names) > 1 else 'was'} measured with "
+            f"{measured:,.0f}-byte records, and this topic's records average "
+            f"{mean:,.0f} bytes ({factor:.1f}x {relation}): a partition's MiB/s and "
+            f"records/s depend on the record size, so {which} may not hold for this topic; "
+            f"re-measure {'them' if len(names) > 1 else 'it'} on records of about "
+            f"{mean:,.0f} bytes (kafka-producer-perf-test --record-size {mean:.0f}"
+            + ("; Tc with the real consumer reading them" if "Tc" in names else "")
+            + ")"
+        )
+    return tuple(out)
 
 
 def _unchecked_dimensions(

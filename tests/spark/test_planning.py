@@ -391,3 +391,17 @@ def test_a_lagging_group_and_an_unmeasured_dimension_reach_the_row() -> None:
     assert behind[0] in audit["notes"]
     assert row["skipped_dimensions"] == ["records_in: no producer or consumer capacity measured"]
     assert any(w.startswith("records/s in was not checked") for w in row["warnings"])
+
+
+def test_a_capacity_measured_on_other_records_is_a_warning_on_the_row() -> None:
+    # The samples carry 500-byte records; Tc's row was measured with 4,096-byte ones,
+    # Tp's with 512: only Tc is named.
+    throughput = ai.hourly(record_bytes=500.0)
+    row = _row(throughput, ai.facts(tp_record_bytes=512.0, tc_record_bytes=4096.0))
+    sized = [w for w in row["warnings"] if "-byte records" in w]
+    assert len(sized) == 1
+    assert sized[0].startswith(
+        "Tc was measured with 4,096-byte records, and this topic's records average 500 bytes"
+    )
+    unknown = _row(throughput, ai.facts())
+    assert not any("-byte records" in w for w in unknown["warnings"])

@@ -79,21 +79,28 @@ def test_throughput_mib_converts_bytes_to_mebibytes(spark: SparkSession) -> None
     assertDataFrameEqual(throughput_mib(df), expected)
 
 
-def _cap(topic: str, tp: tuple[Any, Any], tc: tuple[Any, Any], source: str) -> dict[str, Any]:
+def _cap(
+    topic: str,
+    tp: tuple[Any, Any],
+    tc: tuple[Any, Any],
+    source: str,
+    record_bytes: float | None = None,
+) -> dict[str, Any]:
     return {
         "topic": topic,
         "producer_mib_per_s": tp[0],
         "producer_records_per_s": tp[1],
         "consumer_mib_per_s": tc[0],
         "consumer_records_per_s": tc[1],
+        "record_bytes": record_bytes,
         "source": source,
     }
 
 
 CAPACITY_COLUMNS = (
     "topic string, tp_mib_per_s double, tp_records_per_s double, tp_source string, "
-    "tp_measured_by string, tc_mib_per_s double, tc_records_per_s double, tc_source string, "
-    "tc_measured_by string"
+    "tp_measured_by string, tp_record_bytes double, tc_mib_per_s double, "
+    "tc_records_per_s double, tc_source string, tc_measured_by string, tc_record_bytes double"
 )
 
 
@@ -102,21 +109,27 @@ def test_capacity_falls_back_to_the_default_one_side_at_a_time(spark: SparkSessi
         spark,
         "capacity",
         [
-            _cap("*", (8.0, 16_000.0), (1.0, 2_000.0), "fleet"),
-            _cap("own", (10.0, 20_000.0), (2.0, 4_000.0), "perf-own"),
-            _cap("consumer-only", (None, None), (3.0, None), "perf-c"),
+            _cap("*", (8.0, 16_000.0), (1.0, 2_000.0), "fleet", 1024.0),
+            _cap("own", (10.0, 20_000.0), (2.0, 4_000.0), "perf-own", 512.0),
+            _cap("consumer-only", (None, None), (3.0, None), "perf-c", 100.0),
             _cap("records-only", (None, 9_000.0), (None, None), "perf-r"),
         ],
     )
     topics = _topics(spark, "own", "consumer-only", "records-only", "none")
+    # Each side's record size comes from the row the side came from. A side's columns:
+    # MiB/s, records/s, where from, measured by, record bytes.
+    own_side = (10.0, 20_000.0, "topic", "perf-own", 512.0)
+    own_side_c = (2.0, 4_000.0, "topic", "perf-own", 512.0)
+    fleet_p = (8.0, 16_000.0, "*", "fleet", 1024.0)
+    fleet_c = (1.0, 2_000.0, "*", "fleet", 1024.0)
     expected = spark.createDataFrame(
         [
-            ("own", 10.0, 20_000.0, "topic", "perf-own", 2.0, 4_000.0, "topic", "perf-own"),
-            ("consumer-only", 8.0, 16_000.0, "*", "fleet", 3.0, None, "topic", "perf-c"),
+            ("own", *own_side, *own_side_c),
+            ("consumer-only", *fleet_p, 3.0, None, "topic", "perf-c", 100.0),
             # The topic's own producer side is taken whole: its MiB/s stays unknown
             # rather than borrowing the default's, measured on other records.
-            ("records-only", None, 9_000.0, "topic", "perf-r", 1.0, 2_000.0, "*", "fleet"),
-            ("none", 8.0, 16_000.0, "*", "fleet", 1.0, 2_000.0, "*", "fleet"),
+            ("records-only", None, 9_000.0, "topic", "perf-r", None, *fleet_c),
+            ("none", *fleet_p, *fleet_c),
         ],
         CAPACITY_COLUMNS,
     )
@@ -127,8 +140,8 @@ def test_without_a_default_a_topic_without_figures_has_none(spark: SparkSession)
     capacity = _figures(spark, "capacity", [_cap("own", (10.0, None), (2.0, None), "p")])
     expected = spark.createDataFrame(
         [
-            ("own", 10.0, None, "topic", "p", 2.0, None, "topic", "p"),
-            ("none", None, None, None, None, None, None, None, None),
+            ("own", 10.0, None, "topic", "p", None, 2.0, None, "topic", "p", None),
+            ("none", None, None, None, None, None, None, None, None, None, None),
         ],
         CAPACITY_COLUMNS,
     )

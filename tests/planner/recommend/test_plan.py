@@ -656,3 +656,42 @@ def test_falling_behind_read_at_the_recommended_count_says_so() -> None:
         "capacity at today's peak with 1 member (read at the recommended 4 partitions: its "
         "load on today's 2 was not computed)"
     )
+
+
+def _sized_records(record_bytes: float, tp: float | None, tc: float | None) -> TopicPlan:
+    # 20 MiB/s of records of `record_bytes` bytes, flat.
+    ts = np.arange(14 * 24) * HOUR
+    mib = np.full(ts.size, 20.0)
+    history = TopicHistory(
+        "orders", ts, mib_in=mib, records_in=mib * 2**20 / record_bytes, current_partitions=12
+    )
+    return plan_topic(
+        history,
+        SideCapacity(10.0, 20_000.0, tp),
+        SideCapacity(4.0, 8_000.0, tc),
+        brokers=3,
+        groups=[GroupInfo("g", "cooperative-sticky", 4)],
+    )
+
+
+def test_capacities_measured_on_records_of_another_size_are_a_warning() -> None:
+    from planner.recommend.plan import mean_record_bytes
+
+    # Both sides from one perf run on 1,024-byte records; the topic's are 110 bytes.
+    plan = _sized_records(110.0, 1024.0, 1024.0)
+    (line,) = [w for w in plan.warnings if "-byte records" in w]
+    assert line.startswith(
+        "Tp and Tc were measured with 1,024-byte records, and this topic's records average "
+        "110 bytes (9.3x smaller)"
+    )
+    assert "kafka-producer-perf-test --record-size 110" in line
+    # Sides measured on different sizes are named apart; only the one off by 2x or more.
+    apart = _sized_records(110.0, 150.0, 4096.0).warnings
+    sized = [w for w in apart if "-byte records" in w]
+    assert len(sized) == 1 and sized[0].startswith("Tc was measured with 4,096-byte records")
+    assert "(37.2x smaller)" in sized[0]
+    # Close enough, or unknown: nothing said.
+    assert not any("-byte records" in w for w in _sized_records(700.0, 1024.0, 1024.0).warnings)
+    assert not any("-byte records" in w for w in _sized_records(110.0, None, None).warnings)
+    history = _flat_history(5.0)
+    assert mean_record_bytes(history) is None  # no records/s figures
