@@ -186,8 +186,13 @@ def build_report(
     lookback_days: float,
     generated_at: datetime,
     recommendations: pa.Table,
+    whole_fleet: bool = True,
 ) -> FleetReport:
-    """The run's report from its validated datasets and figures."""
+    """The run's report from its validated datasets and figures.
+
+    `whole_fleet`: the run saw every topic of the cluster (not one new topic), so the
+    report adds up the cluster's replicas per broker.
+    """
     from planner.report.from_outputs import (
         fleet_report,
         rejected_summaries,
@@ -222,7 +227,17 @@ def build_report(
         rejected=summaries,
         input_rows=input_rows,
         data_docs_path=f"{_DATA_DOCS}/index.html",
+        brokers=_brokers(recommendations) if whole_fleet else None,
     )
+
+
+def _brokers(recommendations: pa.Table) -> int | None:
+    # Every row of a run carries the cluster's broker count (one snapshot).
+    if recommendations.num_rows == 0:
+        return None
+    import pyarrow.compute as pc
+
+    return int(pc.max(recommendations.column("brokers")).as_py())
 
 
 def _data_docs(stages: Sequence[StageResult], out: Path, key: str, run_time: datetime) -> None:
@@ -304,6 +319,7 @@ def publish_run(
         lookback_days=lookback_days,
         generated_at=now,
         recommendations=recommendations,
+        whole_fleet=scope == "fleet",
     )
     rejected = sum(s.rows for s in report.rejected)
     summary = RunSummary(

@@ -47,6 +47,7 @@ from planner.report.model import (
     ReportSettings,
     ThroughputHistory,
     TopicReport,
+    cluster_replicas,
 )
 from planner.simulate import STRATEGIES, load_limit
 
@@ -467,6 +468,7 @@ def fleet_report(
     rejected: Sequence[RejectedSummary] = (),
     input_rows: Mapping[str, int] | None = None,
     data_docs_path: str | None = None,
+    brokers: int | None = None,
 ) -> FleetReport:
     """One run's report from its topics' reports.
 
@@ -481,10 +483,14 @@ def fleet_report(
         rejected: Rejected input rows per table (see `rejected_summaries`).
         input_rows: Rows read per input table, accepted and rejected.
         data_docs_path: Relative link to the GX Data Docs published with the site.
+        brokers: The cluster's brokers, for a run of the whole fleet: the report then
+            adds up every topic's replicas per broker (`ClusterReplicas`). None for a
+            run that does not see every topic (a new topic planned by hand).
 
     Raises:
         ValueError: a topic twice, a bad interval or link (`FleetReport`'s checks).
     """
+    ordered = tuple(sorted(topics, key=lambda t: t.topic))
     return FleetReport(
         run_key=run_key,
         interval_start=interval_start,
@@ -492,8 +498,9 @@ def fleet_report(
         generated_at=generated_at,
         settings=settings,
         # Sorted so that the same rows in another order give the same site.
-        topics=tuple(sorted(topics, key=lambda t: t.topic)),
+        topics=ordered,
         rejected=tuple(rejected),
         input_rows=dict(input_rows or {}),
         data_docs_path=data_docs_path,
+        cluster=None if brokers is None else cluster_replicas(ordered, brokers),
     )

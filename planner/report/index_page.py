@@ -125,11 +125,32 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
             + "</ul></section>"
         ),
     ]
+    if report.cluster is not None:
+        cards.append(_cluster_card(report))
     return '<h2 id="glance">Fleet at a glance</h2>\n<div class="cards">' + "".join(cards) + "</div>"
 
 
 def _title(text: str | None) -> str:
     return f' title="{escape(text)}"' if text else ""
+
+
+def _cluster_card(report: FleetReport) -> str:
+    c = report.cluster
+    assert c is not None
+    over = c.per_broker_planned > c.limit
+    css = (
+        "increase" if over else ("plan-increase" if c.per_broker_planned > 0.8 * c.limit else "ok")
+    )
+    return (
+        f'<section class="card {css}"><h3>Partition replicas per broker</h3>'
+        f'<div class="big">{c.per_broker_now:,} \u2192 {c.per_broker_planned:,}</div><ul>'
+        f"<li>today \u2192 with every recommendation, limit {c.limit:,}"
+        + (" <strong>(above it)</strong>" if over else "")
+        + "</li>"
+        f"<li class='muted'>{c.replicas_now:,} \u2192 {c.replicas_planned:,} replicas of "
+        f"{c.topics:,} topics on {c.brokers:,} broker{'' if c.brokers == 1 else 's'}, spread "
+        "evenly</li></ul></section>"
+    )
 
 
 def _to_resize(report: FleetReport) -> int:

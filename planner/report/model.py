@@ -37,6 +37,7 @@ __all__ = [
     "Candidate",
     "ChurnChart",
     "ChurnRow",
+    "ClusterReplicas",
     "CostPanel",
     "Deciding",
     "DimensionArithmetic",
@@ -53,6 +54,7 @@ __all__ = [
     "ThroughputHistory",
     "TopicReport",
     "TopicStatus",
+    "cluster_replicas",
     "largest_planned_group",
 ]
 
@@ -846,6 +848,60 @@ class TopicReport(_Model):
 
 
 @dataclasses.dataclass(frozen=True)
+class ClusterReplicas(_Model):
+    """Partition replicas per broker over the whole cluster: every topic of a fleet run.
+
+    A topic's cost panel counts its own replicas; the per-broker limit is the cluster's,
+    so the run adds them up: today's counts, and every recommended count applied.
+
+    Attributes:
+        brokers: Brokers in the cluster.
+        topics: Topics counted (those with a known partition count and replication).
+        replicas_now: `partitions x replication_factor` summed over them, today.
+        replicas_planned: The same with every recommended count.
+        limit: Replicas one broker should hold at most (`[cost]` settings).
+    """
+
+    brokers: int
+    topics: int
+    replicas_now: int
+    replicas_planned: int
+    limit: int
+
+    def _check(self) -> None:
+        _at_least("brokers", self.brokers, 1)
+        for name in ("topics", "replicas_now", "replicas_planned", "limit"):
+            _at_least(name, getattr(self, name), 0)
+
+    @property
+    def per_broker_now(self) -> int:
+        """Replicas on the busiest broker today, spread as evenly as Kafka places them."""
+        return math.ceil(self.replicas_now / self.brokers)
+
+    @property
+    def per_broker_planned(self) -> int:
+        """The same with every recommended count applied."""
+        return math.ceil(self.replicas_planned / self.brokers)
+
+
+def cluster_replicas(topics: Sequence[TopicReport], brokers: int) -> ClusterReplicas | None:
+    """The cluster's replicas per broker from every topic of a fleet run (None: no topic
+    with a cost panel, so no limit known)."""
+    limits = [t.cost.replicas_per_broker_limit for t in topics if t.cost is not None]
+    if not limits:
+        return None
+    counted = [
+        t for t in topics if t.current_partitions is not None and t.replication_factor is not None
+    ]
+    now = sum((t.current_partitions or 0) * (t.replication_factor or 0) for t in counted)
+    planned = sum(
+        (t.recommended_partitions or t.current_partitions or 0) * (t.replication_factor or 0)
+        for t in counted
+    )
+    return ClusterReplicas(brokers, len(counted), now, planned, max(limits))
+
+
+@dataclasses.dataclass(frozen=True)
 class FleetReport(_Model):
     """One run's report: what the index, the topic pages and the exports show.
 
@@ -861,6 +917,8 @@ class FleetReport(_Model):
         data_docs_path: Relative link from the site's root to the GX Data Docs index,
             if published with the site.
         title: Page title prefix.
+        cluster: The whole cluster's replicas per broker, for a run of the whole fleet
+            (None: a run of one new topic, which does not see the others).
     """
 
     run_key: str
@@ -873,6 +931,7 @@ class FleetReport(_Model):
     input_rows: Mapping[str, int] = dataclasses.field(default_factory=dict)
     data_docs_path: str | None = None
     title: str = "Kafka partition plan"
+    cluster: ClusterReplicas | None = None
 
     def _check(self) -> None:
         if self.interval_end <= self.interval_start:

@@ -19,6 +19,7 @@ from planner.report.layout import (
 )
 from planner.report.model import (
     DIMENSION_UNITS,
+    ClusterReplicas,
     DimensionArithmetic,
     FleetReport,
     GroupReport,
@@ -282,10 +283,16 @@ def _arithmetic(t: TopicReport, percentile: float) -> str:
     return "\n".join(parts)
 
 
-def _cost(t: TopicReport) -> str:
+def _cost(t: TopicReport, cluster: ClusterReplicas | None) -> str:
     c = t.cost
     if c is None:
         return ""
+    whole = (
+        f"; whole cluster: {cluster.per_broker_now:,} today, {cluster.per_broker_planned:,} "
+        "with every recommendation"
+        if cluster is not None
+        else ""
+    )
     rows = [
         (
             "Producer batch memory",
@@ -295,8 +302,8 @@ def _cost(t: TopicReport) -> str:
         (
             "Replicas per broker",
             f"{c.replicas_per_broker:,}",
-            f"limit {c.replicas_per_broker_limit:,}; latency rule of thumb "
-            f"{c.latency_rule_limit:,}",
+            f"this topic's; limit {c.replicas_per_broker_limit:,}{whole}; latency rule of "
+            f"thumb {c.latency_rule_limit:,}",
         ),
         ("Replicas in total", f"{c.replicas_total:,}", ""),
         (
@@ -374,7 +381,7 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
             _warnings(t),
             _groups(t, pages),
             _arithmetic(t, percentile),
-            _cost(t),
+            _cost(t, report.cluster),
             _charts(t, percentile),
             '<footer><a href="../index.html">All topics</a> \u00b7 '
             '<a href="../recommendations.json">recommendations.json</a></footer>',

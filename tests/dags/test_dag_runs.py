@@ -67,6 +67,8 @@ def test_the_daily_dag_publishes_the_fleet(fleet: PlannerHome, airflow_home: Pat
     assert {r["topic"] for r in records} == topics
     assert (fleet.report / "index.html").is_file()
     assert (fleet.report / "validation" / "index.html").is_file()
+    # A run of the whole fleet adds up the cluster's replicas per broker.
+    assert "Partition replicas per broker" in (fleet.report / "index.html").read_text()
     # The Spark steps wrote the run's datasets where the config says.
     for dataset in ("sizing", "simulations", "recommendations"):
         assert list(
@@ -158,6 +160,9 @@ def test_a_new_topic_is_planned_from_the_forms_parameters(
     site = fleet.root / "report-new-topics" / page_name.removesuffix(".html")
     page = (site / "topics" / page_name).read_text()
     assert topic in page
+    # One new topic does not see the cluster's other topics: no cluster-wide figures.
+    assert "Partition replicas per broker" not in (site / "index.html").read_text()
+    assert "whole cluster" not in page
     with RecommendationStore(fleet.store_url) as store:
         latest = store.latest(topic)
         assert latest is not None

@@ -94,6 +94,7 @@ def test_a_fleet_is_collected_validated_sized_simulated_and_published(planned: P
 
     index = (out / "report" / "index.html").read_text()
     assert 'href="validation/index.html"' in index
+    assert "Partition replicas per broker" in index
     assert (out / "report" / "validation" / "index.html").is_file()
     pages = page_names(topics)
     for topic in topics:

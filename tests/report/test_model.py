@@ -21,6 +21,7 @@ from planner.report import (
     TopicReport,
 )
 from planner.report.layout import fmt_needed_by
+from planner.report.model import cluster_replicas
 from tests.report.fleets import HOSTILE_TOPIC, INTERVAL, REPORT_SETTINGS
 
 
@@ -296,3 +297,34 @@ def test_an_increase_within_the_horizon_says_when_todays_count_runs_out() -> Non
     start = datetime(2026, 11, 22, tzinfo=UTC)
     assert fmt_needed_by(365.0, start) == "about 2027-11-22 (in 365 days)"
     assert fmt_needed_by(0.0, start) == "now"
+
+
+def test_the_cluster_adds_up_every_topics_replicas(planned_fleet: FleetReport) -> None:
+    cluster = cluster_replicas(planned_fleet.topics, brokers=3)
+    assert cluster is not None
+    # Topics whose partitions and replication are known (the hand-made fleet's two
+    # unplanned topics have no replication factor).
+    counted = [
+        t
+        for t in planned_fleet.topics
+        if t.current_partitions is not None and t.replication_factor is not None
+    ]
+    assert cluster.topics == len(counted) == len(planned_fleet.topics) - 2
+    assert cluster.replicas_now == sum(
+        (t.current_partitions or 0) * (t.replication_factor or 0) for t in counted
+    )
+    # Planned: the recommended count where there is one (12 -> 16, 12 -> 60), else today's.
+    grown = sum(
+        ((t.recommended_partitions or 0) - (t.current_partitions or 0))
+        * (t.replication_factor or 0)
+        for t in counted
+        if t.recommended_partitions is not None
+    )
+    assert cluster.replicas_planned == cluster.replicas_now + grown > cluster.replicas_now
+    assert cluster.per_broker_now == math.ceil(cluster.replicas_now / 3)
+    assert cluster.limit == next(t.cost for t in counted if t.cost).replicas_per_broker_limit
+    # Through JSON and back, with the fleet.
+    fleet = dataclasses.replace(planned_fleet, cluster=cluster)
+    assert FleetReport.from_json_dict(json.loads(json.dumps(fleet.to_json_dict()))) == fleet
+    # Without any cost panel there is no limit to compare with.
+    assert cluster_replicas([_error_topic()], brokers=3) is None

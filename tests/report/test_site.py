@@ -339,3 +339,26 @@ def _parse_text(html_text: str) -> list[str]:
     page = _Page()
     page.feed(html_text)
     return page.text
+
+
+def test_a_fleet_run_shows_the_clusters_replicas_per_broker(
+    planned_fleet: FleetReport, tmp_path: Path
+) -> None:
+    from planner.report.model import cluster_replicas
+
+    cluster = cluster_replicas(planned_fleet.topics, brokers=3)
+    assert cluster is not None
+    fleet = dataclasses.replace(planned_fleet, cluster=cluster)
+    render_site(fleet, tmp_path / "site")
+    index = "".join(_parse(tmp_path / "site" / "index.html").text)
+    assert "Partition replicas per broker" in index
+    assert f"{cluster.per_broker_now:,} \u2192 {cluster.per_broker_planned:,}" in index
+    pages = page_names([t.topic for t in fleet.topics])
+    page = "".join(_parse(tmp_path / "site" / "topics" / pages[EXAMPLE_TOPIC]).text)
+    assert (
+        f"whole cluster: {cluster.per_broker_now:,} today, {cluster.per_broker_planned:,} "
+        "with every recommendation"
+    ) in page
+    # A run that does not see the whole fleet says nothing of the cluster.
+    render_site(planned_fleet, tmp_path / "alone")
+    assert "Partition replicas per broker" not in (tmp_path / "alone" / "index.html").read_text()
