@@ -80,14 +80,17 @@ def _headline(t: TopicReport, data_end: datetime) -> str:
     now = t.headroom_pct(t.current_partitions)
     later = t.headroom_pct(t.recommended_partitions)
     if now is not None or later is not None:
-        cells.append(
-            (
-                "Headroom over today's peak",
-                fmt_headroom(now),
-                f"{fmt_headroom(later)} at {fmt_count(t.recommended_partitions)} "
-                "partitions (even spread)",
+        note = f"{fmt_headroom(later)} at {fmt_count(t.recommended_partitions)} partitions"
+        loads = t.partition_load
+        if loads is not None:
+            # The keys do not spread evenly: what the headroom's even spread hides.
+            note += (
+                f" if spread evenly; by its keys the busiest carries "
+                f"{fmt_pct(max(loads.loads), fraction=True)} of one consumer (Tc) today"
             )
-        )
+        else:
+            note += " (even spread)"
+        cells.append(("Headroom over today's peak", fmt_headroom(now), note))
     return (
         '<div class="headline">'
         + "".join(

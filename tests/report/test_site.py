@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from planner.report import FleetReport, iter_site, page_names, render_site
 from planner.report.layout import SCRIPT, STYLE
 from planner.report.topic_page import topic_page
-from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC
+from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC, HOT_TOPIC
 
 GOLDEN = Path(__file__).parent / "golden"
 KAFKA_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
@@ -362,3 +362,19 @@ def test_a_fleet_run_shows_the_clusters_replicas_per_broker(
     # A run that does not see the whole fleet says nothing of the cluster.
     render_site(planned_fleet, tmp_path / "alone")
     assert "Partition replicas per broker" not in (tmp_path / "alone" / "index.html").read_text()
+
+
+def test_a_keyed_topics_headroom_names_its_busiest_partition(
+    rendered_site: Path, planned_fleet: FleetReport
+) -> None:
+    pages = page_names([t.topic for t in planned_fleet.topics])
+    hot = next(t for t in planned_fleet.topics if t.topic == HOT_TOPIC)
+    assert hot.partition_load is not None
+    busiest = max(hot.partition_load.loads)
+    text = "".join(_parse(rendered_site / "topics" / pages[HOT_TOPIC]).text)
+    assert (
+        f"if spread evenly; by its keys the busiest carries {busiest * 100:.0f} % of one "
+        "consumer (Tc) today"
+    ) in text
+    keyless = "".join(_parse(rendered_site / "topics" / pages["audit.log"]).text)
+    assert "partitions (even spread)" in keyless and "by its keys" not in keyless
