@@ -33,11 +33,13 @@ __all__ = [
     "SideCapacity",
     "SizingResult",
     "fit_growth",
+    "growth_factor",
     "observed_peak",
     "partitions_for_throughput",
     "planning_target",
     "size_topic",
     "targets_from_history",
+    "years_to_grow",
 ]
 
 Side = Literal["producer", "consumer", "both"]
@@ -350,6 +352,24 @@ class PlanningTarget:
     target: float
 
 
+def growth_factor(per_year: float, years: float, *, linear: bool) -> float:
+    """What a peak is multiplied by after `years`: growing by `per_year` of itself a
+    year (a linear fit), or compounding at `per_year` (any other growth)."""
+    return 1.0 + per_year * years if linear else (1.0 + per_year) ** years
+
+
+def years_to_grow(ratio: float, per_year: float, *, linear: bool) -> float | None:
+    """The inverse of `growth_factor`: years until the factor reaches `ratio` (>= 1).
+
+    None when it never does (no growth, or a shrinking peak).
+    """
+    if ratio <= 1.0:
+        return 0.0
+    if per_year <= 0:
+        return None
+    return (ratio - 1.0) / per_year if linear else math.log(ratio) / math.log1p(per_year)
+
+
 def planning_target(
     peak: float,
     growth: GrowthFit,
@@ -393,10 +413,7 @@ def planning_target(
     else:
         per_year, source = fitted_per_year, "fitted"
 
-    if growth.model == "linear" and source == "fitted":
-        factor = 1.0 + per_year * years
-    else:
-        factor = (1.0 + per_year) ** years
+    factor = growth_factor(per_year, years, linear=growth.model == "linear" and source == "fitted")
     grown = peak * factor
     target = grown * (1.0 + headroom_pct / 100.0)
     return PlanningTarget(

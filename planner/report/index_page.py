@@ -118,7 +118,7 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
         _card("missing", "Missing or rejected figures", missing, pages, _missing_note),
         (
             '<section class="card plan-increase"><h3>Consumer groups to resize</h3>'
-            f'<div class="big">{_to_resize(report):,}</div><ul>'
+            f'<div class="big">{len(report.groups_to_resize()):,}</div><ul>'
             f"<li>{status_badge('under-provisioned')} {under:,}</li>"
             f"<li>{status_badge('over-provisioned')} {over:,}</li>"
             + (f"<li>{status_badge('unplanned')} {unplanned:,}</li>" if unplanned else "")
@@ -151,10 +151,6 @@ def _cluster_card(report: FleetReport) -> str:
         f"{c.topics:,} topics on {c.brokers:,} broker{'' if c.brokers == 1 else 's'}, spread "
         "evenly</li></ul></section>"
     )
-
-
-def _to_resize(report: FleetReport) -> int:
-    return len({g.group_id for t in report.topics for g in t.groups if g.status != "ok"})
 
 
 # Topics linked from a group's row; the rest are counted.

@@ -28,6 +28,8 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar, get_args, get_origin
 from urllib.parse import urlsplit
 
+from planner.sizing import years_to_grow
+
 __all__ = [
     "DIMENSION_UNITS",
     "GROUP_STATUSES",
@@ -375,12 +377,10 @@ class DimensionArithmetic(_Model):
         need = self.peak * (1 + self.headroom_pct / 100)
         if need > capacity:
             return 0.0
-        g = self.growth_per_year
-        if need <= 0 or g <= 0:
+        if need <= 0:
             return None
-        ratio = capacity / need
-        years = (ratio - 1) / g if self.linear_growth else math.log(ratio) / math.log1p(g)
-        return 365.0 * years
+        years = years_to_grow(capacity / need, self.growth_per_year, linear=self.linear_growth)
+        return None if years is None else 365.0 * years
 
     @property
     def unit(self) -> str:

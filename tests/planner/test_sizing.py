@@ -297,3 +297,16 @@ def test_growth_fit_is_the_same_for_sorted_and_shuffled_hourly_samples() -> None
         slow = fit_growth(ts[order], rates[order], model=model)  # type: ignore[arg-type]
         assert fast == slow
         assert fast.per_day > 0
+
+
+@pytest.mark.parametrize("linear", [False, True])
+@pytest.mark.parametrize("per_year", [0.05, 0.5, 3.0])
+def test_years_to_grow_inverts_the_growth_factor(per_year: float, linear: bool) -> None:
+    from planner.sizing import growth_factor, years_to_grow
+
+    for years in (0.1, 0.5, 2.0):
+        ratio = growth_factor(per_year, years, linear=linear)
+        assert years_to_grow(ratio, per_year, linear=linear) == pytest.approx(years)
+    assert years_to_grow(1.0, per_year, linear=linear) == 0.0
+    assert years_to_grow(2.0, 0.0, linear=linear) is None
+    assert years_to_grow(2.0, -0.1, linear=linear) is None
