@@ -192,14 +192,24 @@ def _topic_rows(dataset: str) -> list[Expectation]:
         query(
             f"{dataset}.group_members",
             f"""
-            SELECT topic, g.group_id, g.strategy, g.recommended_members, recommended_partitions
+            SELECT topic, g.group_id, g.strategy, g.recommended_members, g.standby_members,
+                   g.members_now, g.members_at_horizon, recommended_partitions
             FROM {{batch}} LATERAL VIEW explode(groups) AS g
             WHERE size(g.topics) = 1 AND g.recommended_members IS NOT NULL
               AND g.strategy IN ({_sql_list(STRATEGIES)})
-              AND (g.recommended_members < 1 OR g.recommended_members > recommended_partitions)
+              AND (g.recommended_members < 1
+                   OR g.standby_members IS NULL OR g.standby_members < 0
+                   OR g.recommended_members - g.standby_members > recommended_partitions
+                   OR (g.standby_members > 0
+                       AND (g.recommended_members - g.standby_members <> recommended_partitions
+                            OR g.members_now <> g.recommended_members
+                            OR g.members_at_horizon <> g.recommended_members)))
             """,
             "a classic group that reads only this topic is recommended between 1 and the "
-            "recommended partition count of members (more would sit idle)",
+            "recommended partition count of members that own a partition (more would sit "
+            "idle); standby_members beyond them only once every partition has an owner, "
+            "when the minimum group size asks for more (the recommended size is then what "
+            "both today and the horizon need)",
         ),
     ]
 
@@ -293,18 +303,23 @@ def recommendations_output() -> list[Expectation]:
                 "recommendations.consumers_within_partitions",
                 f"""
                 SELECT topic, consumers_group_id, strategy, recommended_consumers,
-                       recommended_partitions
+                       standby_consumers, recommended_partitions
                 FROM {{batch}}
-                WHERE recommended_consumers > recommended_partitions
-                  AND strategy IN ({_sql_list(STRATEGIES)})
+                WHERE strategy IN ({_sql_list(STRATEGIES)})
                   AND (consumers_group_id IS NULL OR exists(
                           groups, g -> g.group_id = consumers_group_id AND size(g.topics) = 1))
+                  AND (standby_consumers IS NULL OR standby_consumers < 0
+                       OR recommended_consumers - standby_consumers > recommended_partitions
+                       OR (standby_consumers > 0 AND
+                           recommended_consumers - standby_consumers <> recommended_partitions))
                 """,
                 # A group that reads several topics can use up to their partitions together,
                 # and a share group (KIP-932) more consumers than partitions: both left out.
-                "recommended_consumers is at most recommended_partitions for a classic group "
-                "that reads only this topic (or the one group planned for it): members beyond "
-                "the partition count sit idle",
+                "recommended_consumers less standby_consumers is at most "
+                "recommended_partitions for a classic group that reads only this topic (or "
+                "the one group planned for it): members beyond the partition count sit idle, "
+                "and standbys (the minimum group size) come only once every partition has an "
+                "owner",
             ),
             query(
                 "recommendations.planned_has_consumers",

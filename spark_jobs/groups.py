@@ -12,16 +12,17 @@ one group, on its topics' partitions at their recommended counts, and sized the 
   the partitions it owns, 1.0 being one consumer's whole time;
 - a member has headroom when its load stays within `1 - h / (100 + h)` of a consumer
   (`planner.recommend.plan.member_headroom_pct`, h = the planning headroom);
-- `members_now` is the smallest group of at least `min_group_members` (capped at the
-  group's partitions) whose busiest member fits at today's peak, for the strategy that
-  needs the fewest members, then the one revoking the fewest partitions when a member
-  joins, then the lower busiest load, then the strategy name
-  (`planner.recommend.plan.strategy_choice_key`, the rule a one-topic group follows;
-  `range`, which gives work to no more members than its largest topic has partitions,
-  is left out when that is below the floor); `members_at_horizon` the same strategy's
-  need at the end of the horizon;
+- `members_now` is the smallest group of at least `min_group_members` whose busiest
+  member fits at today's peak, for the strategy that needs the fewest members, then the
+  one revoking the fewest partitions when a member joins, then the lower busiest load,
+  then the strategy name (`planner.recommend.plan.strategy_choice_key`, the rule a
+  one-topic group follows); `members_at_horizon` the same strategy's need at the end of
+  the horizon. Members beyond what a strategy gives work to (all the partitions; for
+  `range`, its largest topic's) own nothing: the floor alone may ask for them, as
+  standbys (`standby_members`), as on a one-topic group with fewer partitions;
 - the group is `under-provisioned` below `members_now`, `over-provisioned` with idle
-  members or above `members_at_horizon`, else `ok`, and the recommended size follows;
+  members beyond those standbys or above `members_at_horizon`, else `ok`, and the
+  recommended size follows;
 - a group whose busiest member, with its current size and strategy, needs more than one
   consumer's whole capacity at today's peak is falling behind now: its notes and its
   topics' warnings say so (`planner.recommend.plan.falling_behind_note`). The load is
@@ -241,6 +242,7 @@ def _unplanned(
         "members_at_horizon": None,
         "busiest_utilisation": None,
         "idle_members_now": None,
+        "standby_members": None,
         "fits": None,
         "status": "unplanned",
         "notes": [why],
@@ -265,13 +267,16 @@ def _search(
     strategy: str,
     limit: float,
     wanted: int,
+    floor: int,
 ) -> _Search:
     # Sizes in chunks from 1 until both today and the horizon fit and the current size
-    # is covered; no group of more members than partitions needs simulating. Range cuts
+    # (`wanted`) is covered; no group of more members than partitions needs simulating,
+    # unless the minimum group size asks for more (standbys, owning nothing). Range cuts
     # each topic on its own: past the largest topic's partition count member i owns
     # partition i of every topic that has one, whatever the size, so only the idle count
-    # changes and the search stops there.
-    most = max(w.size for w in horizon) if strategy == "range" else sum(w.size for w in horizon)
+    # changes and the search stops there (or at the floor).
+    owners = max(w.size for w in horizon) if strategy == "range" else sum(w.size for w in horizon)
+    most = max(owners, floor)
     chunks: list[dict[str, npt.NDArray[Any]]] = []
     busiest: list[FloatArray] = []
     now_fit = horizon_fit = None
@@ -359,15 +364,17 @@ def plan_group_of_topics(
     keep_free = member_headroom_pct(headroom_pct)
     limit_plain = 1.0 - keep_free / 100.0
     limit = limit_plain * (1.0 + _FIT_TOLERANCE)
-    floor = min(min_group_members, total)
-    wanted = min(max(members, floor), total)
+    floor = min_group_members
+    wanted = max(min(members, total), floor)
     # A fresh roundrobin, sticky or cooperative-sticky assignment deals the partitions
     # alike (`size_rows`), so their searches are one search.
     dealt = _search(
-        [horizon[n] for n in names], [now[n] for n in names], "roundrobin", limit, wanted
+        [horizon[n] for n in names], [now[n] for n in names], "roundrobin", limit, wanted, floor
     )
     searches = {
-        name: _search([horizon[n] for n in names], [now[n] for n in names], name, limit, wanted)
+        name: _search(
+            [horizon[n] for n in names], [now[n] for n in names], name, limit, wanted, floor
+        )
         if name == "range"
         else replace(dealt, strategy=name)
         for name in STRATEGIES
@@ -378,12 +385,13 @@ def plan_group_of_topics(
     moves: dict[str, dict[str, int]] = {}
     keys: dict[str, ChoiceKey] = {}
     for name, found in searches.items():
-        count = max(found.now_fit or 0, floor)
-        if found.now_fit is None or count > found.busiest_now.size:
+        if found.now_fit is None:
             continue
-        moves[name] = group_churn(partitions, count, name)
+        count = max(found.now_fit, floor)
+        # The churn at the strategy's own `members_now` (the floor included), on that row.
+        moves[name] = {**group_churn(partitions, count, name), "members": count}
         keys[name] = strategy_choice_key(
-            count, moves[name]["grow_revoked"], float(found.busiest_now[count - 1]), name
+            count, moves[name]["grow_revoked"], _busiest_at(found, count), name
         )
     # The same rule as a one-topic group's (`planner.recommend.plan.strategy_choice_key`).
     best = min(keys.values(), default=None)
@@ -391,29 +399,47 @@ def plan_group_of_topics(
     notes: list[str] = []
     if best is None:
         chosen = "cooperative-sticky"
-        members_now = total
-        busiest = float(searches[chosen].busiest_now[total - 1])
+        members_now = max(total, floor)
+        busiest = _busiest_at(searches[chosen], total)
         notes.append(
             f"even {total} members (one per partition of its {len(names)} topics) cannot "
             f"keep up: the busiest member needs {busiest:.0%} of one consumer's capacity "
             f"against a limit of {limit_plain:.0%}"
         )
-        # The strategies compared at one member per partition, for the switch note.
+        if members_now > total:
+            notes.append(
+                f"{members_now} planned so that a member can take over while another "
+                f"restarts (min_group_members = {floor}); its topics have {total} "
+                f"partitions, so {members_now - total} of them stand"
+                f"{'s' if members_now - total == 1 else ''} by"
+            )
+        # The strategies compared at one member per partition (or the floor, when it
+        # asks for more), for the switch note.
         for name, found in searches.items():
-            if found.busiest_now.size >= total:
-                revoked = group_churn(partitions, total, name)["grow_revoked"]
+            if found.busiest_now.size >= members_now:
+                revoked = group_churn(partitions, members_now, name)["grow_revoked"]
                 keys[name] = strategy_choice_key(
-                    total, revoked, float(found.busiest_now[total - 1]), name
+                    members_now, revoked, _busiest_at(found, members_now), name
                 )
-        best_shown = keys.get(chosen, (total, total, busiest, chosen))
+        best_shown = keys.get(chosen, (members_now, total, busiest, chosen))
     else:
         best_shown = best
         members_now, _, busiest, chosen = best
         by_load = searches[chosen].now_fit
         if by_load is not None and by_load < members_now:
-            notes.append(floor_note(by_load, members_now, min_group_members))
+            standby = max(0, members_now - _owners(partitions, chosen))
+            notes.append(
+                floor_note(
+                    by_load,
+                    members_now,
+                    min_group_members,
+                    standby,
+                    _owners_clause(partitions, chosen),
+                )
+            )
     horizon_fit = searches[chosen].horizon_fit
-    members_horizon = max(horizon_fit, floor) if horizon_fit is not None else total
+    members_horizon = max(horizon_fit, floor) if horizon_fit is not None else max(total, floor)
+    standby_allowed = max(0, floor - _owners(partitions, chosen))
     idle_now = (
         int(size_rows([horizon[n] for n in names], np.array([members]), chosen)["idle_members"][0])
         if members >= 1
@@ -427,11 +453,16 @@ def plan_group_of_topics(
             f"{members} member{'' if members == 1 else 's'} today, {members_now} needed for "
             f"today's peak of its {len(names)} topics with {headroom_pct:g} % headroom"
         )
-    elif idle_now or members > members_horizon:
+    elif idle_now > standby_allowed or members > members_horizon:
         status = "over-provisioned"
         notes.append(
             f"{idle_now} of {members} members would own no partition of its topics"
-            if idle_now
+            + (
+                f" ({standby_allowed} kept as a standby: min_group_members = {floor})"
+                if standby_allowed
+                else ""
+            )
+            if idle_now > standby_allowed
             else f"{members} members is more than the {members_horizon} needed even at the "
             f"end of the horizon"
         )
@@ -456,7 +487,9 @@ def plan_group_of_topics(
     if behind:
         notes.append(behind)
         warnings.append(behind)
-    idle = _idle_warning(group_id, strategy, members, [by_name[n] for n in names], idle_now)
+    idle = _idle_warning(
+        group_id, strategy, members, [by_name[n] for n in names], idle_now, standby_allowed, floor
+    )
     if idle:
         warnings.append(idle)
     plan = {
@@ -473,6 +506,7 @@ def plan_group_of_topics(
         "fits": best is not None,
         "status": status,
         "notes": notes,
+        "standby_members": max(0, recommended - _owners(partitions, chosen)),
     }
     return GroupOfTopics(
         plan,
@@ -509,6 +543,21 @@ def _today_loads(topics: Sequence[GroupTopic]) -> list[FloatArray] | None:
 def _owners(counts: Sequence[int], strategy: str) -> int:
     # The most members that own a partition: range cuts each topic on its own.
     return max(counts) if strategy == "range" else int(sum(counts))
+
+
+def _owners_clause(counts: Sequence[int], strategy: str) -> str:
+    # Why members beyond `_owners` own nothing, in words.
+    if strategy == "range" and len(counts) > 1:
+        return (
+            f"range gives work to at most {max(counts)} member{'' if max(counts) == 1 else 's'} "
+            f"(its largest topic's partitions)"
+        )
+    return f"its topics have {sum(counts)} partitions"
+
+
+def _busiest_at(found: _Search, members: int) -> float:
+    # The busiest member today at a group size the search covered.
+    return float(found.busiest_now[members - 1])
 
 
 def _falling_behind(
@@ -557,23 +606,36 @@ def _falling_behind(
 
 
 def _idle_warning(
-    group_id: str, strategy: str, members: int, topics: Sequence[GroupTopic], idle_planned: int
+    group_id: str,
+    strategy: str,
+    members: int,
+    topics: Sequence[GroupTopic],
+    idle_planned: int,
+    standby_planned: int,
+    floor: int,
 ) -> str | None:
     # Members owning no partition, today and at the recommended counts, said apart when
-    # the counts change (`idle_planned` is at the recommended counts).
+    # the counts change (`idle_planned` is at the recommended counts). Standbys the
+    # minimum group size asks for (`standby_planned` at the recommended counts) are
+    # planned, not warned about.
     names = ", ".join(t.topic for t in topics)
     planned = [t.partitions or 0 for t in topics]
     current = [t.current_partitions for t in topics]
     known = [c for c in current if c is not None]
     if len(known) < len(current) or known == planned:
-        if not idle_planned:
+        if idle_planned <= standby_planned:
             return None
         return (
             f"group {group_id!r} reads {names} with {members} members for {sum(planned)} "
             f"partitions in all: {idle_planned} sit idle"
+            + (
+                f" ({standby_planned} as a standby would do: min_group_members = {floor})"
+                if standby_planned
+                else ""
+            )
         )
     idle_today = max(0, members - _owners(known, strategy))
-    if not idle_today:
+    if idle_today <= max(0, floor - _owners(known, strategy)):
         return None
     today = (
         f"group {group_id!r} reads {names}: of its {members} members, {idle_today} own no "
@@ -632,7 +694,7 @@ def _grid(
                 "shrink_moved": None,
                 "shrink_revoked": None,
             }
-            if name in moves and count == found.now_fit:
-                row.update(moves[name])
+            if name in moves and count == moves[name]["members"]:
+                row.update({k: v for k, v in moves[name].items() if k != "members"})
             rows.append(row)
     return rows

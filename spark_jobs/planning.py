@@ -173,6 +173,7 @@ def _unplanned_groups(
             "members_at_horizon": None,
             "busiest_utilisation": None,
             "idle_members_now": None,
+            "standby_members": None,
             "fits": None,
             "status": "unplanned",
             "notes": [why],
@@ -207,6 +208,7 @@ def _group_row(plan: GroupPlan, topic: str) -> dict[str, Any]:
         "members_at_horizon": plan.members_at_horizon,
         "busiest_utilisation": plan.busiest_utilisation,
         "idle_members_now": plan.idle_members_now,
+        "standby_members": plan.standby_members,
         "fits": plan.fits,
         "status": plan.status,
         "notes": list(plan.notes),
@@ -388,6 +390,7 @@ def _fill_plan(
     one = next(g for g in plan.groups if g.group_id == ONE_GROUP)
     row["one_group_members"] = one.members_now
     row["one_group_strategy"] = one.strategy
+    row["one_group_standby"] = one.standby_members
     row["groups"] = [_group_row(g, history.topic) for g in groups]
     row["warnings"] = list(row["warnings"]) + list(plan.warnings)
     row["rationale"] = list(row["rationale"]) + list(plan.rationale)

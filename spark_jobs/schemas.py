@@ -155,6 +155,7 @@ GROUP_PLAN = StructType(
         _f("members_at_horizon", _I),
         _f("busiest_utilisation", _D),
         _f("idle_members_now", _I),
+        _f("standby_members", _I),
         _f("fits", _B),
         _f("status", _S, False),
         _f("notes", _TEXTS),
@@ -228,6 +229,7 @@ _TOPIC_FIELDS: list[StructField] = [
 _PLAN_FIELDS: list[StructField] = [
     _f("one_group_members", _I),
     _f("one_group_strategy", _S),
+    _f("one_group_standby", _I),
     _f("groups", ArrayType(GROUP_PLAN, containsNull=False)),
     _f("warnings", _TEXTS),
     _f("rationale", _TEXTS),
@@ -272,6 +274,7 @@ RECOMMENDATIONS = StructType(
     [
         *_TOPIC_FIELDS[:4],
         _f("recommended_consumers", _I),
+        _f("standby_consumers", _I),
         _f("consumers_group_id", _S),
         _f("strategy", _S),
         *_TOPIC_FIELDS[4:],

@@ -59,18 +59,27 @@ __all__ = [
     "write_topic_grids",
 ]
 
-#: Group sizes past the partition count simulated at least (idle members), as plan_topic.
+#: Group sizes past the partition count simulated at least (idle members), as plan_topic
+#: (`planner.recommend.plan.grid_extra_members`).
 MIN_EXTRA_MEMBERS = 4
 
 
-def simulation_inputs(sizing: DataFrame, groups: DataFrame) -> DataFrame:
+def simulation_inputs(
+    sizing: DataFrame, groups: DataFrame, *, min_group_members: int = 1
+) -> DataFrame:
     """One row per planned topic with what its grid needs.
+
+    Args:
+        sizing: The run's `sizing` rows.
+        groups: The run's consumer groups.
+        min_group_members: The minimum group size, which the grid covers (as
+            `plan_topic`'s grid does, so both simulate the same sizes).
 
     Returns:
         `topic, current_partitions, recommended_partitions, consumers_at_horizon,
         simulate_counts (the candidates flagged simulated, in order), extra_members (at
-        least 4, and enough to show the largest group that reads the topic),
-        partition_loads` (keyed topics).
+        least 4, the minimum group size, and enough to show the largest group that reads
+        the topic), partition_loads` (keyed topics).
     """
     from pyspark.sql import functions as F
 
@@ -87,7 +96,11 @@ def simulation_inputs(sizing: DataFrame, groups: DataFrame) -> DataFrame:
             "recommended_partitions",
             "consumers_at_horizon",
             counts.alias("simulate_counts"),
-            F.greatest(F.lit(MIN_EXTRA_MEMBERS), F.coalesce("largest_group", F.lit(0)))
+            F.greatest(
+                F.lit(MIN_EXTRA_MEMBERS),
+                F.lit(min_group_members),
+                F.coalesce("largest_group", F.lit(0)),
+            )
             .cast("int")
             .alias("extra_members"),
             "partition_loads",
@@ -237,7 +250,8 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
     that reads the topic, `consumers_group_id` that group and `strategy` its strategy;
     when no group with a plan reads the topic, the members one group reading only it
     would need today and the strategy for it (`consumers_group_id` null). Null for a
-    topic without a plan.
+    topic without a plan. `standby_consumers`: of those, the members that own no
+    partition, planned because the minimum group size is more than the partitions.
     """
     from pyspark.sql import functions as F
 
@@ -276,9 +290,26 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
         F.col("one_group_members"),
         F.col("one_group_strategy"),
     )
+    standby = F.when(F.col("pick").isNotNull(), F.col("pick.standby_members")).otherwise(
+        F.col("one_group_standby")
+    )
+    # Members beyond the partitions, planned only by the minimum group size.
+    standby_words = F.when(
+        standby > 0,
+        F.format_string(
+            "; %d of them own%s no partition and stand%s by to take over from a member "
+            "that fails (min_group_members)",
+            standby,
+            F.when(standby == 1, F.lit("s")).otherwise(F.lit("")),
+            F.when(standby == 1, F.lit("s")).otherwise(F.lit("")),
+        ),
+    ).otherwise(F.lit(""))
     consumer_line = (
-        F.when(F.col("pick").isNotNull(), F.array(line_for_group))
-        .when(F.col("one_group_members").isNotNull(), F.array(line_for_one))
+        F.when(F.col("pick").isNotNull(), F.array(F.concat(line_for_group, standby_words)))
+        .when(
+            F.col("one_group_members").isNotNull(),
+            F.array(F.concat(line_for_one, standby_words)),
+        )
         .otherwise(F.filter("rationale", lambda r: F.lit(False)))
     )
     extra_warnings = F.coalesce(
@@ -292,6 +323,7 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
     )
     derived = {
         "recommended_consumers": F.coalesce("pick.recommended_members", "one_group_members"),
+        "standby_consumers": standby,
         "consumers_group_id": F.col("pick.group_id"),
         "strategy": F.when(F.col("pick").isNotNull(), F.col("pick.strategy")).otherwise(
             F.col("one_group_strategy")
@@ -325,7 +357,9 @@ def _body(
     sizing = _read_sizing(spark, args.out, figures.key)
     groups = figures.table(spark, "groups")
     run = figures.key
-    inputs = simulation_inputs(sizing, groups)
+    inputs = simulation_inputs(
+        sizing, groups, min_group_members=settings.planning.min_group_members
+    )
     group_results = plan_groups(
         group_inputs(multi_topic_groups(groups), sizing), run=run, settings=settings
     ).localCheckpoint()

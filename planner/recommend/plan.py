@@ -15,7 +15,7 @@ the size needed at the horizon reported beside it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -57,6 +57,7 @@ __all__ = [
     "busiest_member_load",
     "falling_behind_note",
     "floor_note",
+    "grid_extra_members",
     "mean_record_bytes",
     "member_headroom_pct",
     "plan_group",
@@ -93,8 +94,9 @@ class PlanSettings:
         evenness_slack_pct: How far above the requirement to look for an even count (%).
         max_partitions: Cap for that search (and a warning above it).
         partition_grid: Candidate counts simulated besides the recommended one.
-        min_group_members: Fewest members recommended for a consumer group (capped at
-            its partitions): with one member, nothing consumes while it restarts.
+        min_group_members: Fewest members recommended for a consumer group: with one
+            member, nothing consumes while it restarts. On a topic with fewer partitions,
+            the members beyond them own none and stand by (`GroupPlan.standby_members`).
         cost: Client/broker settings and limits for the cost panel.
     """
 
@@ -180,8 +182,9 @@ class GroupPlan:
         recommended_members: What to run: the current size when it covers today and
             does not exceed the horizon's need, else `members_now` (under-provisioned)
             or `members_at_horizon` (over-provisioned).
-        members_now: Smallest group whose busiest member stays within capacity less
-            headroom at today's peak (at most the partition count).
+        members_now: Smallest group of at least `min_group_members` whose busiest
+            member stays within capacity less headroom at today's peak (at most the
+            partition count, or `min_group_members` when that is more).
         members_at_horizon: The same at the end of the horizon.
         strategy: The strategy recommended for that group.
         busiest_utilisation: Busiest member's load at `members_now`, as a fraction of
@@ -191,6 +194,9 @@ class GroupPlan:
             `over-provisioned` (more than the horizon needs, or idle members).
         idle_members_now: Members today that own no partition at the recommended count.
         notes: Plain-language notes.
+        standby_members: Of `recommended_members`, those beyond the partition count:
+            members the minimum group size asks for on a topic with fewer partitions, who
+            own none and take over when a member fails (0: every member owns one).
         busiest_utilisation_current: Busiest member's load at today's peak with the
             group's current size and strategy, as a fraction of one consumer's capacity:
             on today's partition count when `plan_topic` knows it, else on the
@@ -214,6 +220,7 @@ class GroupPlan:
     notes: tuple[str, ...]
     busiest_utilisation_current: float | None = None
     falling_behind: str | None = None
+    standby_members: int = 0
 
 
 @dataclass(frozen=True)
@@ -268,6 +275,16 @@ class TopicPlan:
     def recommended_partitions(self) -> int:
         """The partition count to have."""
         return self.choice.recommended
+
+
+def grid_extra_members(min_group_members: int, group_sizes: Iterable[int]) -> int:
+    """Group sizes past each partition count a topic's grid simulates.
+
+    At least 4 to show idle members, every size a group runs today, and the minimum
+    group size (on one partition, a floor of N is N - 1 members past the count), so
+    that `plan_group` finds each of those sizes in the grid.
+    """
+    return max(4, min_group_members, max(group_sizes, default=0))
 
 
 def member_headroom_pct(headroom_pct: float) -> float:
@@ -502,7 +519,7 @@ def plan_topic(
         consumer_capacity=1.0,
         headroom_pct=member_headroom_pct(s.headroom_pct),
         partition_counts=counts,
-        extra_members=max(4, max((g.members for g in groups), default=0)),
+        extra_members=grid_extra_members(s.min_group_members, (g.members for g in groups)),
     )
     at_p = grid.where(grid.partitions == p)
     current = history.current_partitions
@@ -534,7 +551,7 @@ def plan_topic(
     warnings = (
         *_record_size_warnings(history, producer, consumer),
         *_unchecked_dimensions(targets, producer, consumer),
-        *_warnings(history, choice, cost, grid, p, group_plans, skew),
+        *_warnings(history, choice, cost, grid, p, group_plans, skew, s.min_group_members),
         *_unread_topic(history, targets, sizing, sizing_now, choice, consuming),
     )
     rationale = (
@@ -574,7 +591,7 @@ def _utilisation(rates: Mapping[str, float], consumer: SideCapacity) -> float:
 
 @dataclass(frozen=True)
 class _StrategyRows:
-    """One strategy's grid rows at one count, group sizes 1..P ascending."""
+    """One strategy's grid rows at one count, group sizes ascending from 1."""
 
     members: npt.NDArray[np.int64]
     max_load: npt.NDArray[np.float64]
@@ -596,12 +613,12 @@ class _StrategyRows:
         return int(self.grow_revoked[at[0]]) if at.size else p
 
 
-def _rows_by_strategy(grid: GridResult, p: int) -> dict[str, _StrategyRows]:
+def _rows_by_strategy(grid: GridResult, most: int) -> dict[str, _StrategyRows]:
     # The grid's columns split once per group plan instead of one filtered copy of the
-    # whole grid per question asked of it (a dozen per group).
+    # whole grid per question asked of it (a dozen per group); sizes up to `most`.
     out = {}
     for strategy in STRATEGIES:
-        chosen = np.flatnonzero((grid.strategy == strategy) & (grid.members <= p))
+        chosen = np.flatnonzero((grid.strategy == strategy) & (grid.members <= most))
         order = chosen[np.argsort(grid.members[chosen])]
         out[strategy] = _StrategyRows(
             grid.members[order], grid.max_load[order], grid.grow_revoked[order]
@@ -768,13 +785,31 @@ def falling_behind_note(
     return f"{head}; {tail}"
 
 
-def floor_note(by_load: int, members: int, min_group_members: int) -> str:
-    """Why a group is planned bigger than its load needs: the minimum group size."""
-    return (
+def floor_note(
+    by_load: int, members: int, min_group_members: int, standby: int = 0, owners: str = ""
+) -> str:
+    """Why a group is planned bigger than its load needs: the minimum group size.
+
+    Args:
+        by_load: The members today's load needs.
+        members: The members planned.
+        min_group_members: The minimum group size.
+        standby: Of `members`, those that own no partition (the partitions run out).
+        owners: Why, as a clause ("the topic has 1 partition"), when `standby`.
+    """
+    note = (
         f"today's load needs {by_load} member{'' if by_load == 1 else 's'}; {members} "
         f"planned so that a member can take over while another restarts "
         f"(min_group_members = {min_group_members})"
     )
+    if standby:
+        one = standby == 1
+        note += (
+            f"; {owners}, so {standby} of them own{'s' if one else ''} none and "
+            f"stand{'s' if one else ''} by until a rebalance hands {'it' if one else 'them'} "
+            f"the partitions of a member that fails or leaves"
+        )
+    return note
 
 
 def plan_group(
@@ -806,9 +841,20 @@ def plan_group(
     # The grid is simulated at the horizon's load; loads scale linearly with the topic.
     limit = 1.0 - member_headroom_pct(s.headroom_pct) / 100.0
     scale_now = util_now / util_horizon if util_horizon > 0 else 0.0
-    rows = _rows_by_strategy(grid, p)
-    # No fewer members than the floor, and no more than there are partitions to own.
-    floor = min(s.min_group_members, p)
+    # No fewer members than the floor; no more than there are partitions to own, unless
+    # the floor asks for more: those stand by (the grid simulates them, owning nothing).
+    floor = s.min_group_members
+    most = max(p, floor)
+    standby_allowed = most - p
+    owners = f"the topic has {p} partition{'' if p == 1 else 's'}"
+    if len(grid) and int(grid.members.max()) < most:
+        raise ValueError(
+            f"group {group.group_id!r}: the grid simulates groups of up to "
+            f"{int(grid.members.max())} members on {p} partitions; the minimum group size "
+            f"needs {most} (simulate with extra_members of at least "
+            f"grid_extra_members(min_group_members, ...))"
+        )
+    rows = _rows_by_strategy(grid, most)
     keys: dict[str, ChoiceKey] = {}
     for strategy in STRATEGIES:
         fit = rows[strategy].smallest_fit(scale_now, limit, floor)
@@ -823,27 +869,39 @@ def plan_group(
     if not keys:
         # Even one member per partition is too slow: the busiest partition is too hot.
         strategy = "cooperative-sticky"
-        members_now = p
+        members_now = most
         at_p = np.flatnonzero((grid.strategy == strategy) & (grid.members == p))
         busiest = float(grid.max_load[at_p[0]]) * scale_now if at_p.size else math.inf
         notes.append(
-            f"even {p} members (one per partition) cannot keep up: the busiest partition "
-            f"needs {busiest:.0%} of one consumer's capacity against a limit of {limit:.0%}"
+            f"even {p} member{'' if p == 1 else 's'} (one per partition) cannot keep up: "
+            f"the busiest partition needs {busiest:.0%} of one consumer's capacity against a "
+            f"limit of {limit:.0%}"
         )
-        # The strategies compared at one member per partition, for the switch note.
+        if standby_allowed:
+            notes.append(
+                f"{most} planned so that a member can take over while another restarts "
+                f"(min_group_members = {floor}); {owners}, so {standby_allowed} of them "
+                f"stand{'s' if standby_allowed == 1 else ''} by"
+            )
+        # The strategies compared at one member per partition (or the floor, when it
+        # asks for more), for the switch note.
         for name in STRATEGIES:
-            at_one_each = _load_at(rows[name], p, scale_now)
+            at_one_each = _load_at(rows[name], most, scale_now)
             if at_one_each is not None:
-                keys[name] = strategy_choice_key(p, rows[name].revoked(p, p), at_one_each, name)
-        chosen = keys.get(strategy, (p, p, busiest, strategy))
+                keys[name] = strategy_choice_key(
+                    most, rows[name].revoked(most, p), at_one_each, name
+                )
+        chosen = keys.get(strategy, (most, p, busiest, strategy))
     else:
         chosen = min(keys.values())
         members_now, _, busiest, strategy = chosen
         by_load = rows[strategy].smallest_fit(scale_now, limit)
         if by_load is not None and by_load[0] < members_now:
-            notes.append(floor_note(by_load[0], members_now, s.min_group_members))
+            notes.append(
+                floor_note(by_load[0], members_now, floor, max(0, members_now - p), owners)
+            )
     horizon = rows[strategy].smallest_fit(1.0, limit, floor)
-    members_horizon = horizon[0] if horizon else p
+    members_horizon = horizon[0] if horizon else most
 
     idle_now = max(0, group.members - p)
     status: GroupStatus = "ok"
@@ -854,12 +912,18 @@ def plan_group(
             f"{members_now} needed for today's peak with {s.headroom_pct:g} % headroom "
             f"(busiest member at most {limit:.0%} of Tc)"
         )
-    elif idle_now or group.members > members_horizon:
+    elif idle_now > standby_allowed or group.members > members_horizon:
         status = "over-provisioned"
-        if idle_now:
+        if idle_now > standby_allowed:
             notes.append(
                 f"{idle_now} of {group.members} members would own no partition: a classic "
-                f"group cannot use more members than the topic's {p} partitions"
+                f"group cannot use more members than the topic's {p} partition"
+                f"{'' if p == 1 else 's'}"
+                + (
+                    f" ({standby_allowed} kept as a standby: min_group_members = {floor})"
+                    if standby_allowed
+                    else ""
+                )
             )
         else:
             notes.append(
@@ -909,15 +973,16 @@ def plan_group(
             ),
         )
         notes.append(behind)
+    recommended = {
+        "ok": group.members,
+        "under-provisioned": members_now,
+        "over-provisioned": members_horizon,
+    }[status]
     return GroupPlan(
         group_id=group.group_id,
         current_members=group.members,
         current_strategy=group.strategy,
-        recommended_members={
-            "ok": group.members,
-            "under-provisioned": members_now,
-            "over-provisioned": members_horizon,
-        }[status],
+        recommended_members=recommended,
         members_now=members_now,
         members_at_horizon=members_horizon,
         strategy=strategy,
@@ -928,6 +993,7 @@ def plan_group(
         notes=tuple(notes),
         busiest_utilisation_current=current_busiest,
         falling_behind=behind,
+        standby_members=max(0, recommended - p),
     )
 
 
@@ -945,6 +1011,7 @@ def _warnings(
     p: int,
     groups: tuple[GroupPlan, ...],
     skew: SkewRequirement | None,
+    floor: int,
 ) -> tuple[str, ...]:
     warnings: list[str] = []
     if skew is not None and not skew.fits:
@@ -987,24 +1054,32 @@ def _warnings(
     for g in groups:
         if g.falling_behind:
             warnings.append(g.falling_behind)
-        idle = _idle_warning(g, current, p)
+        idle = _idle_warning(g, current, p, floor)
         if idle:
             warnings.append(idle)
     return tuple(warnings)
 
 
-def _idle_warning(g: GroupPlan, current: int | None, p: int) -> str | None:
+def _idle_warning(g: GroupPlan, current: int | None, p: int, floor: int) -> str | None:
     # Members owning no partition, today and at the recommended count, said apart when
-    # the count changes (`idle_members_now` is at the recommended count).
+    # the count changes (`idle_members_now` is at the recommended count). Those the
+    # minimum group size keeps as standbys on a topic with fewer partitions are planned,
+    # not warned about.
     if current is None or current == p:
-        if not g.idle_members_now:
+        allowed = max(0, floor - p)
+        if g.idle_members_now <= allowed:
             return None
         return (
-            f"group {g.group_id!r} has {g.current_members} members for {p} partitions: "
-            f"{g.idle_members_now} sit idle"
+            f"group {g.group_id!r} has {g.current_members} members for {p} "
+            f"partition{'' if p == 1 else 's'}: {g.idle_members_now} sit idle"
+            + (
+                f" ({allowed} as a standby would do: min_group_members = {floor})"
+                if allowed
+                else ""
+            )
         )
     idle_today = max(0, g.current_members - current)
-    if not idle_today:
+    if idle_today <= max(0, floor - current):
         return None
     today = (
         f"group {g.group_id!r}: of its {g.current_members} members, {idle_today} own no "

@@ -36,7 +36,8 @@ def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
         )
         lines.append(
             f"  Group {g.group_id:<18} {change} members, {g.strategy}   [{g.status}: "
-            f"{g.members_now} needed now, {g.members_at_horizon} at the horizon]"
+            f"{g.members_now} needed now, {g.members_at_horizon} at the horizon"
+            f"{f', {g.standby_members} standing by' if g.standby_members else ''}]"
         )
     lines.append("")
     lines.append("Why")

@@ -69,6 +69,7 @@ def _group_record(g: GroupReport) -> dict[str, Any]:
         "recommended_members": g.recommended_members,
         "members_now": g.members_now,
         "members_at_horizon": g.members_at_horizon,
+        "standby_members": g.standby_members,
         "busiest_utilisation": g.busiest_utilisation,
         "notes": list(g.notes),
     }
@@ -96,6 +97,7 @@ def recommendations(report: FleetReport, pages: dict[str, str]) -> list[dict[str
                 "required_partitions": t.required_partitions,
                 "recommended_partitions": t.recommended_partitions,
                 "recommended_consumers": t.recommended_consumers,
+                "standby_consumers": t.standby_consumers,
                 "strategy": t.strategy,
                 "consumers_group": t.consumers_group,
                 "deciding": (
@@ -144,9 +146,10 @@ def _topic_line(t: TopicReport) -> list[str]:
             if t.consumers_group is None
             else f"group {md_code(t.consumers_group)}"
         )
+        standby = f", {t.standby_consumers:,} standing by" if t.standby_consumers else ""
         parts.append(
             f"; {_count(t.recommended_consumers, 'consumer', 'consumers')} "
-            f"({whose}), {md_code(t.strategy)}"
+            f"({whose}{standby}), {md_code(t.strategy)}"
         )
     lines = ["".join(parts)]
     for w in t.warnings[:_WARNINGS_MOST]:
@@ -165,7 +168,8 @@ def _group_line(g: GroupReport, topics: tuple[str, ...]) -> str:
         why = md_text(g.notes[0]) if g.notes else ""
         return f"{where}{STATUS_LABELS[g.status][0]}: {why}"
     return (
-        f"{where}{g.current_members} -> {g.recommended_members} members, "
+        f"{where}{g.current_members} -> {g.recommended_members} members"
+        f"{f' ({g.standby_members:,} standing by)' if g.standby_members else ''}, "
         f"{md_code(g.strategy)} ({STATUS_LABELS[g.status][0]})"
     )
 

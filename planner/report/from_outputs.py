@@ -207,6 +207,8 @@ def _group(g: Row) -> GroupReport:
         busiest_utilisation=_finite(g["busiest_utilisation"]),
         status=g["status"],
         notes=_texts(g["notes"]),
+        # Outputs written before standbys were planned have no such field: none then.
+        standby_members=g.get("standby_members") or 0,
     )
 
 
@@ -411,6 +413,7 @@ def topic_report(
         recommended_consumers=row["recommended_consumers"],
         strategy=row["strategy"],
         consumers_group=row["consumers_group_id"],
+        standby_consumers=row.get("standby_consumers") or 0,
         groups_with_plan=sum(1 for g in known["groups"] if g.recommended_members is not None),
         one_group_consumers=members,
         deciding=Deciding(row["deciding_dimension"], row["deciding_side"]),

@@ -186,6 +186,7 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
         busiest_utilisation=g.busiest_utilisation if math.isfinite(g.busiest_utilisation) else None,
         status=g.status,
         notes=g.notes,
+        standby_members=g.standby_members,
     )
 
 
@@ -198,6 +199,7 @@ def _consumers(groups: tuple[GroupReport, ...], single: GroupPlan) -> dict[str, 
         "recommended_consumers": single.members_now if pick is None else pick.recommended_members,
         "strategy": single.strategy if pick is None else pick.strategy,
         "consumers_group": None if pick is None else pick.group_id,
+        "standby_consumers": single.standby_members if pick is None else pick.standby_members,
         "groups_with_plan": planned,
         "one_group_consumers": single.members_now,
     }

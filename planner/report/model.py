@@ -474,6 +474,8 @@ class GroupReport(_Model):
         status: `ok`, `under-provisioned`, `over-provisioned`, or `unplanned` (a topic
             it reads has no plan: the notes say which and why).
         notes: Why, in plain words.
+        standby_members: Of `recommended_members`, those that own no partition: the
+            minimum group size asks for more members than there are partitions.
     """
 
     group_id: str
@@ -487,10 +489,11 @@ class GroupReport(_Model):
     busiest_utilisation: float | None
     status: GroupStatus
     notes: tuple[str, ...] = ()
+    standby_members: int = 0
 
     def _check(self) -> None:
         where = f"group {self.group_id!r}"
-        for name in ("current_members", "recommended_members", "members_now"):
+        for name in ("current_members", "recommended_members", "members_now", "standby_members"):
             _at_least(f"{where}: {name}", getattr(self, name), 0)
         if self.status == "unplanned":
             if not self.notes:
@@ -699,6 +702,8 @@ class TopicReport(_Model):
         strategy: The assignment strategy recommended for that group.
         consumers_group: The group `recommended_consumers` is the size of (None: one
             group reading only this topic).
+        standby_consumers: Of `recommended_consumers`, those that own no partition: the
+            minimum group size (`min_group_members`) asks for more than the partitions.
         groups_with_plan: How many groups with a plan read the topic.
         one_group_consumers: Members one group reading only this topic needs for
             today's peak at the recommended count (the member-load chart's marker and
@@ -734,6 +739,7 @@ class TopicReport(_Model):
     recommended_consumers: int | None = None
     strategy: str | None = None
     consumers_group: str | None = None
+    standby_consumers: int = 0
     groups_with_plan: int = 0
     one_group_consumers: int | None = None
     deciding: Deciding | None = None
@@ -775,6 +781,7 @@ class TopicReport(_Model):
             _at_least(name, getattr(self, name), 1)
         _at_least("recommended_consumers", self.recommended_consumers, 0)
         _at_least("one_group_consumers", self.one_group_consumers, 0)
+        _at_least("standby_consumers", self.standby_consumers, 0)
         _at_least("groups_with_plan", self.groups_with_plan, 0)
         _at_least("rejected_rows", self.rejected_rows, 0)
         if self.status in PLANNED_STATUSES:
@@ -792,14 +799,21 @@ class TopicReport(_Model):
     def consumers_basis(self) -> str:
         """What `recommended_consumers` is the size of, and its strategy, in words."""
         strategy = self.strategy or "no strategy"
+        standby = (
+            f"; {self.standby_consumers} of them own{'s' if self.standby_consumers == 1 else ''}"
+            f" no partition and stand{'s' if self.standby_consumers == 1 else ''} by "
+            f"(min_group_members)"
+            if self.standby_consumers
+            else ""
+        )
         if self.consumers_group is None:
-            return f"{strategy}: one group reading only this topic, for today's peak"
+            return f"{strategy}: one group reading only this topic, for today's peak{standby}"
         among = (
             f", the largest of the {self.groups_with_plan} groups with a plan that read it"
             if self.groups_with_plan > 1
             else ""
         )
-        return f"{strategy}: the recommended size of group '{self.consumers_group}'{among}"
+        return f"{strategy}: the recommended size of group '{self.consumers_group}'{among}{standby}"
 
     @property
     def planned(self) -> bool:

@@ -68,7 +68,10 @@ def _headline(t: TopicReport, data_end: datetime) -> str:
             )
         )
     if t.recommended_consumers is not None:
-        cells.append(("Consumers", fmt_count(t.recommended_consumers), t.consumers_basis))
+        value = fmt_count(t.recommended_consumers)
+        if t.standby_consumers:
+            value += f" ({t.standby_consumers:,} standing by)"
+        cells.append(("Consumers", value, t.consumers_basis))
     if t.deciding is not None:
         cells.append(
             (
@@ -163,6 +166,11 @@ def _warnings(t: TopicReport) -> str:
     return "\n".join(parts)
 
 
+def _standby(count: int) -> str:
+    # Members the minimum group size plans beyond the partitions, beside the size.
+    return f'<br><span class="muted">{count:,} standing by</span>' if count else ""
+
+
 def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
     strategy = (
         escape(g.current_strategy)
@@ -181,7 +189,8 @@ def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
         notes.append(f"also reads {listed}")
     row = (
         f"<tr><td><code>{escape(g.group_id)}</code></td><td>{status_badge(g.status)}</td>"
-        f'<td class="num">{g.current_members:,} \u2192 {fmt_count(g.recommended_members)}</td>'
+        f'<td class="num">{g.current_members:,} \u2192 {fmt_count(g.recommended_members)}'
+        f"{_standby(g.standby_members)}</td>"
         f'<td class="num">{fmt_count(g.members_now)} / {fmt_count(g.members_at_horizon)}</td>'
         f'<td class="num">{fmt_pct(g.busiest_utilisation, fraction=True)}</td>'
         f"<td>{strategy}</td></tr>"

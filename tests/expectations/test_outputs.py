@@ -89,7 +89,9 @@ def candidate(partitions: int, *, recommended: bool = False, current: bool = Fal
     }
 
 
-def group_plan(group_id: str, members: int, topics: list[str]) -> dict[str, Any]:
+def group_plan(
+    group_id: str, members: int, topics: list[str], standby: int = 0, **overrides: Any
+) -> dict[str, Any]:
     return {
         "group_id": group_id,
         "topics": topics,
@@ -101,9 +103,11 @@ def group_plan(group_id: str, members: int, topics: list[str]) -> dict[str, Any]
         "members_at_horizon": members,
         "busiest_utilisation": 0.6,
         "idle_members_now": 0,
+        "standby_members": standby,
         "fits": True,
         "status": "ok",
         "notes": [],
+        **overrides,
     }
 
 
@@ -166,11 +170,14 @@ def unplanned(topic: str, status: str = "missing-capacity") -> dict[str, Any]:
     }
 
 
-def recommendation(row: dict[str, Any], consumers: int | None, group: str | None) -> dict:
+def recommendation(
+    row: dict[str, Any], consumers: int | None, group: str | None, standby: int = 0
+) -> dict:
     strategy = "cooperative-sticky" if consumers is not None else None
     return {
         **row,
         "recommended_consumers": consumers,
+        "standby_consumers": standby if consumers is not None else None,
         "consumers_group_id": group,
         "strategy": strategy,
     }
@@ -188,6 +195,8 @@ def test_sizing_good_passes(spark: Any) -> None:
         {**unplanned("wide", status="error"), "replication_factor": 5},
     ]
     rows[2]["candidates"] = [candidate(12, recommended=True, current=True)]
+    # Eight partitions, each with an owner, and a standby the minimum group size asks for.
+    rows[0]["groups"] = [group_plan("billing", 9, ["orders"], standby=1)]
     report = validate(frame(spark, "sizing", rows), "sizing.output")
     assert report.success, report.message()
 
@@ -198,6 +207,13 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     two["candidates"] = [candidate(7, recommended=True), candidate(8, recommended=True)]
     group_too_big = planned("group-too-big")
     group_too_big["groups"] = [group_plan("billing", 9, ["group-too-big"])]
+    # A standby while a partition has no owner; a standby in a size the load chose.
+    early_standby = planned("early-standby")
+    early_standby["groups"] = [group_plan("billing", 5, ["early-standby"], standby=1)]
+    load_standby = planned("load-standby")
+    load_standby["groups"] = [
+        group_plan("billing", 9, ["load-standby"], standby=1, members_at_horizon=10)
+    ]
     rows = [
         planned("shrink", current_partitions=12),
         planned("short", required_partitions=9),
@@ -210,6 +226,8 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
         unplanned("odd-status", status="skipped"),
         planned("nan-peak", mib_in_peak_per_s=float("nan")),
         group_too_big,
+        early_standby,
+        load_standby,
         planned("largest-not-taken", rule_partitions=6),
     ]
     report = validate(frame(spark, "sizing", rows), "sizing.output")
@@ -230,6 +248,11 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     message = report.message()
     assert "sizing.rule.mib_in" in message and "'rule-broken'" in message
     assert {"shrink", "short", "rule-broken", "no-number", "group-too-big"} <= set(report.topics)
+    assert set(report[QUERY, "sizing.group_members"].topics) == {
+        "early-standby",
+        "group-too-big",
+        "load-standby",
+    }
     assert report[QUERY, "sizing.rule.mib_in"].examples == (
         {
             "topic": "rule-broken",
@@ -249,6 +272,8 @@ def test_recommendations_good_passes(spark: Any) -> None:
     rows = [
         recommendation(planned("orders"), 4, "billing"),
         recommendation(planned("quiet", groups=[]), 1, None),
+        # Every one of the 8 partitions owned, and one member standing by.
+        recommendation(planned("standby", groups=[]), 9, None, standby=1),
         recommendation(multi, 12, "fan-in"),
         recommendation(unplanned("no-tc"), None, None),
     ]
@@ -259,6 +284,7 @@ def test_recommendations_good_passes(spark: Any) -> None:
 def test_recommendations_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     rows = [
         recommendation(planned("more-consumers", groups=[]), 9, None),
+        recommendation(planned("standby-too-soon", groups=[]), 7, None, standby=1),
         recommendation(planned("zero-consumers", groups=[]), 0, None),
         recommendation(planned("no-consumers"), None, None),
         recommendation(planned("twice"), 4, "billing"),
@@ -277,6 +303,7 @@ def test_recommendations_bad_fails_on_exactly_the_broken_rules(spark: Any) -> No
     }
     assert report[QUERY, "recommendations.consumers_within_partitions"].topics == (
         "more-consumers",
+        "standby-too-soon",
     )
     assert report[PAIR, "recommended_partitions,current_partitions"].examples[0] == {
         "run": RUN,

@@ -14,14 +14,18 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from planner.report import FleetReport, iter_site, page_names, render_site
+from planner.recommend import GroupInfo, TopicHistory, plan_topic
+from planner.report import FleetReport, from_topic_plan, iter_site, page_names, render_site
+from planner.report.exports import recommendations, summary_markdown
 from planner.report.layout import SCRIPT, STYLE
 from planner.report.topic_page import topic_page
+from planner.sizing import SideCapacity
 from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC, HOT_TOPIC
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -378,3 +382,38 @@ def test_a_keyed_topics_headroom_names_its_busiest_partition(
     ) in text
     keyless = "".join(_parse(rendered_site / "topics" / pages["audit.log"]).text)
     assert "partitions (even spread)" in keyless and "by its keys" not in keyless
+
+
+def test_a_standby_member_is_shown_where_the_consumers_are(planned_fleet: FleetReport) -> None:
+    # One partition and a group of 3: the plan keeps 2, one standing by (min_group_members).
+    history = TopicHistory(
+        "audit.one", np.arange(14 * 24) * 3600.0, mib_in=np.full(14 * 24, 0.5), current_partitions=1
+    )
+    plan = plan_topic(
+        history,
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=10.0),
+        brokers=3,
+        groups=[GroupInfo("dashboard", "range", 3)],
+    )
+    t = from_topic_plan(plan, history)
+    assert (t.recommended_partitions, t.recommended_consumers, t.standby_consumers) == (1, 2, 1)
+    assert t.groups[0].standby_members == 1
+    assert t.consumers_basis.endswith(
+        "; 1 of them owns no partition and stands by (min_group_members)"
+    )
+    fleet = dataclasses.replace(planned_fleet, topics=(t,))
+    pages = page_names([t.topic])
+    page = _Page()
+    page.feed(topic_page(t, fleet, pages))
+    text = "".join(page.text)
+    assert "2 (1 standing by)" in text
+    assert "3 \u2192 21 standing by" in text  # the group's row: size, then its standbys
+    record = recommendations(fleet, pages)[0]
+    assert (record["recommended_consumers"], record["standby_consumers"]) == (2, 1)
+    assert record["groups"][0]["standby_members"] == 1
+    summary = summary_markdown(fleet)
+    assert "- `dashboard` on `audit.one`: 3 -> 2 members (1 standing by), `" in summary
+    # A topic line (listed when its count changes) says it too.
+    listed = dataclasses.replace(fleet, topics=(dataclasses.replace(t, status="increase"),))
+    assert "2 consumers (group `dashboard`, 1 standing by)" in summary_markdown(listed)

@@ -126,8 +126,59 @@ def test_range_is_not_chosen_when_it_cannot_give_the_floor_work() -> None:
     plan = _two_quiet_topics(2, "range", 2)
     assert plan["members_now"] == 2
     assert plan["strategy"] != "range"
-    # The floor never asks for more members than the group has partitions.
-    assert _two_quiet_topics(5, "roundrobin", 4)["members_now"] == 2
+    assert plan["standby_members"] == 0
+
+
+def test_a_floor_above_the_partitions_plans_standbys() -> None:
+    # Two partitions in all, a floor of four: two members own one each, two stand by.
+    result = plan_group_of_topics(
+        "quiet",
+        "roundrobin",
+        5,
+        [_topic("a", 1, 0.1), _topic("b", 1, 0.1)],
+        headroom_pct=30.0,
+        min_group_members=4,
+    )
+    plan = result.plan
+    assert (plan["members_now"], plan["members_at_horizon"]) == (4, 4)
+    assert (plan["status"], plan["recommended_members"], plan["standby_members"]) == (
+        "over-provisioned",
+        4,
+        2,
+    )
+    assert any(
+        n.endswith(
+            "its topics have 2 partitions, so 2 of them own none and stand by until a "
+            "rebalance hands them the partitions of a member that fails or leaves"
+        )
+        for n in plan["notes"]
+    )
+    assert (
+        "3 of 5 members would own no partition of its topics (2 kept as a standby: "
+        "min_group_members = 4)"
+    ) in plan["notes"]
+    # Its simulation rows reach the planned size, whose row carries the churn of a
+    # member joining a group of that size (and no other row does).
+    rows = [r for r in result.grid if r["strategy"] == plan["strategy"]]
+    assert max(r["members"] for r in rows) >= 4
+    churn = [r for r in rows if r["grow_moved"] is not None]
+    assert [r["members"] for r in churn] == [4]
+    assert next(r for r in rows if r["members"] == 4)["idle_members"] == 2
+    assert result.warnings == [
+        "group 'quiet' reads a, b with 5 members for 2 partitions in all: 3 sit idle "
+        "(2 as a standby would do: min_group_members = 4)"
+    ]
+    # Today's five: one more than the floor keeps; warned about, with the standbys named.
+    idle = plan_group_of_topics(
+        "quiet",
+        "roundrobin",
+        5,
+        [_topic("a", 1, 0.1), _topic("b", 1, 0.1)],
+        headroom_pct=30.0,
+        min_group_members=2,
+    )
+    assert idle.plan["standby_members"] == 0
+    assert any("5 members for 2 partitions in all: 3 sit idle" in w for w in idle.warnings)
 
 
 def test_a_topic_without_a_plan_leaves_the_group_unplanned() -> None:

@@ -312,15 +312,17 @@ def test_recommend_picks_the_largest_group_and_keeps_every_group(
     assert c["status"] == "missing-capacity"
     assert c["recommended_consumers"] is None and c["strategy"] is None
     assert c["warnings"][0].startswith("no consumer capacity (Tc)")
-    assert out.columns[:7] == [
+    assert out.columns[:8] == [
         "run",
         "topic",
         "status",
         "status_detail",
         "recommended_consumers",
+        "standby_consumers",
         "consumers_group_id",
         "strategy",
     ]
+    assert a["standby_consumers"] == 0 and c["standby_consumers"] is None
 
 
 def test_recommend_without_groups_sizes_one_group(spark: SparkSession, sized: DataFrame) -> None:
@@ -336,3 +338,46 @@ def test_recommend_without_groups_sizes_one_group(spark: SparkSession, sized: Da
     assert row["consumers_group_id"] is None
     assert row["recommended_consumers"] == row["one_group_members"] >= 1
     assert row["rationale"][-1].startswith("consumers: no consumer group with a plan reads")
+
+
+def test_a_one_partition_topic_s_consumers_include_a_standby(spark: SparkSession) -> None:
+    # One partition and the default min_group_members = 2: a group of 3 is told 2, one
+    # of them standing by; so is a topic no group reads.
+    settings = JobSettings()
+    rows = [
+        sizing_row(
+            topic,
+            ai.hourly(topic, mib=0.1),
+            ai.facts(topic, partitions=1, groups=groups),
+            run="r",
+            brokers=3,
+            settings=settings,
+        )
+        for topic, groups in (("one", [("dash", "range", 3)]), ("lone", []))
+    ]
+    sized = _sizing(spark, rows)
+    readers = _figures(
+        spark, "groups", [{"group_id": "dash", "topic": "one", "strategy": "range", "members": 3}]
+    )
+    results = plan_groups(
+        group_inputs(multi_topic_groups(readers), sized), run="r", settings=settings
+    )
+    out = {r["topic"]: r for r in recommend(sized, results).collect()}
+    for topic in ("one", "lone"):
+        row = out[topic]
+        assert (row["recommended_partitions"], row["recommended_consumers"]) == (1, 2), topic
+        assert row["standby_consumers"] == 1, topic
+        assert row["rationale"][-1].endswith(
+            "; 1 of them owns no partition and stands by to take over from a member that "
+            "fails (min_group_members)"
+        ), topic
+    (group,) = out["one"]["groups"]
+    assert (group["status"], group["recommended_members"], group["standby_members"]) == (
+        "over-provisioned",
+        2,
+        1,
+    )
+    assert out["lone"]["one_group_standby"] == 1
+    # The grids reach the floor however high it is set.
+    high = simulation_inputs(sized, readers, min_group_members=7).collect()
+    assert {r["topic"]: r["extra_members"] for r in high} == {"one": 7, "lone": 7}

@@ -299,12 +299,90 @@ def test_a_group_of_one_is_told_to_add_a_member_unless_the_floor_is_one() -> Non
     assert not any("planned so that" in n for n in one.notes)
 
 
-def test_the_floor_never_exceeds_the_partitions() -> None:
-    group = _light_topic([GroupInfo("g", "range", 3)], partitions=1).groups[0]
-    # One partition: a second member would own nothing, so one it is.
+def test_on_one_partition_the_floor_keeps_a_standby() -> None:
+    # One partition: a second member owns nothing, but takes the partition over when the
+    # first fails, which is what min_group_members = 2 asks for.
+    plan = _light_topic(
+        [
+            GroupInfo("three", "range", 3),
+            GroupInfo("two", "range", 2),
+            GroupInfo("one", "range", 1),
+        ],
+        partitions=1,
+    )
+    three, two, one = plan.groups
+    assert plan_members(three) == (2, 2)
+    assert (three.status, three.recommended_members, three.standby_members) == (
+        "over-provisioned",
+        2,
+        1,
+    )
+    assert (
+        "2 of 3 members would own no partition: a classic group cannot use more members "
+        "than the topic's 1 partition (1 kept as a standby: min_group_members = 2)"
+    ) in three.notes
+    assert any(
+        n.startswith("today's load needs 1 member; 2 planned")
+        and n.endswith(
+            "the topic has 1 partition, so 1 of them owns none and stands by until a "
+            "rebalance hands it the partitions of a member that fails or leaves"
+        )
+        for n in three.notes
+    )
+    assert (two.status, two.recommended_members, two.standby_members) == ("ok", 2, 1)
+    assert (one.status, one.recommended_members, one.standby_members) == (
+        "under-provisioned",
+        2,
+        1,
+    )
+    # The standby is planned, not warned about; the member beyond it is.
+    idle = [w for w in plan.warnings if "sit idle" in w]
+    assert idle == [
+        "group 'three' has 3 members for 1 partition: 2 sit idle (1 as a standby would "
+        "do: min_group_members = 2)"
+    ]
+
+
+def test_a_floor_of_one_plans_no_standby() -> None:
+    group = _light_topic([GroupInfo("g", "range", 3)], partitions=1, min_group_members=1).groups[0]
     assert plan_members(group) == (1, 1)
+    assert (group.recommended_members, group.standby_members) == (1, 0)
+
+
+def test_a_floor_above_the_grids_default_extras_is_simulated() -> None:
+    # Four members past one partition: the grid has to simulate five-member groups.
+    plan = _light_topic([GroupInfo("g", "range", 1)], partitions=1, min_group_members=5)
+    group = plan.groups[0]
+    assert plan_members(group) == (5, 5)
+    assert (group.recommended_members, group.standby_members) == (5, 4)
+    assert int(plan.grid.members.max()) >= 5
     wide = _light_topic([GroupInfo("g", "range", 5)], partitions=6, min_group_members=4)
     assert plan_members(wide.groups[0]) == (4, 4)
+    assert wide.groups[0].standby_members == 0
+
+
+def test_a_hot_partition_no_size_saves_still_gets_its_standby() -> None:
+    # One partition carrying 1.5 consumers' worth: no group size keeps up; the floor
+    # still plans a second member to take over.
+    grid = grid_from_loads(
+        {1: np.array([1.5])},
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(30.0),
+        extra_members=4,
+    )
+    group = plan_group(GroupInfo("g", "range", 1), grid, 1, 1.0, 1.0, PlanSettings())
+    assert not group.fits
+    assert (group.members_now, group.members_at_horizon, group.recommended_members) == (2, 2, 2)
+    assert group.standby_members == 1
+    assert any(n.startswith("even 1 member (one per partition) cannot") for n in group.notes)
+    assert (
+        "2 planned so that a member can take over while another restarts "
+        "(min_group_members = 2); the topic has 1 partition, so 1 of them stands by"
+    ) in group.notes
+    # A grid that stops short of the floor is refused, not read as "no size fits".
+    short = grid_from_loads({1: np.array([0.1])}, consumer_capacity=1.0)
+    with pytest.raises(ValueError, match="minimum group size needs 2"):
+        plan_group(GroupInfo("g", "range", 1), short, 1, 1.0, 1.0, PlanSettings())
 
 
 def plan_members(group: GroupPlan) -> tuple[int, int]:
