@@ -102,11 +102,16 @@ class TopicLoad:
         if not np.all(np.isfinite(counts)) or np.any(counts < 0) or counts.sum() <= 0:
             raise ValueError("key_counts must be finite, zero or above, and not all zero")
         # A repeated key would split one key's rate over two entries and hide a hot key.
-        distinct = _distinct_keys(keys)
+        # Every keyed plan hashes its sample anyway (`hashes`): hashed here, the check
+        # needs only the keys whose hash is not unique (see `_distinct_keys`).
+        hashes = hash_keys(keys, self.partitioner) if _hashable(keys) else None
+        distinct = _distinct_keys(keys, hashes)
         if distinct != len(keys):
             raise ValueError(f"keys must be distinct: {len(keys) - distinct} repeated")
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "key_counts", counts)
+        if hashes is not None:
+            self.__dict__["hashes"] = hashes
 
     @cached_property
     def hashes(self) -> KeyHashes:
@@ -197,17 +202,43 @@ class TopicLoad:
         return shares
 
 
-def _distinct_keys(keys: Any) -> int:
+def _hashable(keys: Any) -> bool:
+    # The Arrow types `hash_keys` takes as they are; any other type is left to fail (or
+    # not) where its hashes are asked for, as before.
+    import pyarrow as pa
+
+    t = keys.type
+    return bool(
+        pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+        or pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+    )
+
+
+def _distinct_keys(keys: Any, hashes: KeyHashes | None = None) -> int:
     """How many distinct keys (a null counts as one value, as `count_distinct(mode="all")`).
 
     `len(unique)` counts a null as one value too, at half the cost of `count_distinct`
-    (about 3.7 ms for 100,000 keys).
+    (about 3.7 ms for 100,000 keys). With the keys' hashes, exactly the same count for
+    a fraction of that: equal keys have equal hashes, so a key whose hash no other key
+    has is distinct from every other key; only the keys sharing a hash, and the null
+    keys (a null slot's hash may be of arbitrary bytes), can be repeats, and only they
+    are counted by `unique` (sorting 100,000 hashes: about 0.3 ms).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     flat = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
-    return len(pc.unique(flat))
+    if hashes is None:
+        return len(pc.unique(flat))
+    ordered = np.sort(hashes.folded)
+    shared = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not shared.size and not hashes.null.any():
+        return len(flat)
+    suspect = np.isin(hashes.folded, shared) | hashes.null
+    others = len(flat) - int(np.count_nonzero(suspect))
+    return others + len(pc.unique(flat.filter(pa.array(suspect))))
 
 
 def partition_loads(topic: TopicLoad, num_partitions: int) -> FloatArray:

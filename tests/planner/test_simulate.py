@@ -626,6 +626,44 @@ def test_take_is_the_sub_sample_without_rehashing() -> None:
         _ = TopicLoad(1.0).hashes
 
 
+@pytest.mark.parametrize("partitioner", ["murmur2_random", "murmur2", "consistent"])
+def test_distinct_count_from_hashes_equals_unique(partitioner: str) -> None:
+    # The hashed count must be `unique`'s exactly, keys sharing a hash and nulls included.
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from planner.partitioners import hash_keys
+    from planner.simulate.loads import _distinct_keys
+
+    raw = np.random.default_rng(3).integers(0, 256, size=(200_000, 8), dtype=np.uint8)
+    many = [bytes(row) for row in raw]
+    folded = hash_keys(many, partitioner).folded
+    ordered = np.argsort(folded, kind="stable")
+    same = np.flatnonzero(folded[ordered][1:] == folded[ordered][:-1])
+    assert same.size  # 200,000 keys on 31 or 32 bits: a shared hash to test with
+    assert many[int(ordered[same[0]])] != many[int(ordered[same[0] + 1])]
+    a, b = many[int(ordered[same[0]])], many[int(ordered[same[0] + 1])]
+    samples: list[list[bytes | None] | list[str]] = [
+        [a, b, b"x"],
+        [a, b, b"x", a],
+        [a, None, b, None, b""],
+        [None, b"", b"y"],
+        [b"y", b"y", None],
+        [f"s{i}" for i in range(1_000)] + ["s1"],
+    ]
+    for keys in samples:
+        arrow = pa.array(keys, type=pa.string() if isinstance(keys[0], str) else pa.binary())
+        expected = len(pc.unique(arrow))
+        assert _distinct_keys(arrow, hash_keys(arrow, partitioner)) == expected
+        assert _distinct_keys(arrow) == expected
+        if expected == len(keys):
+            loaded = TopicLoad(1.0, arrow, np.ones(len(keys)), partitioner)
+            assert loaded.hashes.folded.tolist() == hash_keys(arrow, partitioner).folded.tolist()
+        else:
+            with pytest.raises(ValueError, match="distinct"):
+                TopicLoad(1.0, arrow, np.ones(len(keys)), partitioner)
+
+
 def test_take_refuses_an_all_zero_sub_sample() -> None:
     sample = TopicLoad(1.0, [b"a", b"b"], [0.0, 3.0])
     with pytest.raises(ValueError, match="not all zero"):
