@@ -85,6 +85,33 @@ def unhex(texts: pa.Array) -> pa.Array:
     )
 
 
+def _lower_case_pairs(hexes: pa.ChunkedArray) -> npt.NDArray[np.bool_]:
+    # Which rows' hex is in lower-case pairs, as `match_substring_regex(hexes,
+    # "^([0-9a-f]{2})*$")` says, a null counting as one (True): an even length and
+    # only the bytes 0-9 a-f. Two comparisons per byte over the raw text take about
+    # a tenth of the regex's time (some 30 ms for a unit's million hex keys).
+    out = []
+    for chunk in hexes.chunks:
+        chunk = chunk.cast(pa.string())
+        n = len(chunk)
+        if n == 0:
+            continue
+        _validity, offset_buf, data_buf = chunk.buffers()
+        offsets = np.frombuffer(offset_buf, dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
+        ok = (np.diff(offsets) & 1) == 0
+        lo, hi = int(offsets[0]), int(offsets[-1])
+        if data_buf is not None and hi > lo:
+            text = np.frombuffer(data_buf, dtype=np.uint8)[lo:hi]
+            # uint8 arithmetic wraps: a byte below "0" (or "a") lands far above 9 (or 5).
+            bad = np.flatnonzero(((text - 48) > 9) & ((text - 97) > 5))
+            if bad.size:
+                ok[np.searchsorted(offsets, bad + lo, side="right") - 1] = False
+        if chunk.null_count:
+            ok |= np.asarray(chunk.is_null(), dtype=bool)
+        out.append(ok)
+    return np.concatenate(out) if out else np.zeros(0, dtype=bool)
+
+
 def _key_bytes(rows: pa.Table) -> pa.Array:
     text = rows.column("key").combine_chunks().cast(pa.binary())
     hexes = rows.column("key_hex").combine_chunks()
@@ -195,8 +222,7 @@ def read_key_rows(
     hexes = rows.column("key_hex")
     hexed = np.asarray(hexes.is_valid(), dtype=bool)
     if hexed.any():
-        pairs = pc.fill_null(pc.match_substring_regex(hexes, "^([0-9a-f]{2})*$"), True)
-        irregular = ~np.asarray(pairs, dtype=bool)
+        irregular = ~_lower_case_pairs(hexes)
         samples, code = _merge_spellings(samples, code, hexed, irregular, len(names))
     if (np.diff(code) < 0).any():
         # Rows of a topic apart from each other (a file not sorted by topic): gather.

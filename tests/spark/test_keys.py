@@ -144,3 +144,26 @@ def test_read_key_rows_gives_the_bytes_of_the_spark_transform(
     rows = read_key_rows(_parts(path), ["orders"])["orders"]
     mine = zip(rows.column("key").to_pylist(), rows.column("count").to_pylist(), strict=True)
     assert sorted(mine, key=repr) == [(None if k is None else bytes(k), c) for k, c in by_spark]
+
+
+def test_lower_case_pairs_is_the_regex() -> None:
+    # The byte check that replaced `match_substring_regex(hexes, "^([0-9a-f]{2})*$")`
+    # (nulls True) must say what the regex says, row for row.
+    import pyarrow.compute as pc
+
+    from spark_jobs.keys import _lower_case_pairs
+
+    rng = np.random.default_rng(11)
+    alphabet = list("0123456789abcdefABCDEFgz/:`G@ é")
+    texts: list[str | None] = ["", "ab", "AB", "abc", "0g", "00ff", "é1", "a\n", None]
+    for _ in range(3_000):
+        size = int(rng.integers(0, 9))
+        texts.append(None if rng.random() < 0.1 else "".join(rng.choice(alphabet, size)))
+    array = pa.array(texts, pa.string())
+    for hexes in (
+        pa.chunked_array([array]),
+        pa.chunked_array([array.slice(5, 1_000), array.slice(1_500), array.slice(0, 0)]),
+        pa.chunked_array([pa.array([None, None], pa.string())]),
+    ):
+        regex = pc.fill_null(pc.match_substring_regex(hexes, "^([0-9a-f]{2})*$"), True)
+        assert _lower_case_pairs(hexes).tolist() == regex.to_pylist()
