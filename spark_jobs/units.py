@@ -301,7 +301,11 @@ def read_samples(unit: Unit) -> TopicSamples:
     code = np.asarray(pc.index_in(topic, value_set=names), dtype=np.int64)
     ts = np.asarray(rows.column("ts").cast(pa.int64()).to_numpy(), dtype=np.int64)
     order = pa.array(np.lexsort((ts, code)))
-    ordered = rows.take(order)
+    # Only the columns kept are gathered: gathering the topic names too cost more than
+    # the four numeric columns together.
+    ordered = rows.select(["ts", "bytes_in_per_s", "records_in_per_s", "bytes_out_per_s"]).take(
+        order
+    )
     starts = np.searchsorted(code[order.to_numpy()], np.arange(len(names) + 1)).astype(np.int64)
     out = pa.table(
         {
