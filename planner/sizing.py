@@ -17,6 +17,7 @@ partitions are hard to add later (and breaking for keyed topics).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -79,7 +80,27 @@ def _check_target(name: str, value: float) -> None:
         raise ValueError(f"{name} must be a finite number, zero or above, got {value!r}")
 
 
+# The float quotient decides `_ceil_ratio` alone when it is this far from an integer (and
+# below _FAST_BELOW, with both figures normal floats): the shortest decimals of the two
+# figures are each within half an ulp of them, so the exact quotient of those decimals
+# is within a relative 4e-16 of the float one, under 5e-10 there, far inside the margin.
+_FAST_BELOW = float(2**20)
+_FAST_MARGIN = 1e-6
+_FLOAT_SLACK = float(_RELATIVE_SLACK)
+
+
 def _ceil_ratio(numerator: float, denominator: float) -> int:
+    # Both figures are finite, the numerator zero or above, the denominator above zero.
+    n, d = float(numerator), float(denominator)
+    if n >= sys.float_info.min and d >= sys.float_info.min:
+        q = n / d
+        if q < _FAST_BELOW:
+            below = math.floor(q)
+            share = q - below
+            # Well inside (below, below + 1), and past the slack band above `below`:
+            # the exact path's answer is below + 1 (about 2.5 us saved per call).
+            if _FAST_MARGIN + _FLOAT_SLACK * (below + 1) < share < 1.0 - _FAST_MARGIN:
+                return below + 1
     quotient = _exact(numerator) / _exact(denominator)
     ceiling = int(quotient.to_integral_value(rounding="ROUND_CEILING"))
     # A computed target (peak x 1.3) carries float noise of its own: 26 x 1.3 is

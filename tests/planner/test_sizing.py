@@ -310,3 +310,41 @@ def test_years_to_grow_inverts_the_growth_factor(per_year: float, linear: bool) 
     assert years_to_grow(1.0, per_year, linear=linear) == 0.0
     assert years_to_grow(2.0, 0.0, linear=linear) is None
     assert years_to_grow(2.0, -0.1, linear=linear) is None
+
+
+def _exact_ceil_ratio(numerator: float, denominator: float) -> int:
+    # `_ceil_ratio` without its float fast path: the decimal arithmetic alone.
+    from decimal import Decimal
+
+    quotient = Decimal(repr(float(numerator))) / Decimal(repr(float(denominator)))
+    ceiling = int(quotient.to_integral_value(rounding="ROUND_CEILING"))
+    if ceiling - quotient > 1 - Decimal("1e-9") * max(1, ceiling):
+        ceiling -= 1
+    return ceiling
+
+
+def test_ceil_ratio_fast_path_is_the_exact_one() -> None:
+    from planner.sizing import _ceil_ratio
+
+    rng = np.random.default_rng(17)
+    pairs = [(26 * 1.3, 3.38), (1.1, 0.1), (0.0, 3.0), (5e-324, 5e-324), (1e300, 1e-300)]
+    for _ in range(20_000):
+        d = float(10.0 ** rng.uniform(-6, 6))
+        q = float(rng.choice([rng.uniform(0, 2_000), rng.integers(0, 2_000)]))
+        jitter = float(rng.choice([0.0, 1e-15, -1e-15, 1e-10, -1e-10, 1e-7, -1e-7, 1e-3]))
+        pairs.append((max(0.0, (q + jitter * max(1.0, q)) * d), d))
+        pairs.append((float(rng.uniform(0, 1e7)), float(rng.uniform(1e-3, 1e3))))
+    for n, d in pairs:
+        assert _ceil_ratio(n, d) == _exact_ceil_ratio(n, d), (n, d)
+
+
+@given(
+    st.floats(min_value=0, max_value=1e12, allow_nan=False),
+    st.floats(min_value=1e-9, max_value=1e9, allow_nan=False),
+)
+def test_ceil_ratio_fast_path_is_the_exact_one_anywhere(
+    numerator: float, denominator: float
+) -> None:
+    from planner.sizing import _ceil_ratio
+
+    assert _ceil_ratio(numerator, denominator) == _exact_ceil_ratio(numerator, denominator)
