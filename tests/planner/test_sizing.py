@@ -348,3 +348,41 @@ def test_ceil_ratio_fast_path_is_the_exact_one_anywhere(
     from planner.sizing import _ceil_ratio
 
     assert _ceil_ratio(numerator, denominator) == _exact_ceil_ratio(numerator, denominator)
+
+
+def _grid_week_slope(hours: np.ndarray, y: np.ndarray) -> tuple[float, int]:
+    # The week-grid Theil-Sen of `_week_matched_slope`, for any hours.
+    from planner.sizing import _median
+
+    week, slot = (hours - hours.min()) // 168, (hours - hours.min()) % 168
+    weeks = int(week.max()) + 1
+    grid = np.full((weeks, 168), np.nan)
+    grid[week, slot] = y
+    if weeks < 2:
+        return 0.0, 0
+    slopes = np.concatenate(
+        [((grid[lag:] - grid[:-lag]) / (7.0 * lag)).ravel() for lag in range(1, weeks)]
+    )
+    finite = np.isfinite(slopes)
+    return (_median(slopes[finite]) if finite.any() else 0.0), int(finite.sum())
+
+
+def test_contiguous_week_slope_is_the_grid_s() -> None:
+    from planner.sizing import _week_matched_slope
+
+    rng = np.random.default_rng(23)
+    for n in (1, 167, 168, 169, 336, 337, 500, 720, 721, 2_000):
+        for kind in ("noise", "ties", "huge"):
+            if kind == "noise":
+                y = rng.normal(size=n)
+            elif kind == "ties":
+                y = rng.integers(-2, 3, size=n).astype(float) * 0.0  # signed zeros
+                y[rng.random(n) < 0.5] = -0.0
+            else:
+                y = rng.choice([1e308, -1e308, 1.0], size=n)
+            hours = 480_000 + np.arange(n, dtype=np.int64)
+            got = _week_matched_slope(hours, y)
+            want = _grid_week_slope(hours, y)
+            assert got[1] == want[1]
+            assert np.array_equal(np.array([got[0]]), np.array([want[0]]), equal_nan=True)
+            assert math.copysign(1.0, got[0]) == math.copysign(1.0, want[0])
