@@ -29,6 +29,7 @@ import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from planner.recommend import PlanSettings
@@ -148,13 +149,14 @@ class JobSettings:
                 f"simulate_partitions must be whole numbers >= 1, got {self.simulate_partitions}"
             )
 
-    @property
+    @cached_property
     def sizing_plan(self) -> PlanSettings:
         """The planning settings `size_partitions` gives `plan_topic`.
 
         Without the partition grid: the plan's own grid is then simulated at the
         recommended count only, which is all its group plans and warnings read; the
-        grid over the candidates is `simulate_assignments`' work.
+        grid over the candidates is `simulate_assignments`' work. Asked for once per
+        topic, made once per settings object (both are frozen).
         """
         return replace(self.planning, partition_grid=())
 
