@@ -629,7 +629,8 @@ def _idle_warning(
             f"group {group_id!r} reads {names} with {members} members for {sum(planned)} "
             f"partitions in all: {idle_planned} sit idle"
             + (
-                f" ({standby_planned} as a standby would do: min_group_members = {floor})"
+                f"; min_group_members = {floor} asks for {standby_planned} standby"
+                f"{'' if standby_planned == 1 else 's'}"
                 if standby_planned
                 else ""
             )

@@ -1076,7 +1076,8 @@ def _idle_warning(g: GroupPlan, current: int | None, p: int, floor: int) -> str 
             f"group {g.group_id!r} has {g.current_members} members for {p} "
             f"partition{'' if p == 1 else 's'}: {g.idle_members_now} sit idle"
             + (
-                f" ({allowed} as a standby would do: min_group_members = {floor})"
+                f"; min_group_members = {floor} asks for {allowed} standby"
+                f"{'' if allowed == 1 else 's'}"
                 if allowed
                 else ""
             )

@@ -83,7 +83,8 @@ def _headline(t: TopicReport, data_end: datetime) -> str:
     now = t.headroom_pct(t.current_partitions)
     later = t.headroom_pct(t.recommended_partitions)
     if now is not None or later is not None:
-        note = f"{fmt_headroom(later)} at {fmt_count(t.recommended_partitions)} partitions"
+        plural = "" if t.recommended_partitions == 1 else "s"
+        note = f"{fmt_headroom(later)} at {fmt_count(t.recommended_partitions)} partition{plural}"
         loads = t.partition_load
         if loads is not None:
             # The keys do not spread evenly: what the headroom's even spread hides.

@@ -408,6 +408,7 @@ def test_a_standby_member_is_shown_where_the_consumers_are(planned_fleet: FleetR
     page.feed(topic_page(t, fleet, pages))
     text = "".join(page.text)
     assert "2 (1 standing by)" in text
+    assert " at 1 partition (even spread)" in text
     assert "3 \u2192 21 standing by" in text  # the group's row: size, then its standbys
     record = recommendations(fleet, pages)[0]
     assert (record["recommended_consumers"], record["standby_consumers"]) == (2, 1)

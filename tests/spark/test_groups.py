@@ -165,8 +165,8 @@ def test_a_floor_above_the_partitions_plans_standbys() -> None:
     assert [r["members"] for r in churn] == [4]
     assert next(r for r in rows if r["members"] == 4)["idle_members"] == 2
     assert result.warnings == [
-        "group 'quiet' reads a, b with 5 members for 2 partitions in all: 3 sit idle "
-        "(2 as a standby would do: min_group_members = 4)"
+        "group 'quiet' reads a, b with 5 members for 2 partitions in all: 3 sit idle; "
+        "min_group_members = 4 asks for 2 standbys"
     ]
     # Today's five: one more than the floor keeps; warned about, with the standbys named.
     idle = plan_group_of_topics(

@@ -338,8 +338,8 @@ def test_on_one_partition_the_floor_keeps_a_standby() -> None:
     # The standby is planned, not warned about; the member beyond it is.
     idle = [w for w in plan.warnings if "sit idle" in w]
     assert idle == [
-        "group 'three' has 3 members for 1 partition: 2 sit idle (1 as a standby would "
-        "do: min_group_members = 2)"
+        "group 'three' has 3 members for 1 partition: 2 sit idle; min_group_members = 2 "
+        "asks for 1 standby"
     ]
 
 
