@@ -97,7 +97,7 @@ def test_growth_is_carried_per_topic() -> None:
     assert result.plan["status"] == "ok"
 
 
-def _two_quiet_topics(members: int, strategy: str, floor: int) -> Any:
+def _quiet_pair(members: int, strategy: str, floor: int) -> Any:
     # Two one-partition topics of 0.1 consumers each: one member carries both.
     return plan_group_of_topics(
         "quiet",
@@ -106,7 +106,11 @@ def _two_quiet_topics(members: int, strategy: str, floor: int) -> Any:
         [_topic("a", 1, 0.1), _topic("b", 1, 0.1)],
         headroom_pct=30.0,
         min_group_members=floor,
-    ).plan
+    )
+
+
+def _two_quiet_topics(members: int, strategy: str, floor: int) -> Any:
+    return _quiet_pair(members, strategy, floor).plan
 
 
 def test_a_quiet_group_keeps_the_floor_s_members() -> None:
@@ -131,14 +135,7 @@ def test_range_is_not_chosen_when_it_cannot_give_the_floor_work() -> None:
 
 def test_a_floor_above_the_partitions_plans_standbys() -> None:
     # Two partitions in all, a floor of four: two members own one each, two stand by.
-    result = plan_group_of_topics(
-        "quiet",
-        "roundrobin",
-        5,
-        [_topic("a", 1, 0.1), _topic("b", 1, 0.1)],
-        headroom_pct=30.0,
-        min_group_members=4,
-    )
+    result = _quiet_pair(5, "roundrobin", 4)
     plan = result.plan
     assert (plan["members_now"], plan["members_at_horizon"]) == (4, 4)
     assert (plan["status"], plan["recommended_members"], plan["standby_members"]) == (
@@ -169,14 +166,7 @@ def test_a_floor_above_the_partitions_plans_standbys() -> None:
         "min_group_members = 4 asks for 2 standbys"
     ]
     # Today's five: one more than the floor keeps; warned about, with the standbys named.
-    idle = plan_group_of_topics(
-        "quiet",
-        "roundrobin",
-        5,
-        [_topic("a", 1, 0.1), _topic("b", 1, 0.1)],
-        headroom_pct=30.0,
-        min_group_members=2,
-    )
+    idle = _quiet_pair(5, "roundrobin", 2)
     assert idle.plan["standby_members"] == 0
     assert any("5 members for 2 partitions in all: 3 sit idle" in w for w in idle.warnings)
 
