@@ -101,6 +101,9 @@ def _headline(
         strategy = f", {_safe(rec.strategy)}" if rec.strategy else ""
         group = rec.detail.get("consumers_group_id")
         whose = f"group '{_safe(group)}'" if isinstance(group, str) else "one group, today"
+        standby = rec.detail.get("standby_consumers")
+        if isinstance(standby, int) and standby > 0:
+            whose += f"; {standby} standing by"
         out.field("Consumers", f"{rec.recommended_consumers}{strategy} ({whose})")
     if rec.deciding_dimension:
         dimension = _DIMENSIONS.get(rec.deciding_dimension, _safe(rec.deciding_dimension))
@@ -225,7 +228,9 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
     was = first("current_strategy")
     if was and was != group.get("strategy"):
         strategy += f" (now {_safe(str(was))})"
-    out.wrap(f"{name}: {change} consumers, {strategy}", first="  ", rest="      ")
+    standby = first("standby_members")
+    by = f" ({standby} standing by)" if isinstance(standby, int) and standby > 0 else ""
+    out.wrap(f"{name}: {change} consumers{by}, {strategy}", first="  ", rest="      ")
     status = first("status")
     if status is not None:
         now = first("members_now", "consumers_now")

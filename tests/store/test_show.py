@@ -158,3 +158,25 @@ def test_a_topic_without_capacity_figures_shows_what_is_known(
 def test_an_unknown_topic_is_a_lookup_error(sqlite_store: RecommendationStore) -> None:
     with pytest.raises(LookupError, match=r"no published recommendation for topic nope\\x1b"):
         render_latest(sqlite_store, "nope\x1b")
+
+
+def test_standby_members_are_named_beside_the_consumers(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    group = {
+        **example_row["groups"][0],
+        "current_members": 3,
+        "recommended_members": 2,
+        "standby_members": 1,
+    }
+    row = {
+        **example_row,
+        "recommended_consumers": 2,
+        "standby_consumers": 1,
+        "consumers_group_id": group["group_id"],
+        "groups": [group],
+    }
+    sqlite_store.publish_run(run_for("2026-11-21"), [row])
+    text = render_latest(sqlite_store, example_row["topic"])
+    assert f"2, cooperative-sticky (group '{group['group_id']}'; 1 standing by)" in text
+    assert f"{group['group_id']}: 3 -> 2 consumers (1 standing by), " in text
