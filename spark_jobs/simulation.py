@@ -18,13 +18,14 @@ and takes Arrow data back.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from planner.recommend.plan import member_headroom_pct
-from planner.simulate import GridResult, TopicLoad, grid_from_loads, simulate_grid
+from planner.simulate import STRATEGIES, GridResult, TopicLoad, grid_from_loads, simulate_grid
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
 from spark_jobs.outputs import write_task_file
 from spark_jobs.schemas import arrow_schema
@@ -39,6 +40,11 @@ __all__ = [
 
 # The order of a topic's grid rows in the `simulations` dataset (after scope and topic).
 _ROW_ORDER = ("topic", "partitions", "members", "strategy")
+# The strategies in the dataset's row order (by name), so that a grid's rows come out of
+# `simulate_grid` already in `_ROW_ORDER` within each partition count and the sort of a
+# batch can usually be skipped (see `_in_row_order`). The order of the strategies only
+# orders the rows: every strategy's values are computed on their own.
+_STRATEGY_ORDER = tuple(sorted(STRATEGIES))
 _GRID_COLUMNS = (
     "members",
     "strategy",
@@ -66,6 +72,7 @@ def _grid(
     counts: Sequence[int],
     extra_members: int,
     headroom_pct: float,
+    strategies: Sequence[str] = STRATEGIES,
 ) -> GridResult:
     keep_free = member_headroom_pct(headroom_pct)
     if partition_loads is None:
@@ -74,6 +81,7 @@ def _grid(
             consumer_capacity=1.0,
             headroom_pct=keep_free,
             partition_counts=counts,
+            strategies=strategies,
             extra_members=extra_members,
         )
     # The loads simulate_grid would hash from the key sample, hashed by size_partitions
@@ -82,6 +90,7 @@ def _grid(
         {p: partition_loads[p] for p in counts},
         consumer_capacity=1.0,
         headroom_pct=keep_free,
+        strategies=strategies,
         extra_members=extra_members,
     )
 
@@ -157,6 +166,18 @@ def grid_table(
     return _rows_table(run, [topic], [grid], [current], [recommended])
 
 
+def _in_row_order(topics: Sequence[str], counts: Sequence[Sequence[int]]) -> bool:
+    # Whether a batch's grid rows, laid end to end, are already sorted by `_ROW_ORDER`
+    # and need no sort (about 0.15 CPU-s for the 1.2 M rows of the 10,000-topic fleet):
+    # true when the topics strictly increase (Python's string order is Arrow's, UTF-8
+    # bytes) and so do each topic's partition counts. Each count's rows are then by
+    # members and, with `_STRATEGY_ORDER`, by strategy. Anything else (a repeated topic,
+    # counts out of order or repeated) is left to the sort.
+    return all(a < b for a, b in pairwise(topics)) and all(
+        a < b for each in counts for a, b in pairwise(each)
+    )
+
+
 def simulate_topics(
     batches: Iterator[pa.RecordBatch], *, run: str, headroom_pct: float
 ) -> Iterator[pa.RecordBatch]:
@@ -166,7 +187,7 @@ def simulate_topics(
     consumers_at_horizon, simulate_counts, extra_members, partition_loads`.
     """
     for batch in batches:
-        topics, grids, current, recommended = [], [], [], []
+        topics, grids, current, recommended, counts = [], [], [], [], []
         for info in batch.to_pylist():
             loads = info["partition_loads"]
             grids.append(
@@ -178,9 +199,11 @@ def simulate_topics(
                     counts=info["simulate_counts"],
                     extra_members=info["extra_members"],
                     headroom_pct=headroom_pct,
+                    strategies=_STRATEGY_ORDER,
                 )
             )
             topics.append(info["topic"])
+            counts.append(info["simulate_counts"])
             current.append(info["current_partitions"])
             recommended.append(info["recommended_partitions"])
         if grids:
@@ -188,7 +211,9 @@ def simulate_topics(
             # sorted; each one's rows leave in the dataset's order (the job writes them
             # without sorting).
             table = _rows_table(run, topics, grids, current, recommended)
-            yield from table.sort_by([(c, "ascending") for c in _ROW_ORDER]).to_batches()
+            if not _in_row_order(topics, counts):
+                table = table.sort_by([(c, "ascending") for c in _ROW_ORDER])
+            yield from table.to_batches()
 
 
 def plan_groups(

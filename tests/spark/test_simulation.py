@@ -182,3 +182,81 @@ def test_plan_groups_gives_one_row_with_the_plan_and_its_grid() -> None:
     assert plan["members_now"] == 3
     assert {r["run"] for r in row["grid"]} == {"r"}
     assert {r["scope"] for r in row["grid"]} == {"group"}
+
+
+def _sorted_reference(batch: pa.RecordBatch, *, run: str) -> pa.Table:
+    # simulate_topics as it was: grids in STRATEGIES order, then every batch sorted.
+    from spark_jobs import simulation
+
+    rows = batch.to_pylist()
+    grids = [
+        simulation._grid(
+            consumers_at_horizon=r["consumers_at_horizon"],
+            partition_loads=(
+                None
+                if r["partition_loads"] is None
+                else {e["partitions"]: e["loads"] for e in r["partition_loads"]}
+            ),
+            counts=r["simulate_counts"],
+            extra_members=r["extra_members"],
+            headroom_pct=30.0,
+        )
+        for r in rows
+    ]
+    table = simulation._rows_table(
+        run,
+        [r["topic"] for r in rows],
+        grids,
+        [r["current_partitions"] for r in rows],
+        [r["recommended_partitions"] for r in rows],
+    )
+    return table.sort_by([(c, "ascending") for c in simulation._ROW_ORDER])
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_simulate_topics_rows_equal_the_sorted_grids(shuffle: bool) -> None:
+    # The grids are made in the dataset's strategy order and the sort is skipped when
+    # topics and counts already increase: the rows must be those of the old sort, with
+    # or without it (shuffled topics, counts out of order or repeated take the sort).
+    rng = np.random.default_rng(7)
+    loads = pa.list_(pa.struct([("partitions", pa.int32()), ("loads", pa.list_(pa.float64()))]))
+    names = sorted({"t-" + "".join(rng.choice(list("abcé_-9"), size=4)) for _ in range(40)})
+    if shuffle:
+        names = [*rng.permutation(names).tolist(), names[0]]
+    rows = []
+    for i, name in enumerate(names):
+        counts = sorted({int(c) for c in rng.integers(1, 40, size=int(rng.integers(1, 4)))})
+        if shuffle and i % 3 == 0:
+            counts = [*counts[::-1], counts[0]]
+        keyed = i % 2 == 0
+        rows.append(
+            {
+                "topic": name,
+                "current_partitions": int(rng.integers(1, 40)) if i % 5 else None,
+                "recommended_partitions": counts[0],
+                "consumers_at_horizon": float(rng.uniform(0, 5)),
+                "simulate_counts": counts,
+                "extra_members": int(rng.integers(4, 9)),
+                "partition_loads": (
+                    [{"partitions": c, "loads": rng.uniform(0, 1, c).tolist()} for c in counts]
+                    if keyed
+                    else None
+                ),
+            }
+        )
+    batch = pa.RecordBatch.from_pylist(
+        rows,
+        schema=pa.schema(
+            [
+                ("topic", pa.string()),
+                ("current_partitions", pa.int32()),
+                ("recommended_partitions", pa.int32()),
+                ("consumers_at_horizon", pa.float64()),
+                ("simulate_counts", pa.list_(pa.int32())),
+                ("extra_members", pa.int32()),
+                ("partition_loads", loads),
+            ]
+        ),
+    )
+    out = pa.Table.from_batches(list(simulate_topics(iter([batch]), run="r", headroom_pct=30.0)))
+    assert out.equals(_sorted_reference(batch, run="r"))
