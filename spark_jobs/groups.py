@@ -126,17 +126,69 @@ class GroupOfTopics:
     warnings: list[str]
 
 
-def _member_loads(weights: Sequence[FloatArray], sizes: IntArray, strategy: str) -> FloatArray:
+@dataclass(frozen=True)
+class _Cuts:
+    """Which member of each group size owns each partition, worked out once.
+
+    A search step asks for the members' loads at the horizon and today on the same
+    partitions and sizes: only the loads differ, so the cut is computed once for both.
+
+    Attributes:
+        range_cuts: Per partition count (range, each topic cut on its own): range's
+            block boundaries for every size (`cf.block_starts`), which differences of
+            them are member blocks, and which of those blocks are empty.
+        dealt_bins: The others (all partitions dealt together): every (size, partition)
+            cell's member bin, flattened, as `cf.roundrobin_member_loads` makes them.
+        members: Members of all sizes together.
+    """
+
+    range_cuts: dict[int, tuple[IntArray, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]]
+    dealt_bins: IntArray | None
+    members: int
+
+
+def _cuts(partitions: Sequence[int], sizes: IntArray, strategy: str) -> _Cuts:
+    # The index work of `cf.range_member_loads` / `cf.roundrobin_member_loads`, as they
+    # do it, for loads of these partition counts.
+    members = int(sizes.sum())
+    if strategy != "range":
+        starts = np.cumsum(sizes) - sizes
+        bins = (cf.roundrobin_owners(int(sum(partitions)), sizes) + starts[:, None]).ravel()
+        return _Cuts({}, bins, members)
+    run_ends = np.cumsum(sizes + 1) - 1
+    cuts = {}
+    for p in dict.fromkeys(partitions):
+        bounds = cf.block_starts(p, sizes)
+        keep = np.ones(bounds.size - 1, dtype=bool)
+        keep[run_ends[:-1]] = False
+        cuts[p] = (bounds, keep, np.diff(bounds)[keep] == 0)
+    return _Cuts(cuts, None, members)
+
+
+def _member_loads(
+    weights: Sequence[FloatArray], sizes: IntArray, strategy: str, cuts: _Cuts | None = None
+) -> FloatArray:
     # Every member's load under a fresh assignment, all sizes concatenated (`C` per size).
+    # `cuts` (from `_cuts` for these weights' sizes) saves the index work; the arithmetic
+    # is `cf.range_member_loads` / `cf.roundrobin_member_loads`'s, in the same order.
+    if cuts is None:
+        cuts = _cuts([w.size for w in weights], sizes, strategy)
     if strategy == "range":
         # Each topic cut on its own; the members' runs line up across topics.
-        loads: FloatArray = sum(
-            (cf.range_member_loads(w.size, sizes, w)[0] for w in weights),
-            start=np.zeros(int(sizes.sum())),
-        )
+        loads: FloatArray = np.zeros(cuts.members)
+        for w in weights:
+            bounds, keep, empty = cuts.range_cuts[w.size]
+            cumulative = np.concatenate(([0.0], np.cumsum(w, dtype=np.float64)))
+            member = np.diff(cumulative[bounds])[keep]
+            # Exact zero for empty blocks (idle members), not a rounding residue.
+            member[empty] = 0.0
+            loads = loads + member
         return loads
+    assert cuts.dealt_bins is not None
     dealt = np.concatenate(weights)
-    return cf.roundrobin_member_loads(dealt.size, sizes, dealt)[0]
+    weights_by_cell = np.broadcast_to(dealt, (sizes.size, dealt.size)).ravel()
+    dealt_loads = np.bincount(cuts.dealt_bins, weights=weights_by_cell, minlength=cuts.members)
+    return dealt_loads.astype(np.float64, copy=False)
 
 
 def _member_partitions(partitions: Sequence[int], sizes: IntArray, strategy: str) -> IntArray:
@@ -153,7 +205,7 @@ def _member_partitions(partitions: Sequence[int], sizes: IntArray, strategy: str
 
 
 def size_rows(
-    weights: Sequence[FloatArray], sizes: IntArray, strategy: str
+    weights: Sequence[FloatArray], sizes: IntArray, strategy: str, cuts: _Cuts | None = None
 ) -> dict[str, npt.NDArray[Any]]:
     """Member statistics of fresh assignments of one group, for every group size.
 
@@ -161,12 +213,13 @@ def size_rows(
         weights: Partition loads of each topic, topics in Java string order.
         sizes: Group sizes (each >= 1).
         strategy: One of `STRATEGIES`.
+        cuts: The partitions' cut for these sizes, when the caller has it (`_cuts`).
 
     Returns:
         Per size: `max_load`, `min_load`, `max_member_partitions`,
         `min_member_partitions`, `idle_members`.
     """
-    loads = _member_loads(weights, sizes, strategy)
+    loads = _member_loads(weights, sizes, strategy, cuts)
     counts = _member_partitions([w.size for w in weights], sizes, strategy)
     starts = np.cumsum(sizes) - sizes
     top, bottom = cf.segment_max_min(loads, starts)
@@ -283,8 +336,12 @@ def _search(
     first = 1
     while first <= most:
         sizes = np.arange(first, min(most, first + _CHUNK - 1) + 1, dtype=np.int64)
-        stats = size_rows(horizon, sizes, strategy)
-        today = np.maximum.reduceat(_member_loads(now, sizes, strategy), np.cumsum(sizes) - sizes)
+        # Today's loads are on the same partitions as the horizon's: one cut for both.
+        cuts = _cuts([w.size for w in horizon], sizes, strategy)
+        stats = size_rows(horizon, sizes, strategy, cuts)
+        today = np.maximum.reduceat(
+            _member_loads(now, sizes, strategy, cuts), np.cumsum(sizes) - sizes
+        )
         chunks.append(stats)
         busiest.append(today)
         if now_fit is None and (fits := np.flatnonzero(today <= limit)).size:

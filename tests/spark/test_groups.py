@@ -386,3 +386,38 @@ def test_idle_members_today_and_after_the_increases_are_told_apart() -> None:
         "group 'mixed' reads a, b: of its 8 members, 4 own no partition today (4 partitions "
         "in all) and 2 will after the increases to 6 partitions",
     ]
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin"])
+@pytest.mark.parametrize("seed", range(4))
+def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
+    strategy: str, seed: int
+) -> None:
+    # The search cuts the partitions once for the horizon's and today's loads; the
+    # members' loads must be exactly what the closed forms give on their own.
+    from planner.simulate import closed_forms as cf
+    from spark_jobs.groups import _cuts, _member_loads
+
+    rng = np.random.default_rng(seed)
+    counts = [int(c) for c in rng.integers(1, 30, size=int(rng.integers(1, 5)))]
+    counts.append(counts[0])  # two topics of one count share their cut
+    horizon = [rng.uniform(0, 1, c) * rng.choice([1e-6, 1.0, 1e6]) for c in counts]
+    now = [w * rng.uniform(0, 2) for w in horizon]
+    first = int(rng.integers(1, 40))
+    sizes = np.arange(first, first + int(rng.integers(1, 60)), dtype=np.int64)
+    cuts = _cuts(counts, sizes, strategy)
+    for weights in (horizon, now):
+        if strategy == "range":
+            expected = sum(
+                (cf.range_member_loads(w.size, sizes, w)[0] for w in weights),
+                start=np.zeros(int(sizes.sum())),
+            )
+        else:
+            dealt = np.concatenate(weights)
+            expected = cf.roundrobin_member_loads(dealt.size, sizes, dealt)[0]
+        for got in (
+            _member_loads(weights, sizes, strategy, cuts),
+            _member_loads(weights, sizes, strategy),
+        ):
+            assert got.dtype == expected.dtype
+            assert got.tobytes() == expected.tobytes()
