@@ -700,3 +700,46 @@ def test_a_grid_too_large_to_cache_is_computed_the_same_way() -> None:
     ):
         top, _ = cf.segment_max_min(*member_loads)
         assert big.where(big.strategy == strategy).max_load.tolist() == top.tolist()
+
+
+def _block_starts_reference(num_partitions: int, members: np.ndarray) -> np.ndarray:
+    # block_starts as first written: one division per boundary.
+    sizes = members + 1
+    owner_size = np.repeat(members, sizes)
+    i = cf.positions(sizes)
+    return i * (num_partitions // owner_size) + np.minimum(i, num_partitions % owner_size)
+
+
+def _range_moved_reference(num_partitions: int, members: np.ndarray, change: str) -> np.ndarray:
+    # range_moved_on_grow as first written: both runs from one block_starts call.
+    shift = 1 if change == "first" else 0
+    both = _block_starts_reference(num_partitions, np.concatenate((members, members + 1)))
+    split = int((members + 1).sum())
+    old, new = both[:split], both[split:]
+    old_run = np.repeat(np.cumsum(members + 1) - (members + 1), members)
+    new_run = np.repeat(np.cumsum(members + 2) - (members + 2), members)
+    i = cf.positions(members)
+    o_lo, o_hi = old[old_run + i], old[old_run + i + 1]
+    n_lo, n_hi = new[new_run + i + shift], new[new_run + i + shift + 1]
+    overlap = np.maximum(0, np.minimum(o_hi, n_hi) - np.maximum(o_lo, n_lo))
+    return num_partitions - np.add.reduceat(overlap, np.cumsum(members) - members)
+
+
+@pytest.mark.parametrize("change", ["last", "first"])
+def test_range_boundaries_and_moves_match_the_per_boundary_forms(change: str) -> None:
+    # block_starts divides once per size and range_moved_on_grow shares one call between
+    # consecutive sizes' runs; both must give what the first forms gave, exactly.
+    rng = np.random.default_rng(3)
+    shapes = [
+        np.arange(1, 2, dtype=np.int64),
+        np.arange(1, 70, dtype=np.int64),
+        np.arange(5, 40, dtype=np.int64),
+        np.array([3, 7, 8, 30], dtype=np.int64),
+        np.array([9, 9], dtype=np.int64),
+    ]
+    for p in [*range(1, 65), 97, 128, 255]:
+        for members in [*shapes, np.sort(rng.integers(1, 90, size=6)).astype(np.int64)]:
+            assert np.array_equal(cf.block_starts(p, members), _block_starts_reference(p, members))
+            got = cf.range_moved_on_grow(p, members, change)
+            assert got.dtype == np.int64
+            assert np.array_equal(got, _range_moved_reference(p, members, change))
