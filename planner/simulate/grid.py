@@ -295,8 +295,13 @@ def _grid_from_loads(
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError(f"loads for {p} partitions must be finite and zero or above")
         arrays[p] = w
+    # With several counts the blocks are concatenated into new arrays below, so they
+    # may hold the layout's cached (read-only) columns themselves; a single block is
+    # the grid's own columns and gets copies.
     blocks = [
-        _one_count(p, w, tuple(strategies), extra_members, member_change, limit)
+        _one_count(
+            p, w, tuple(strategies), extra_members, member_change, limit, own=len(arrays) == 1
+        )
         for p, w in arrays.items()
     ]
     columns = (
@@ -446,8 +451,14 @@ def _one_count(
     extra_members: int,
     change: MemberChange,
     limit: float,
+    *,
+    own: bool = True,
 ) -> dict[str, np.ndarray[Any, Any]]:
-    """Columns for one partition count, rows ordered (members, strategy)."""
+    """Columns for one partition count, rows ordered (members, strategy).
+
+    `own=False` leaves the load-free columns as the cached layout's read-only arrays,
+    for a caller that copies them anyway (a concatenation): 10 copies per count saved.
+    """
     layout = _layout(p, extra_members, strategies, change)
     c = layout.members
     total = float(partition_loads.sum())
@@ -464,7 +475,7 @@ def _one_count(
     mean_load = np.repeat(total / c, n_s)
     return {
         # Copies: callers own a grid's columns (the cached ones are read-only).
-        **{name: column.copy() for name, column in layout.fixed.items()},
+        **({name: column.copy() for name, column in layout.fixed.items()} if own else layout.fixed),
         "max_load": max_load,
         "min_load": np.concatenate((bottom_range, bottom_rr))[layout.pick],
         "mean_load": mean_load,

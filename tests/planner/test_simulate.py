@@ -743,3 +743,18 @@ def test_range_boundaries_and_moves_match_the_per_boundary_forms(change: str) ->
             got = cf.range_moved_on_grow(p, members, change)
             assert got.dtype == np.int64
             assert np.array_equal(got, _range_moved_reference(p, members, change))
+
+
+@pytest.mark.parametrize("counts", [[6], [6, 12], [3, 6, 12]])
+def test_a_grid_owns_its_columns_with_one_count_or_several(counts: list[int]) -> None:
+    # Blocks of several counts are concatenated without copying each first; a grid's
+    # columns must still be its own: writable, and writing them leaves the next grid of
+    # the same layouts alone.
+    first = simulate_grid(TopicLoad(1.0), consumer_capacity=1.0, partition_counts=counts)
+    expected = {name: column.copy() for name, column in first.columns().items()}
+    for name, column in first.columns().items():
+        assert column.flags.writeable, name
+        column[...] = column[::-1]
+    again = simulate_grid(TopicLoad(1.0), consumer_capacity=1.0, partition_counts=counts)
+    for name, column in again.columns().items():
+        assert np.array_equal(column, expected[name]), name
