@@ -17,6 +17,23 @@ KEYS = [f"k{i}".encode() for i in range(500)]
 COUNTS = np.round(5_000 / np.arange(1, 501) ** 1.2)
 
 
+#: The columns `simulate_topics` takes (`simulate_assignments.simulation_inputs`).
+_GRID_INPUTS = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("current_partitions", pa.int32()),
+        ("recommended_partitions", pa.int32()),
+        ("consumers_at_horizon", pa.float64()),
+        ("simulate_counts", pa.list_(pa.int32())),
+        ("extra_members", pa.int32()),
+        (
+            "partition_loads",
+            pa.list_(pa.struct([("partitions", pa.int32()), ("loads", pa.list_(pa.float64()))])),
+        ),
+    ]
+)
+
+
 def test_the_topic_grid_is_plan_topic_s_grid() -> None:
     throughput = ai.hourly(mib=12.0)
     ts = throughput.column("ts").cast(pa.int64()).to_numpy() / 1e6
@@ -79,7 +96,6 @@ def test_the_topic_grid_is_plan_topic_s_grid() -> None:
 
 
 def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
-    loads = pa.list_(pa.struct([("partitions", pa.int32()), ("loads", pa.list_(pa.float64()))]))
     batch = pa.RecordBatch.from_pylist(
         [
             {
@@ -105,17 +121,7 @@ def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
                 ],
             },
         ],
-        schema=pa.schema(
-            [
-                ("topic", pa.string()),
-                ("current_partitions", pa.int32()),
-                ("recommended_partitions", pa.int32()),
-                ("consumers_at_horizon", pa.float64()),
-                ("simulate_counts", pa.list_(pa.int32())),
-                ("extra_members", pa.int32()),
-                ("partition_loads", loads),
-            ]
-        ),
+        schema=_GRID_INPUTS,
     )
     out = pa.Table.from_batches(list(simulate_topics(iter([batch]), run="r", headroom_pct=30.0)))
     per_topic = {
@@ -219,7 +225,6 @@ def test_simulate_topics_rows_equal_the_sorted_grids(shuffle: bool) -> None:
     # topics and counts already increase: the rows must be those of the old sort, with
     # or without it (shuffled topics, counts out of order or repeated take the sort).
     rng = np.random.default_rng(7)
-    loads = pa.list_(pa.struct([("partitions", pa.int32()), ("loads", pa.list_(pa.float64()))]))
     names = sorted({"t-" + "".join(rng.choice(list("abcé_-9"), size=4)) for _ in range(40)})
     if shuffle:
         names = [*rng.permutation(names).tolist(), names[0]]
@@ -246,17 +251,7 @@ def test_simulate_topics_rows_equal_the_sorted_grids(shuffle: bool) -> None:
         )
     batch = pa.RecordBatch.from_pylist(
         rows,
-        schema=pa.schema(
-            [
-                ("topic", pa.string()),
-                ("current_partitions", pa.int32()),
-                ("recommended_partitions", pa.int32()),
-                ("consumers_at_horizon", pa.float64()),
-                ("simulate_counts", pa.list_(pa.int32())),
-                ("extra_members", pa.int32()),
-                ("partition_loads", loads),
-            ]
-        ),
+        schema=_GRID_INPUTS,
     )
     out = pa.Table.from_batches(list(simulate_topics(iter([batch]), run="r", headroom_pct=30.0)))
     assert out.equals(_sorted_reference(batch, run="r"))
