@@ -62,6 +62,7 @@ from planner.recommend.plan import (
     falling_behind_note,
     floor_note,
     member_headroom_pct,
+    pct_apart,
     strategy_choice_key,
     strategy_switch_note,
 )
@@ -458,10 +459,11 @@ def plan_group_of_topics(
         chosen = "cooperative-sticky"
         members_now = max(total, floor)
         busiest = _busiest_at(searches[chosen], total)
+        needs, against = pct_apart(busiest, limit_plain)
         notes.append(
             f"even {total} members (one per partition of its {len(names)} topics) cannot "
-            f"keep up: the busiest member needs {busiest:.0%} of one consumer's capacity "
-            f"against a limit of {limit_plain:.0%}"
+            f"keep up: the busiest member needs {needs} of one consumer's capacity against "
+            f"a limit of {against}"
         )
         if members_now > total:
             notes.append(

@@ -60,6 +60,7 @@ __all__ = [
     "grid_extra_members",
     "mean_record_bytes",
     "member_headroom_pct",
+    "pct_apart",
     "plan_group",
     "plan_topic",
     "skew_requirement",
@@ -727,6 +728,18 @@ def strategy_switch_note(current: str, chosen: ChoiceKey, current_key: ChoiceKey
     return note
 
 
+def pct_apart(value: float, reference: float) -> tuple[str, str]:
+    """`value` and `reference` as percentages with the fewest decimals (up to 3) that keep
+    them apart when they differ: a member at 100.4 % of a consumer is "100.4%", not a
+    "100%" that reads as keeping up."""
+    digits = 0
+    while digits < 3 and value != reference:
+        if round(value * 100, digits) != round(reference * 100, digits):
+            break
+        digits += 1
+    return f"{value:.{digits}%}", f"{reference:.{digits}%}"
+
+
 def falling_behind_note(
     group_id: str,
     busiest: float,
@@ -757,7 +770,8 @@ def falling_behind_note(
             `members_needed` members, else None.
     """
     head = (
-        f"group {group_id!r} is falling behind now: its busiest member needs {busiest:.0%} "
+        f"group {group_id!r} is falling behind now: its busiest member needs "
+        f"{pct_apart(busiest, 1.0)[0]} "
         f"of one consumer's capacity at today's peak with {members} "
         f"member{'' if members == 1 else 's'}{counted_on}"
     )
@@ -875,10 +889,11 @@ def plan_group(
         members_now = most
         at_p = np.flatnonzero((grid.strategy == strategy) & (grid.members == p))
         busiest = float(grid.max_load[at_p[0]]) * scale_now if at_p.size else math.inf
+        needs, against = pct_apart(busiest, limit)
         notes.append(
             f"even {p} member{'' if p == 1 else 's'} (one per partition) cannot keep up: "
-            f"the busiest partition needs {busiest:.0%} of one consumer's capacity against a "
-            f"limit of {limit:.0%}"
+            f"the busiest partition needs {needs} of one consumer's capacity against a "
+            f"limit of {against}"
         )
         if standby_allowed:
             notes.append(
@@ -1042,7 +1057,8 @@ def _warnings(
     for hot in skew.hot_keys[:5] if skew else ():
         name = hot.key.decode("utf-8", "backslashreplace") if hot.key is not None else "null"
         warnings.append(
-            f"hot key {name!r} carries {hot.share:.1%} of the records: {hot.rate:.0%} of "
+            f"hot key {name!r} carries {hot.share:.1%} of the records: "
+            f"{pct_apart(hot.rate, 1.0)[0]} of "
             f"what one partition and its consumer can take at the planned target. No "
             f"partition count fixes a single key: make its consumer faster or split the key"
         )
@@ -1050,7 +1066,8 @@ def _warnings(
     if len(hot_rows) and not (skew and skew.hot_keys):
         warnings.append(
             f"the busiest of the {p} partitions carries "
-            f"{float(hot_rows.max_partition_load[0]):.0%} of one consumer's capacity at "
+            f"{pct_apart(float(hot_rows.max_partition_load[0]), 1.0)[0]} of one consumer's "
+            f"capacity at "
             f"the end of the horizon"
         )
     warnings.extend(cost.warnings)

@@ -18,6 +18,7 @@ from planner.recommend import (
 )
 from planner.recommend.plan import (
     member_headroom_pct,
+    pct_apart,
     plan_group,
     skew_requirement,
     strategy_choice_key,
@@ -773,3 +774,33 @@ def test_capacities_measured_on_records_of_another_size_are_a_warning() -> None:
     assert not any("-byte records" in w for w in _sized_records(110.0, None, None).warnings)
     history = _flat_history(5.0)
     assert mean_record_bytes(history) is None  # no records/s figures
+
+
+@pytest.mark.parametrize(
+    ("value", "reference", "shown"),
+    [
+        (1.004, 1.0, ("100.4%", "100.0%")),  # behind, though "100%" would read as keeping up
+        (1.6, 1.0, ("160%", "100%")),
+        (0.77, 0.7692, ("77.0%", "76.9%")),  # above the limit by a hair
+        (1.00004, 1.0, ("100.004%", "100.000%")),
+        (1.0, 1.0, ("100%", "100%")),
+    ],
+)
+def test_percentages_are_shown_apart_from_what_they_are_compared_with(
+    value: float, reference: float, shown: tuple[str, str]
+) -> None:
+    assert pct_apart(value, reference) == shown
+
+
+def test_a_group_a_hair_over_one_consumer_is_not_said_to_need_100_percent() -> None:
+    grid = grid_from_loads(
+        {2: np.array([0.5020, 0.5020])},
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(30.0),
+        extra_members=4,
+    )
+    group = plan_group(
+        GroupInfo("g", "range", 1), grid, 2, 1.0, 1.0, PlanSettings(), current_partitions=2
+    )
+    assert group.falling_behind is not None
+    assert "its busiest member needs 100.4% of one consumer's capacity" in group.falling_behind
