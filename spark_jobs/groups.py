@@ -698,7 +698,8 @@ def _idle_warning(
     if idle_today <= max(0, floor - _owners(known, strategy)):
         return None
     today = (
-        f"group {group_id!r} reads {names}: of its {members} members, {idle_today} own no "
+        f"group {group_id!r} reads {names}: of its {members} members, {idle_today} "
+        f"own{'s' if idle_today == 1 else ''} no "
         f"partition today ({sum(known)} partitions in all)"
     )
     if idle_planned:

@@ -1103,7 +1103,8 @@ def _idle_warning(g: GroupPlan, current: int | None, p: int, floor: int) -> str 
     if idle_today <= max(0, floor - current):
         return None
     today = (
-        f"group {g.group_id!r}: of its {g.current_members} members, {idle_today} own no "
+        f"group {g.group_id!r}: of its {g.current_members} members, {idle_today} "
+        f"own{'s' if idle_today == 1 else ''} no "
         f"partition today ({current} partition{'' if current == 1 else 's'})"
     )
     if g.idle_members_now:
@@ -1309,8 +1310,14 @@ def _rationale(
             )
         out.append(f"{_UNITS[r.dimension]}: " + ", ".join(parts))
     out.append(
-        f"the rule asks for {sizing.required_partitions} partitions, decided by "
-        f"{_UNITS[sizing.deciding_dimension]} on the {sizing.deciding_side} side"
+        f"the rule asks for {sizing.required_partitions} "
+        f"partition{'' if sizing.required_partitions == 1 else 's'}, decided by "
+        f"{_UNITS[sizing.deciding_dimension]} "
+        + (
+            "on both sides (a tie)"
+            if sizing.deciding_side == "both"
+            else f"on the {sizing.deciding_side} side"
+        )
     )
     if skew is not None and skew.fits and skew.partitions > sizing.required_partitions:
         out.append(

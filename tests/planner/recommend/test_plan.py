@@ -804,3 +804,23 @@ def test_a_group_a_hair_over_one_consumer_is_not_said_to_need_100_percent() -> N
     )
     assert group.falling_behind is not None
     assert "its busiest member needs 100.4% of one consumer's capacity" in group.falling_behind
+
+
+def test_one_idle_member_and_a_one_partition_rule_read_in_the_singular() -> None:
+    # 2 MiB/s against Tc 1.5 on 1 partition: 2 partitions; 2 members, no standby asked for.
+    plan = plan_topic(
+        _flat_history(2.0, current_partitions=1),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=1.5),
+        brokers=3,
+        groups=[GroupInfo("g", "cooperative-sticky", 2)],
+        settings=PlanSettings(min_group_members=1),
+    )
+    assert (
+        "group 'g': of its 2 members, 1 owns no partition today (1 partition); after the "
+        "increase to 2 partitions every member owns at least one"
+    ) in plan.warnings
+    light = _light_topic([], partitions=1)
+    assert "the rule asks for 1 partition, decided by MiB/s in on both sides (a tie)" in (
+        light.rationale
+    )
