@@ -110,8 +110,8 @@ def choose_partitions(
 
     if status == "ok" and current is not None:
         reason = (
-            f"the topic's {current} partitions cover the {required} the rule asks for at "
-            f"the end of the horizon"
+            f"the topic's {current} partition{'s cover' if current != 1 else ' covers'} "
+            f"the {required} the rule asks for at the end of the horizon"
         )
         if current > required:
             reason += f"; Kafka cannot shrink a topic, so it stays at {current}"

@@ -33,6 +33,13 @@ def test_never_below_the_current_count() -> None:
     assert "cannot shrink" in choice.reason
 
 
+def test_one_partition_that_covers_the_rule_reads_in_the_singular() -> None:
+    assert choose_partitions(1, 1).reason == (
+        "the topic's 1 partition covers the 1 the rule asks for at the end of the horizon"
+    )
+    assert choose_partitions(2, 3).reason.startswith("the topic's 3 partitions cover the 2")
+
+
 def test_status_today_versus_the_horizon() -> None:
     assert choose_partitions(20, 12, required_now=10).status == "plan-increase"
     assert choose_partitions(20, 12, required_now=14).status == "increase"
