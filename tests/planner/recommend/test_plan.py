@@ -501,14 +501,15 @@ def test_an_unread_topic_sized_by_its_producers_has_no_such_warning() -> None:
     assert not any("no consumer group reads" in w for w in plan.warnings)
 
 
-def _idle_plan(current: int) -> TopicPlan:
+def _idle_plan(current: int, members: int = 4, **settings: Any) -> TopicPlan:
     # 2 MiB/s against Tc 1.5: 2 partitions (ceil(2.6 / 1.5)); a group of 4 members.
     return plan_topic(
         _flat_history(2.0, current_partitions=current),
         SideCapacity(mib_per_s=100.0),
         SideCapacity(mib_per_s=1.5),
         brokers=3,
-        groups=[GroupInfo("g", "cooperative-sticky", 4)],
+        groups=[GroupInfo("g", "cooperative-sticky", members)],
+        settings=PlanSettings(**settings),
     )
 
 
@@ -807,15 +808,8 @@ def test_a_group_a_hair_over_one_consumer_is_not_said_to_need_100_percent() -> N
 
 
 def test_one_idle_member_and_a_one_partition_rule_read_in_the_singular() -> None:
-    # 2 MiB/s against Tc 1.5 on 1 partition: 2 partitions; 2 members, no standby asked for.
-    plan = plan_topic(
-        _flat_history(2.0, current_partitions=1),
-        SideCapacity(mib_per_s=100.0),
-        SideCapacity(mib_per_s=1.5),
-        brokers=3,
-        groups=[GroupInfo("g", "cooperative-sticky", 2)],
-        settings=PlanSettings(min_group_members=1),
-    )
+    # 1 partition today, 2 recommended; 2 members, no standby asked for.
+    plan = _idle_plan(1, members=2, min_group_members=1)
     assert (
         "group 'g': of its 2 members, 1 owns no partition today (1 partition); after the "
         "increase to 2 partitions every member owns at least one"
