@@ -501,12 +501,12 @@ def test_an_unread_topic_sized_by_its_producers_has_no_such_warning() -> None:
     assert not any("no consumer group reads" in w for w in plan.warnings)
 
 
-def _idle_plan(current: int, members: int = 4, **settings: Any) -> TopicPlan:
+def _idle_plan(current: int, members: int = 4, tc: float = 1.5, **settings: Any) -> TopicPlan:
     # 2 MiB/s against Tc 1.5: 2 partitions (ceil(2.6 / 1.5)); a group of 4 members.
     return plan_topic(
         _flat_history(2.0, current_partitions=current),
         SideCapacity(mib_per_s=100.0),
-        SideCapacity(mib_per_s=1.5),
+        SideCapacity(mib_per_s=tc),
         brokers=3,
         groups=[GroupInfo("g", "cooperative-sticky", members)],
         settings=PlanSettings(**settings),
@@ -528,13 +528,8 @@ def test_idle_members_today_and_after_the_increase_are_told_apart() -> None:
 
 
 def test_idle_members_only_today_are_said_to_go_away_with_the_increase() -> None:
-    plan = plan_topic(
-        _flat_history(2.0, current_partitions=4),
-        SideCapacity(mib_per_s=100.0),
-        SideCapacity(mib_per_s=0.5),
-        brokers=3,
-        groups=[GroupInfo("g", "cooperative-sticky", 6)],
-    )
+    # Against Tc 0.5: at least 6 partitions, where 4 are today.
+    plan = _idle_plan(4, members=6, tc=0.5)
     assert plan.recommended_partitions >= 6
     assert plan.groups[0].idle_members_now == 0
     assert (
