@@ -265,7 +265,7 @@ def reference_job(
     from planner.figures.dataset import interval_path
     from spark_jobs.figures import locate_run
     from spark_jobs.schemas import figures_schema
-    from spark_jobs.session import build_session
+    from spark_jobs.session import build_session, stop_session
     from spark_jobs.settings import load_settings
     from spark_jobs.size_partitions import units_of
 
@@ -279,7 +279,7 @@ def reference_job(
         paths = [str(interval_path(figures, i) / "throughput.parquet") for i, _ in run.history]
         peaks = max_rates(spark.read.schema(figures_schema("throughput")).parquet(*paths))
     peaks.write.mode("overwrite").parquet(str(out / name))
-    spark.stop()
+    stop_session(spark)
 
 
 def both_in_one_application(
@@ -291,7 +291,7 @@ def both_in_one_application(
     finds it running, uses it and leaves it running (`spark_jobs.runner.main_for`).
     """
     from spark_jobs import simulate_assignments, size_partitions
-    from spark_jobs.session import build_session
+    from spark_jobs.session import build_session, stop_session
     from spark_jobs.settings import load_settings
 
     spark = build_session(load_settings(config).spark, "partition-planner plan")
@@ -303,7 +303,7 @@ def both_in_one_application(
             if job.main(args) != 0:
                 raise RuntimeError(f"{job.__name__} failed")
     finally:
-        spark.stop()
+        stop_session(spark)
 
 
 def _fleet(work: Path, topics: int, days: int) -> tuple[Path, str, dict[str, float]]:

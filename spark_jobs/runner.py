@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from planner.figures.dataset import DataInterval
 from spark_jobs.figures import MissingFigures, RunFigures, locate_run
-from spark_jobs.session import build_session
+from spark_jobs.session import build_session, stop_session
 from spark_jobs.settings import JobSettings, SettingsError, load_settings
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def main_for(prog: str, description: str, body: Body, argv: Sequence[str] | None
         return 1
     finally:
         if existing is None:
-            spark.stop()
+            stop_session(spark)
     for name, path in written.items():
         print(f"{prog}: run {figures.key}: {name} -> {path}")
     return 0

@@ -163,7 +163,7 @@ def run_pipeline(
 
     from spark_jobs import simulate_assignments, size_partitions
     from spark_jobs.figures import MissingFigures
-    from spark_jobs.session import build_session
+    from spark_jobs.session import build_session, stop_session
     from spark_jobs.settings import load_settings
 
     settings = load_settings(config.path)
@@ -191,7 +191,7 @@ def run_pipeline(
         )
     finally:
         if existing is None:
-            spark.stop()
+            stop_session(spark)
     from planner.store import StoreError
 
     result.published = attempt(

@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from planner.config import ConfigError, load_config
     from spark_jobs.figures import MissingFigures
-    from spark_jobs.session import build_session
+    from spark_jobs.session import build_session, stop_session
     from spark_jobs.settings import SettingsError, load_settings
 
     args = _parser().parse_args(argv)
@@ -234,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     finally:
-        spark.stop()
+        stop_session(spark)
     print(result.message)
     return 0
 
