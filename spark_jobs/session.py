@@ -67,8 +67,11 @@ def build_session(settings: SparkSettings, app_name: str) -> SparkSession:
     if master is not None:
         builder = builder.master(master)
     conf = settings.spark_conf()
-    running_on = master if master is not None else _submitted_master()
-    conf.update(daemon_conf(running_on, conf, os.environ["PYSPARK_PYTHON"]))
+    launched = _launched_conf() if submitted else {}
+    seen = {**launched, **conf}
+    running_on = master if master is not None else launched.get("spark.master", "")
+    pythons = [os.environ["PYSPARK_PYTHON"], seen.get("spark.pyspark.python")]
+    conf.update(daemon_conf(running_on, seen, *(p for p in pythons if p)))
     for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
@@ -83,7 +86,7 @@ def build_session(settings: SparkSettings, app_name: str) -> SparkSession:
     return session
 
 
-def daemon_conf(master: str, conf: Mapping[str, str], worker_python: str) -> dict[str, str]:
+def daemon_conf(master: str, conf: Mapping[str, str], *worker_pythons: str) -> dict[str, str]:
     """`spark.python.daemon.module` for `spark_jobs.worker_daemon`, where it is safe.
 
     Safe where the Python workers are the driver's own interpreter on the driver's
@@ -93,21 +96,31 @@ def daemon_conf(master: str, conf: Mapping[str, str], worker_python: str) -> dic
     started; there PySpark's own daemon stays. A daemon module named in the settings
     always wins.
 
+    Args:
+        master: The master the session runs on.
+        conf: The session's settings.
+        worker_pythons: Every interpreter named for the workers (PYSPARK_PYTHON,
+            `spark.pyspark.python`); all must be the driver's own.
+
     Returns:
         The setting to add (empty when none).
     """
     if _DAEMON_KEY in conf or not (master == "local" or master.startswith("local[")):
         return {}
-    if not os.path.exists(worker_python) or not os.path.samefile(worker_python, sys.executable):
-        return {}
+    for python in worker_pythons:
+        if not os.path.exists(python) or not os.path.samefile(python, sys.executable):
+            return {}
     return {_DAEMON_KEY: DAEMON_MODULE}
 
 
-def _submitted_master() -> str:
-    # Under spark-submit the driver JVM holds the master among its settings.
-    from pyspark import SparkConf
+def _launched_conf() -> dict[str, str]:
+    # Under spark-submit the driver JVM, already running, holds the submission's
+    # settings (the master among them); a SparkConf reads them once PySpark has joined
+    # that JVM, which building the session would do next anyway.
+    from pyspark import SparkConf, SparkContext
 
-    return SparkConf().get("spark.master", "") or ""
+    SparkContext._ensure_initialized()
+    return dict(SparkConf().getAll())
 
 
 def stop_session(session: SparkSession) -> None:

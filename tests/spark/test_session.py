@@ -71,6 +71,9 @@ def test_the_daemon_module_is_asked_for_only_where_workers_are_this_interpreter(
     assert daemon_conf("local[2]", {}, "/usr/bin/python3.9-not-here") == {}
     named = {"spark.python.daemon.module": "pyspark.daemon"}
     assert daemon_conf("local[2]", named, me) == {}
+    # Every interpreter named for the workers must be this one.
+    assert daemon_conf("local[2]", {}, me, me) == {"spark.python.daemon.module": DAEMON_MODULE}
+    assert daemon_conf("local[2]", {}, me, "/opt/other/bin/python3") == {}
 
 
 def test_the_sessions_workers_import_the_installed_pyspark(spark: SparkSession) -> None:
@@ -89,6 +92,21 @@ def test_the_sessions_workers_import_the_installed_pyspark(spark: SparkSession) 
     }
     assert found == {pyspark.__file__}
     assert ".zip" not in pyspark.__file__
+
+
+def _reported(command: list[str], cwd: Path) -> object:
+    """What a Spark script run in a process of its own printed last, as JSON."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    }
+    done = subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_stop_session_stops_spark_and_closes_the_accumulator_server(tmp_path: Path) -> None:
@@ -121,16 +139,37 @@ def test_stop_session_stops_spark_and_closes_the_accumulator_server(tmp_path: Pa
                           "second": second, "left": any(t.is_alive() for t in ends)}))
         """
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = _reported([sys.executable, "-c", script], tmp_path)
     assert result == {"first": 4, "stopped": True, "closed": True, "second": 4, "left": False}
+
+
+def test_under_spark_submit_a_local_master_gets_the_daemon_too(tmp_path: Path) -> None:
+    # As the DAG submits the jobs: spark-submit owns the master, the job builds the session.
+    import pyspark
+
+    script = tmp_path / "probe.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json
+            from spark_jobs.session import build_session, stop_session
+            from spark_jobs.settings import SparkSettings
+
+            def origin(batches):
+                import pyarrow as pa
+                import pyspark
+                for _ in batches:
+                    yield pa.RecordBatch.from_pydict({"origin": [pyspark.__file__]})
+
+            spark = build_session(SparkSettings(shuffle_partitions=2), "probe")
+            daemon = spark.sparkContext.getConf().get("spark.python.daemon.module")
+            rows = spark.range(0, 2, 1, 2).mapInArrow(origin, "origin string").collect()
+            print(json.dumps({"master": spark.sparkContext.master, "daemon": daemon,
+                              "origins": sorted({row.origin for row in rows})}))
+            stop_session(spark)
+            """
+        )
+    )
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    result = _reported([str(submit), "--master", "local[2]", str(script)], tmp_path)
+    assert result == {"master": "local[2]", "daemon": DAEMON_MODULE, "origins": [pyspark.__file__]}
