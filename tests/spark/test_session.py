@@ -9,13 +9,9 @@ import sys
 import textwrap
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spark_jobs.session import daemon_conf
 from spark_jobs.worker_daemon import DAEMON_MODULE, without_bundled_pyspark
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,24 +72,6 @@ def test_the_daemon_module_is_asked_for_only_where_workers_are_this_interpreter(
     assert daemon_conf("local[2]", {}, me, "/opt/other/bin/python3") == {}
 
 
-def test_the_sessions_workers_import_the_installed_pyspark(spark: SparkSession) -> None:
-    import pyspark
-
-    def origin(batches):  # type: ignore[no-untyped-def]
-        import pyarrow as pa
-        import pyspark
-
-        for _ in batches:
-            yield pa.RecordBatch.from_pydict({"origin": [pyspark.__file__]})
-
-    assert spark.sparkContext.getConf().get("spark.python.daemon.module") == DAEMON_MODULE
-    found = {
-        row.origin for row in spark.range(0, 2, 1, 2).mapInArrow(origin, "origin string").collect()
-    }
-    assert found == {pyspark.__file__}
-    assert ".zip" not in pyspark.__file__
-
-
 def _reported(command: list[str], cwd: Path) -> object:
     """What a Spark script run in a process of its own printed last, as JSON."""
     env = {
@@ -109,8 +87,11 @@ def _reported(command: list[str], cwd: Path) -> object:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_stop_session_stops_spark_and_closes_the_accumulator_server(tmp_path: Path) -> None:
-    # A session of its own (the tests' shared one must stay up), in a fresh process.
+def test_a_local_session_runs_the_installed_pyspark_and_stops_cleanly(tmp_path: Path) -> None:
+    # A session of its own, in a fresh process: the tests' shared session may have been
+    # built by another package's fixture, and must stay up.
+    import pyspark
+
     script = textwrap.dedent(
         """
         import json, threading
@@ -118,13 +99,16 @@ def test_stop_session_stops_spark_and_closes_the_accumulator_server(tmp_path: Pa
         from spark_jobs.session import build_session, stop_session
         from spark_jobs.settings import SparkSettings
 
-        def ones(batches):
-            for batch in batches:
-                yield batch
+        def origin(batches):
+            import pyarrow as pa
+            import pyspark
+            for _ in batches:
+                yield pa.RecordBatch.from_pydict({"origin": [pyspark.__file__]})
 
         settings = SparkSettings(master="local[2]", shuffle_partitions=2, driver_memory="1g")
         spark = build_session(settings, "stop-test")
-        first = spark.range(0, 4, 1, 2).mapInArrow(ones, "id long").count()
+        daemon = spark.sparkContext.getConf().get("spark.python.daemon.module")
+        rows = spark.range(0, 2, 1, 2).mapInArrow(origin, "origin string").collect()
         server = spark.sparkContext._accumulatorServer
         stop_session(spark)
         stopped = SparkContext._active_spark_context is None
@@ -133,14 +117,24 @@ def test_stop_session_stops_spark_and_closes_the_accumulator_server(tmp_path: Pa
             thread.join(timeout=10)
         closed = server.socket.fileno() == -1
         again = build_session(settings, "stop-test-again")
-        second = again.range(0, 4, 1, 2).mapInArrow(ones, "id long").count()
+        second = again.range(0, 4, 1, 2).mapInArrow(origin, "origin string").count()
         stop_session(again)
-        print(json.dumps({"first": first, "stopped": stopped, "closed": closed,
-                          "second": second, "left": any(t.is_alive() for t in ends)}))
+        print(json.dumps({"daemon": daemon, "origins": sorted({row.origin for row in rows}),
+                          "stopped": stopped, "closed": closed, "second": second,
+                          "left": any(t.is_alive() for t in ends)}))
         """
     )
     result = _reported([sys.executable, "-c", script], tmp_path)
-    assert result == {"first": 4, "stopped": True, "closed": True, "second": 4, "left": False}
+    assert result == {
+        "daemon": DAEMON_MODULE,
+        # Not the copy in pyspark.zip: the installed, byte-compiled package.
+        "origins": [pyspark.__file__],
+        "stopped": True,
+        "closed": True,
+        "second": 2,
+        "left": False,
+    }
+    assert ".zip" not in pyspark.__file__
 
 
 def test_under_spark_submit_a_local_master_gets_the_daemon_too(tmp_path: Path) -> None:
