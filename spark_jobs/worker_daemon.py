@@ -42,9 +42,10 @@ def without_bundled_pyspark(path: Sequence[str]) -> list[str]:
         unchanged when there is no such package or zip.
     """
     bundled = [entry for entry in path if os.path.basename(entry) == "pyspark.zip"]
-    rest = [entry for entry in path if entry not in bundled]
-    spec = PathFinder.find_spec("pyspark", rest)
-    if not bundled or spec is None or spec.origin is None:
+    if not bundled:
+        return list(path)
+    spec = PathFinder.find_spec("pyspark", [entry for entry in path if entry not in bundled])
+    if spec is None or spec.origin is None:
         return list(path)
     own_zip = os.path.join(os.path.dirname(spec.origin), "python", "lib", "pyspark.zip")
     same = {entry for entry in bundled if _same_file(entry, own_zip)}
