@@ -9,14 +9,15 @@ how many consumers each group needs, and why.
    interval, with any missing history days; bad rows go to the `rejected` table.
 2. `validate_inputs` (Spark submission): the Great Expectations input suites on the
    figures the sizing reads.
-3. `size_partitions` (Spark submission): the sizing rule, growth, key skew and the cost
-   panel for every topic.
-4. `simulate_assignments` (Spark submission): every candidate group size and strategy
-   for every topic and consumer group.
-5. `validate_outputs` (Spark submission): the output suites on the three datasets.
-6. `publish` (Python, retried with backoff): store rows, report site and Data Docs, only
+3. `size_and_simulate` (Spark submission): both Spark jobs in one application, so the
+   second does not pay a second JVM and Python worker start-up. `size_partitions`:
+   the sizing rule, growth, key skew and the cost panel for every topic; then
+   `simulate_assignments`: every candidate group size and strategy for every topic
+   and consumer group, and the recommendations.
+4. `validate_outputs` (Spark submission): the output suites on the three datasets.
+5. `publish` (Python, retried with backoff): store rows, report site and Data Docs, only
    for a validated run; emits the `partition_planner_recommendations` asset.
-7. `record_failure` (Python, only if something failed): the failure into the store's
+6. `record_failure` (Python, only if something failed): the failure into the store's
    run history; then it fails itself, so that the run shows as failed.
 
 A run reads and writes only its own data interval, so a rerun or
@@ -85,7 +86,7 @@ def partition_planner() -> None:
         record_failure_task(plan, context)
 
     plan = collect_figures()
-    # validate_inputs -> size_partitions -> simulate_assignments -> validate_outputs
+    # validate_inputs -> size_and_simulate -> validate_outputs
     steps = spark_steps(plan_task="collect_figures")
     published = publish(plan)
     chain(plan, *steps, published)

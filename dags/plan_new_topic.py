@@ -133,7 +133,7 @@ def plan_new_topic() -> None:
         record_failure_task(plan, context, new_topic=True)
 
     plan = prepare_new_topic()
-    # validate_inputs -> size_partitions -> simulate_assignments -> validate_outputs
+    # validate_inputs -> size_and_simulate -> validate_outputs
     steps = spark_steps(plan_task="prepare_new_topic")
     published = publish(plan)
     chain(plan, *steps, published)

@@ -53,6 +53,7 @@ __all__ = [
     "multi_topic_groups",
     "plan_groups",
     "recommend",
+    "run",
     "simulation_inputs",
     "simulations_output",
     "write_simulations",
@@ -351,20 +352,28 @@ def _read_sizing(spark: SparkSession, out: Path, run: str) -> DataFrame:
     return spark.read.schema(SIZING).parquet(str(folder))
 
 
-def _body(
+def run(
     spark: SparkSession, figures: RunFigures, settings: JobSettings, args: argparse.Namespace
 ) -> dict[str, Path]:
+    """The job's body on a running session: read the run's sizing, write its datasets.
+
+    Returns:
+        Dataset name -> its run folder (`simulations`, `recommendations`).
+
+    Raises:
+        JobError: The run has no `sizing` in `args.out`.
+    """
     sizing = _read_sizing(spark, args.out, figures.key)
     groups = figures.table(spark, "groups")
-    run = figures.key
+    key = figures.key
     inputs = simulation_inputs(
         sizing, groups, min_group_members=settings.planning.min_group_members
     )
     group_results = plan_groups(
-        group_inputs(multi_topic_groups(groups), sizing), run=run, settings=settings
+        group_inputs(multi_topic_groups(groups), sizing), run=key, settings=settings
     ).localCheckpoint()
     outputs: dict[str, Output | TaskFiles] = {
-        "simulations": simulations_output(inputs, group_results, run=run, settings=settings),
+        "simulations": simulations_output(inputs, group_results, run=key, settings=settings),
         "recommendations": Output(
             recommend(sizing, group_results),
             files=1,
@@ -372,7 +381,7 @@ def _body(
             sort_by=("topic",),
         ),
     }
-    return write_run(outputs, args.out, run)
+    return write_run(outputs, args.out, key)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -381,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "simulate_assignments",
         "Simulate consumer groups on every topic's candidates and write the "
         "simulations and recommendations datasets (needs the run's sizing).",
-        _body,
+        run,
         argv,
     )
 

@@ -38,6 +38,7 @@ __all__ = [
     "group_facts",
     "key_rows",
     "main",
+    "run",
     "size_topics",
     "sizing",
     "sizing_output",
@@ -321,9 +322,14 @@ def sizing_output(frame: DataFrame) -> TaskFiles:
     )
 
 
-def _body(
+def run(
     spark: SparkSession, figures: RunFigures, settings: JobSettings, args: argparse.Namespace
 ) -> dict[str, Path]:
+    """The job's body on a running session: size the run, write its `sizing` dataset.
+
+    Returns:
+        Dataset name -> its run folder.
+    """
     output = sizing_output(sizing(spark, figures, settings))
     return write_run({"sizing": output}, args.out, figures.key)
 
@@ -333,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return main_for(
         "size_partitions",
         "Size the partitions of every topic of a data interval (writes the sizing dataset).",
-        _body,
+        run,
         argv,
     )
 

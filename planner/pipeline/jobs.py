@@ -1,7 +1,7 @@
 """The Spark applications of a run and their arguments, spelled once for every launcher.
 
-The `plan` command calls each application's `main(argv)` in its own SparkSession; the
-Airflow DAG submits the same files with `spark-submit` and the same arguments. Both
+The `plan` command calls the applications' `main(argv)` in one SparkSession of its own;
+the Airflow DAGs submit their files with `spark-submit` and the same arguments. Both
 build the argument lists here, so the two paths cannot drift apart.
 """
 
@@ -27,8 +27,7 @@ __all__ = [
 #: Spark applications by task name: the module whose file spark-submit runs.
 APPLICATIONS = {
     "validate_inputs": "planner.pipeline.validation",
-    "size_partitions": "spark_jobs.size_partitions",
-    "simulate_assignments": "spark_jobs.simulate_assignments",
+    "size_and_simulate": "spark_jobs.size_and_simulate",
     "validate_outputs": "planner.pipeline.validation",
 }
 
@@ -77,7 +76,8 @@ def launch_conf(config: Path | None) -> dict[str, str]:
 
 
 def job_arguments(workspace: Workspace, interval: str, config: Path | None) -> list[str]:
-    """Arguments of `size_partitions` and `simulate_assignments` for one run.
+    """Arguments of the Spark jobs (`size_partitions`, `simulate_assignments`, or both
+    in one application, `size_and_simulate`) for one run.
 
     Args:
         workspace: Where the figures are and the datasets go.

@@ -18,15 +18,16 @@ from planner.deployment import SPARK_CONN_ID
 __all__ = ["SPARK_STEPS", "spark_step", "spark_steps"]
 
 #: The Spark steps of a run, in order; each is a task of that id.
-SPARK_STEPS = ("validate_inputs", "size_partitions", "simulate_assignments", "validate_outputs")
+#: `size_and_simulate` runs both jobs in one Spark application (`spark_jobs.size_and_simulate`).
+SPARK_STEPS = ("validate_inputs", "size_and_simulate", "validate_outputs")
 
 
 def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
     """A real Spark submission of one step of the run.
 
     Args:
-        step: `validate_inputs`, `size_partitions`, `simulate_assignments` or
-            `validate_outputs` (also the task id).
+        step: `validate_inputs`, `size_and_simulate` or `validate_outputs` (also the
+            task id).
         plan_task: The task whose XCom holds the run plan.
         **kwargs: Further operator arguments (retries, ...).
     """

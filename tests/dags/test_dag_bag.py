@@ -16,7 +16,7 @@ import pytest
 from tests.dags.conftest import ROOT, airflow_env
 
 DAGS = ROOT / "dags"
-STEPS = ["validate_inputs", "size_partitions", "simulate_assignments", "validate_outputs"]
+STEPS = ["validate_inputs", "size_and_simulate", "validate_outputs"]
 HEAVY = ("pyspark", "pandas", "great_expectations", "confluent_kafka", "kafka")
 
 

@@ -99,7 +99,7 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
     states = task_states(Path(home.env["AIRFLOW_HOME"]), "partition_planner")
     assert states["collect_figures"] == "success"
     assert states["validate_inputs"] == "failed"
-    assert states["size_partitions"] == states["publish"] == "upstream_failed"
+    assert states["size_and_simulate"] == states["publish"] == "upstream_failed"
     # record_failure recorded the failure, then failed itself, so the run shows failed.
     assert states["record_failure"] == "failed"
     assert states["run"] == "failed"

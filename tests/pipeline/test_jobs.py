@@ -45,4 +45,4 @@ def test_without_a_config_a_submission_carries_the_jobs_defaults() -> None:
         "spark.driver.memory": "2g",
         "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC",
     }
-    assert _plan(None).to_xcom()["spark"]["size_partitions"]["conf"] == jobs.launch_conf(None)
+    assert _plan(None).to_xcom()["spark"]["size_and_simulate"]["conf"] == jobs.launch_conf(None)

@@ -1,4 +1,8 @@
-"""Both jobs through spark-submit on a real standalone cluster give the local answer."""
+"""Both jobs through spark-submit on a real standalone cluster give the local answer.
+
+Locally each job runs on its own (`main`); on the cluster both run in one submitted
+application, as the DAGs submit them (`spark_jobs/size_and_simulate.py`).
+"""
 
 from __future__ import annotations
 
@@ -42,32 +46,33 @@ def test_a_standalone_cluster_gives_the_local_answer(
     assert size_partitions.main(_args(fleet, local, test_config)) == 0
     assert simulate_assignments.main(_args(fleet, local, test_config)) == 0
 
+    # Submitted as the DAGs submit them: both jobs in one application.
     remote = tmp_path / "cluster"
     with standalone_cluster(tmp_path / "spark") as cluster:
-        for job in ("size_partitions", "simulate_assignments"):
-            done = subprocess.run(
-                [
-                    str(cluster.home / "bin" / "spark-submit"),
-                    "--master",
-                    cluster.url,
-                    "--conf",
-                    "spark.executor.memory=1g",
-                    "--conf",
-                    "spark.cores.max=2",
-                    str(ROOT / "spark_jobs" / f"{job}.py"),
-                    *_args(fleet, remote, test_config),
-                ],
-                env=cluster.submit_env(sys.executable),
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            assert done.returncode == 0, done.stderr[-3000:]
-            assert f"{job}: run {RUN}" in done.stdout
+        done = subprocess.run(
+            [
+                str(cluster.home / "bin" / "spark-submit"),
+                "--master",
+                cluster.url,
+                "--conf",
+                "spark.executor.memory=1g",
+                "--conf",
+                "spark.cores.max=2",
+                str(ROOT / "spark_jobs" / "size_and_simulate.py"),
+                *_args(fleet, remote, test_config),
+            ],
+            env=cluster.submit_env(sys.executable),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        for dataset in DATASETS:
+            assert f"size_and_simulate: run {RUN}: {dataset}" in done.stdout
         # The work ran on the cluster's executors, not in a local driver.
         app_logs = list((tmp_path / "spark" / "work").glob("app-*/*/stderr"))
-        assert len(app_logs) >= 2
+        assert app_logs
 
     for dataset in DATASETS:
         mine, theirs = run_path(local, dataset, RUN), run_path(remote, dataset, RUN)

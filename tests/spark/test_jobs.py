@@ -18,7 +18,7 @@ from pyspark.sql import SparkSession
 from planner.figures.dataset import read_table
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, TopicPlan, plan_topic
 from planner.sizing import SideCapacity
-from spark_jobs import simulate_assignments, size_partitions
+from spark_jobs import simulate_assignments, size_and_simulate, size_partitions
 from spark_jobs.outputs import run_path
 from spark_jobs.schemas import RECOMMENDATIONS, SIMULATIONS, SIZING
 from tests.spark.fleet import Fleet, key_rows
@@ -372,11 +372,32 @@ def test_a_rerun_replaces_only_its_own_run(runs: Runs) -> None:
         assert names == [f"run={PREVIOUS}", f"run={RUN}"]
 
 
+def test_both_jobs_in_one_application_write_what_the_two_write(
+    runs: Runs, fleet: Fleet, test_config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As the DAGs run them (`size_and_simulate`): the same rows as each job's own main.
+    out = tmp_path / "out"
+    assert size_and_simulate.main(_args(fleet, out, test_config)) == 0
+    printed = capsys.readouterr().out
+    for dataset, files in runs.first.items():
+        folder = run_path(out, dataset, RUN)
+        assert f"size_and_simulate: run {RUN}: {dataset} -> {folder}" in printed
+        assert sorted(p.name for p in folder.iterdir()) == sorted(files)
+        for name in files:
+            mine = pq.read_table(folder / name)
+            assert mine.equals(pq.read_table(run_path(runs.out, dataset, RUN) / name)), name
+
+
+@pytest.mark.parametrize("job", [size_partitions, size_and_simulate], ids=lambda m: m.__name__)
 def test_a_missing_interval_fails_with_its_name_and_writes_nothing(
-    fleet: Fleet, test_config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    job: Any,
+    fleet: Fleet,
+    test_config: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     out = tmp_path / "out"
-    code = size_partitions.main(_args(fleet, out, test_config, "2026-12-24"))
+    code = job.main(_args(fleet, out, test_config, "2026-12-24"))
     assert code == 1
     assert "no interval 20261224T0000Z" in capsys.readouterr().err
     assert not out.exists()
