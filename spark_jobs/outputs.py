@@ -140,7 +140,9 @@ def write_task_file(
     The file is `part-NNNNN.zstd.parquet`, NNNNN the task's partition as Spark numbers
     its own, or `number` for a frame of one partition whose file has a fixed place (a
     union of such frames may run in one task: Spark zips unions of children partitioned
-    alike). It is written under a hidden name of this attempt and renamed once complete:
+    alike). Rows whose schema differs from `schema` only in what may be null are cast
+    to it (a null where `schema` allows none fails the task). It is written under a
+    hidden name of this attempt and renamed once complete:
     a retried or speculative attempt replaces it whole, with the same rows. No rows, no
     file.
 
@@ -162,6 +164,10 @@ def write_task_file(
         for table in tables:
             if table.num_rows == 0:
                 continue
+            if table.schema != schema:
+                # Rows from a Spark expression arrive with every field nullable; the cast
+                # restores the dataset's schema and fails on a null where it allows none.
+                table = table.cast(schema)
             if writer is None:
                 writer = pq.ParquetWriter(partial, schema, compression="zstd")
             if isinstance(table, pa.RecordBatch):

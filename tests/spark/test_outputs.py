@@ -196,6 +196,40 @@ def test_a_failing_task_writer_keeps_the_previous_run(spark: SparkSession, tmp_p
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [f"run={key}"]
 
 
+def _nullable_rows(spark: SparkSession, frame: DataFrame, folder: str) -> DataFrame:
+    # A Spark expression that can give null makes the column nullable, as `recommend`'s
+    # casts do to every column of the recommendations.
+    loose = frame.select(
+        F.when(F.col("id") >= 0, F.col("id")).alias("id"), F.col("topic")
+    ).repartition(1)
+    assert loose.schema["id"].nullable
+    return loose.mapInArrow(parquet_files_udf(folder, _ROWS), FILES_WRITTEN)
+
+
+def test_rows_spark_made_nullable_are_written_with_the_dataset_s_schema(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    output = TaskFiles(lambda folder: _nullable_rows(spark, _rows(spark, 6), folder), _ROWS)
+    done = write_run({"a": output}, tmp_path, "20261121T0000Z")
+    table = pq.read_table(done["a"])
+    assert table.schema == _ROWS
+    assert sorted(table.column("id").to_pylist()) == list(range(6))
+
+
+def test_a_null_where_the_dataset_allows_none_fails_and_keeps_the_previous_run(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    key = "20261121T0000Z"
+    write_run({"a": _task_files(spark, 4, 1)}, tmp_path, key)
+    with_null = _rows(spark, 3).select(
+        F.when(F.col("id") != 1, F.col("id")).alias("id"), F.col("topic")
+    )
+    output = TaskFiles(lambda folder: _nullable_rows(spark, with_null, folder), _ROWS)
+    with pytest.raises(Exception, match="Casting field 'id' with null values to non-nullable"):
+        write_run({"a": output}, tmp_path, key)
+    assert pq.read_table(run_path(tmp_path, "a", key)).num_rows == 4
+
+
 def test_write_task_file_needs_a_task(tmp_path: Path) -> None:
     table = pa.table({"id": pa.array([1], pa.int32()), "topic": ["t"]}, schema=_ROWS)
     with pytest.raises(RuntimeError, match="inside a Spark task"):
