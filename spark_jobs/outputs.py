@@ -5,33 +5,30 @@
       simulations/run=20261121T0000Z/part-00000.zstd.parquet  part-00001...
       recommendations/run=20261121T0000Z/part-00000.zstd.parquet
 
-Each dataset of a run is written by Spark into a hidden staging folder beside its target
-(`.staging-run=KEY-TOKEN`, which Spark and PyArrow readers skip), tidied (Spark's
-random part-file names become `part-NNNNN`, checksum and marker files go), and only then
-renamed into place; an existing folder for the same run is moved aside first and deleted
-after. A reader sees the old run or the new one, never a mix, and other runs are never
-touched. A failure before the swap leaves nothing behind; a writer killed between the two
-renames is repaired by the next write (the old folder is put back).
+Every file is written by a Spark task running Python, with PyArrow (`TaskFiles`,
+`write_task_file`, `parquet_files_udf`): the rows are computed in Python anyway (the
+sizing, the grids) or are few, and Spark's own writer cost far more (the 10,000-topic
+fleet's 1.2 M grid rows: about 7 JVM CPU-seconds to hand over and encode, against 0.3
+for PyArrow; the 10,000 nested sizing rows 0.58 against 0.05). Each task's partition is
+one file, `part-NNNNN.zstd.parquet`, NNNNN the partition or a fixed number, and the frame
+that writes them decides which rows go where and in what order, so the same input gives
+the same files, byte for byte.
 
-Rows are hash-partitioned into a fixed number of files and sorted within each file, so
-the same input gives the same files, row for row. (Not always byte for byte across
-processes: Parquet's footer lists each column's encodings in an order that can differ
-from one JVM to the next.)
-
-A dataset made of rows computed in Python anyway (the simulation grids, the sizing rows)
-can have its tasks write their files themselves with PyArrow (`TaskFiles`,
-`write_task_file`, `parquet_files_udf`) into the same staging folder, under the same
-names, committed the same way: handing the 10,000-topic fleet's 1.2 M grid rows to the
-JVM for Spark's writer to encode cost about 7 CPU-seconds, PyArrow writes them in 0.3.
-Paths are POSIX paths the driver and every executor see (a local disk for `local[*]` or
-a one-machine cluster, a shared mount otherwise); see docs/spark-jobs.md.
+The files of a run's dataset go into a hidden staging folder beside its target
+(`.staging-run=KEY-TOKEN`, which Spark and PyArrow readers skip), are checked against
+what the tasks reported, and only then is the folder renamed into place; an existing
+folder for the same run is moved aside first and deleted after. A reader sees the old
+run or the new one, never a mix, and other runs are never touched. A failure before the
+swap leaves nothing behind; a writer killed between the two renames is repaired by the
+next write (the old folder is put back). Paths are POSIX paths the driver and every
+executor see (a local disk for `local[*]` or a one-machine cluster, a shared mount
+otherwise); see docs/spark-jobs.md.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -45,38 +42,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FILES_WRITTEN",
-    "Output",
     "TaskFiles",
+    "one_sorted_file",
     "parquet_files_udf",
     "run_path",
     "write_run",
     "write_task_file",
 ]
 
-_PART = re.compile(r"part-(\d{5})-.*?(\.[a-z0-9]+)?\.parquet$")
-
 #: What a task that writes its own file returns (`mapInArrow` schema): one row per file
 #: written, its name in the staging folder and its row count.
 FILES_WRITTEN = "file string not null, rows long not null"
-
-
-@dataclass(frozen=True)
-class Output:
-    """One dataset of a run and how its files are laid out.
-
-    Attributes:
-        frame: The rows.
-        files: Parquet files to write (rows are hash-partitioned over them by
-            `partition_by`; one file when 1).
-        partition_by: Columns whose hash picks a row's file.
-        sort_by: Columns the rows of each file are sorted by (a total order: with ties
-            the file would not be the same from one run to the next).
-    """
-
-    frame: DataFrame
-    files: int
-    partition_by: Sequence[str]
-    sort_by: Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -115,17 +91,6 @@ def _recover(dataset_dir: Path, run: str) -> None:
                 os.replace(entry, target)
         elif entry.name.startswith(f".staging-run={run}-"):
             shutil.rmtree(entry, ignore_errors=True)
-
-
-def _tidy(folder: Path) -> None:
-    # Spark names part files part-NNNNN-<random uuid>-c000.<codec>.parquet and adds
-    # .crc checksums and a _SUCCESS marker; keep the data under stable names only.
-    for entry in sorted(folder.iterdir()):
-        match = _PART.match(entry.name)
-        if match:
-            entry.rename(folder / f"part-{match.group(1)}{match.group(2) or ''}.parquet")
-        elif entry.name.endswith(".crc") or entry.name == "_SUCCESS":
-            entry.unlink()
 
 
 def write_task_file(
@@ -204,21 +169,25 @@ def parquet_files_udf(
     return apply
 
 
-def _stage(output: Output | TaskFiles, staging: Path) -> None:
-    if isinstance(output, TaskFiles):
-        _stage_task_files(output, staging)
-        return
-    frame = output.frame
-    if output.files == 1:
-        frame = frame.repartition(1)
-    else:
-        frame = frame.repartition(output.files, *output.partition_by)
-    frame = frame.sortWithinPartitions(*output.sort_by)
-    frame.write.option("compression", "zstd").mode("errorifexists").parquet(str(staging))
-    _tidy(staging)
+def one_sorted_file(frame: DataFrame, schema: pa.Schema, *, sort_by: Sequence[str]) -> TaskFiles:
+    """A dataset of one file, `part-00000`: every row of `frame` in one task, sorted.
+
+    Args:
+        frame: The rows (columns as `schema`; Spark's looser nullability is fine).
+        schema: The dataset's Arrow schema.
+        sort_by: Columns giving the rows a total order.
+    """
+    return TaskFiles(
+        lambda folder: (
+            frame.repartition(1)
+            .sortWithinPartitions(*sort_by)
+            .mapInArrow(parquet_files_udf(folder, schema, number=0), FILES_WRITTEN)
+        ),
+        schema=schema,
+    )
 
 
-def _stage_task_files(output: TaskFiles, staging: Path) -> None:
+def _stage(output: TaskFiles, staging: Path) -> None:
     import pyarrow.parquet as pq
 
     staging.mkdir()
@@ -239,9 +208,7 @@ def _stage_task_files(output: TaskFiles, staging: Path) -> None:
         )
 
 
-def write_run(
-    outputs: Mapping[str, Output | TaskFiles], out: str | Path, run: str
-) -> dict[str, Path]:
+def write_run(outputs: Mapping[str, TaskFiles], out: str | Path, run: str) -> dict[str, Path]:
     """Write the datasets of one run and swap each into place.
 
     Every dataset is computed and staged before any is swapped in, so a failure while

@@ -31,8 +31,8 @@ from spark_jobs import simulation
 from spark_jobs.figures import RunFigures
 from spark_jobs.outputs import (
     FILES_WRITTEN,
-    Output,
     TaskFiles,
+    one_sorted_file,
     parquet_files_udf,
     run_path,
     write_run,
@@ -344,20 +344,13 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
 
 
 def recommendations_output(frame: DataFrame) -> TaskFiles:
-    """The `recommendations` dataset for `write_run`: one file, sorted by topic, by PyArrow.
+    """The `recommendations` dataset for `write_run`: one file, sorted by topic.
 
-    As `size_partitions.sizing_output`: Spark's Parquet writer took about 0.6
-    CPU-seconds for the 10,000 rows of nested groups, warnings and rationale.
+    Written by one Python task with PyArrow (`outputs.one_sorted_file`), as `sizing`:
+    Spark's Parquet writer took about 0.6 CPU-seconds for the 10,000 rows of nested
+    groups, warnings and rationale.
     """
-    schema = arrow_schema("recommendations")
-    return TaskFiles(
-        lambda folder: (
-            frame.repartition(1)
-            .sortWithinPartitions("topic")
-            .mapInArrow(parquet_files_udf(folder, schema, number=0), FILES_WRITTEN)
-        ),
-        schema=schema,
-    )
+    return one_sorted_file(frame, arrow_schema("recommendations"), sort_by=("topic",))
 
 
 def _read_sizing(spark: SparkSession, out: Path, run: str) -> DataFrame:
@@ -389,7 +382,7 @@ def run(
     group_results = plan_groups(
         group_inputs(multi_topic_groups(groups), sizing), run=key, settings=settings
     ).localCheckpoint()
-    outputs: dict[str, Output | TaskFiles] = {
+    outputs: dict[str, TaskFiles] = {
         "simulations": simulations_output(inputs, group_results, run=key, settings=settings),
         "recommendations": recommendations_output(recommend(sizing, group_results)),
     }

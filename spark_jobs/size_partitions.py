@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from planner.figures.dataset import interval_path
 from spark_jobs import planning
 from spark_jobs.figures import RunFigures
-from spark_jobs.outputs import FILES_WRITTEN, TaskFiles, parquet_files_udf, write_run
+from spark_jobs.outputs import TaskFiles, one_sorted_file, write_run
 from spark_jobs.runner import main_for
 from spark_jobs.schemas import SIZING, UNIT_RANGES, arrow_schema
 from spark_jobs.settings import JobSettings
@@ -305,21 +305,12 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
 
 
 def sizing_output(frame: DataFrame) -> TaskFiles:
-    """The `sizing` dataset for `write_run`: one file, sorted by topic, written by PyArrow.
+    """The `sizing` dataset for `write_run`: one file, sorted by topic.
 
-    The rows reach one Python task sorted, which writes them (`parquet_files_udf`):
-    Spark's Parquet writer took about 0.6 CPU-seconds for the 10,000 sizing rows of the
-    sample fleet (nested candidates, hot keys and partition loads), PyArrow 0.05.
+    The rows reach one Python task through one shuffle, sorted, and it writes them with
+    PyArrow (`outputs.one_sorted_file`).
     """
-    schema = arrow_schema("sizing")
-    return TaskFiles(
-        lambda folder: (
-            frame.repartition(1)
-            .sortWithinPartitions("topic")
-            .mapInArrow(parquet_files_udf(folder, schema, number=0), FILES_WRITTEN)
-        ),
-        schema=schema,
-    )
+    return one_sorted_file(frame, arrow_schema("sizing"), sort_by=("topic",))
 
 
 def run(

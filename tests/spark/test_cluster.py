@@ -80,3 +80,6 @@ def test_a_standalone_cluster_gives_the_local_answer(
         assert names == sorted(p.name for p in theirs.iterdir())
         for name in names:
             assert pq.read_table(theirs / name).equals(pq.read_table(mine / name)), name
+            # Every file is written by a Python task with PyArrow: the same bytes from
+            # another JVM and other processes.
+            assert (theirs / name).read_bytes() == (mine / name).read_bytes(), name

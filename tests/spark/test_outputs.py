@@ -13,8 +13,8 @@ from pyspark.sql import functions as F
 
 from spark_jobs.outputs import (
     FILES_WRITTEN,
-    Output,
     TaskFiles,
+    one_sorted_file,
     parquet_files_udf,
     run_path,
     write_run,
@@ -30,19 +30,19 @@ def _rows(spark: SparkSession, n: int = 10) -> DataFrame:
     )
 
 
-def _failing(spark: SparkSession) -> DataFrame:
+def _one_file(spark: SparkSession, n: int = 10) -> TaskFiles:
+    return one_sorted_file(_rows(spark, n), _ROWS, sort_by=("id",))
+
+
+def _failing(spark: SparkSession) -> TaskFiles:
     # ANSI SQL (Spark 4's default) fails the task when it computes the division.
-    return spark.range(3).select((F.col("id") / F.lit(0)).alias("boom"))
+    boom = spark.range(3).select((F.col("id") / F.lit(0)).alias("boom"))
+    return one_sorted_file(boom, pa.schema([("boom", pa.float64())]), sort_by=("boom",))
 
 
 def test_files_get_stable_names_and_nothing_else(spark: SparkSession, tmp_path: Path) -> None:
     done = write_run(
-        {
-            "sizing": Output(_rows(spark), files=1, partition_by=("topic",), sort_by=("id",)),
-            "simulations": Output(
-                _rows(spark), files=2, partition_by=("topic",), sort_by=("topic", "id")
-            ),
-        },
+        {"sizing": _one_file(spark), "simulations": _task_files(spark, 10, 2)},
         tmp_path,
         "20261121T0000Z",
     )
@@ -63,8 +63,8 @@ def test_a_failure_writes_nothing_and_creates_no_folder(
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
         write_run(
             {
-                "sizing": Output(_rows(spark), 1, ("topic",), ("id",)),
-                "recommendations": Output(_failing(spark), 1, ("boom",), ("boom",)),
+                "sizing": _one_file(spark),
+                "recommendations": _failing(spark),
             },
             out,
             "20261121T0000Z",
@@ -78,8 +78,8 @@ def test_a_failed_rerun_keeps_the_previous_run_of_every_dataset(
     key = "20261121T0000Z"
     write_run(
         {
-            "a": Output(_rows(spark, 4), 1, ("topic",), ("id",)),
-            "b": Output(_rows(spark, 5), 1, ("topic",), ("id",)),
+            "a": _one_file(spark, 4),
+            "b": _one_file(spark, 5),
         },
         tmp_path,
         key,
@@ -87,8 +87,8 @@ def test_a_failed_rerun_keeps_the_previous_run_of_every_dataset(
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
         write_run(
             {
-                "a": Output(_rows(spark, 7), 1, ("topic",), ("id",)),
-                "b": Output(_failing(spark), 1, ("boom",), ("boom",)),
+                "a": _one_file(spark, 7),
+                "b": _failing(spark),
             },
             tmp_path,
             key,
@@ -102,13 +102,13 @@ def test_a_writer_killed_mid_swap_is_repaired_by_the_next_write(
     spark: SparkSession, tmp_path: Path
 ) -> None:
     key = "20261121T0000Z"
-    write_run({"a": Output(_rows(spark, 4), 1, ("topic",), ("id",))}, tmp_path, key)
+    write_run({"a": _one_file(spark, 4)}, tmp_path, key)
     # The state a writer leaves when killed between its two renames, plus its staging.
     target = run_path(tmp_path, "a", key)
     target.rename(tmp_path / "a" / f".replaced-run={key}-dead")
     (tmp_path / "a" / f".staging-run={key}-dead").mkdir()
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
-        write_run({"a": Output(_failing(spark), 1, ("boom",), ("boom",))}, tmp_path, key)
+        write_run({"a": _failing(spark)}, tmp_path, key)
     assert pq.read_table(target).num_rows == 4
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [f"run={key}"]
 
