@@ -46,6 +46,7 @@ __all__ = [
     "one_sorted_file",
     "parquet_files_udf",
     "run_path",
+    "sorted_file",
     "write_run",
     "write_task_file",
 ]
@@ -169,20 +170,32 @@ def parquet_files_udf(
     return apply
 
 
-def one_sorted_file(frame: DataFrame, schema: pa.Schema, *, sort_by: Sequence[str]) -> TaskFiles:
-    """A dataset of one file, `part-00000`: every row of `frame` in one task, sorted.
+def sorted_file(
+    frame: DataFrame, folder: str, schema: pa.Schema, *, sort_by: Sequence[str], number: int
+) -> DataFrame:
+    """A frame whose one task writes every row of `frame`, sorted, as file `number`.
 
     Args:
         frame: The rows (columns as `schema`; Spark's looser nullability is fine).
+        folder: The staging folder.
         schema: The dataset's Arrow schema.
         sort_by: Columns giving the rows a total order.
+        number: The file's number (`part-NNNNN`).
+
+    Returns:
+        One `FILES_WRITTEN` row (none for no rows); computing it writes the file.
     """
+    return (
+        frame.repartition(1)
+        .sortWithinPartitions(*sort_by)
+        .mapInArrow(parquet_files_udf(folder, schema, number=number), FILES_WRITTEN)
+    )
+
+
+def one_sorted_file(frame: DataFrame, schema: pa.Schema, *, sort_by: Sequence[str]) -> TaskFiles:
+    """A dataset of one file, `part-00000`: every row of `frame` in one task, sorted."""
     return TaskFiles(
-        lambda folder: (
-            frame.repartition(1)
-            .sortWithinPartitions(*sort_by)
-            .mapInArrow(parquet_files_udf(folder, schema, number=0), FILES_WRITTEN)
-        ),
+        lambda folder: sorted_file(frame, folder, schema, sort_by=sort_by, number=0),
         schema=schema,
     )
 

@@ -33,8 +33,8 @@ from spark_jobs.outputs import (
     FILES_WRITTEN,
     TaskFiles,
     one_sorted_file,
-    parquet_files_udf,
     run_path,
+    sorted_file,
     write_run,
 )
 from spark_jobs.planning import PLANNED_STATUSES
@@ -53,6 +53,7 @@ __all__ = [
     "multi_topic_groups",
     "plan_groups",
     "recommend",
+    "recommendations_output",
     "run",
     "simulation_inputs",
     "simulations_output",
@@ -206,16 +207,12 @@ def write_simulations(
     Returns:
         One `FILES_WRITTEN` row per file; computing it writes the files.
     """
-    groups = (
-        group_rows(group_results)
-        .repartition(1)
-        .sortWithinPartitions(*SIMULATION_ORDER)
-        .mapInArrow(
-            parquet_files_udf(
-                folder, arrow_schema("simulations"), number=settings.spark.simulation_files
-            ),
-            FILES_WRITTEN,
-        )
+    groups = sorted_file(
+        group_rows(group_results),
+        folder,
+        arrow_schema("simulations"),
+        sort_by=SIMULATION_ORDER,
+        number=settings.spark.simulation_files,
     )
     topics = write_topic_grids(inputs, folder, run=run, settings=settings)
     return topics.unionByName(groups)
