@@ -2,7 +2,7 @@
 #   make demo   install what is needed and run the partition_planner DAG once, end to end,
 #               on a sample fleet (Airflow, Spark local[2], SQLite; everything under var/)
 #   make test   install what is needed and run the whole test suite (what CI runs)
-.PHONY: setup demo test lint bench lock
+.PHONY: setup demo test lint bench lock kafka kafka-stop
 
 PY := .venv/bin/python
 
@@ -17,6 +17,14 @@ test: setup
 	@.venv/bin/ruff format --check .
 	@$(PY) -m mypy
 	@$(PY) -m pytest
+
+# A single-node Apache Kafka (KRaft) on 127.0.0.1:$KAFKA_PORT (default 9092) to try the
+# collectors and `partition-planner measure` on; data and log under var/kafka-broker.
+kafka: setup
+	@$(PY) -m planner.adapters.kraft start --dir var/kafka-broker
+
+kafka-stop:
+	@$(PY) -m planner.adapters.kraft stop --dir var/kafka-broker
 
 bench: setup
 	@$(PY) benchmarks/partitioners_bench.py

@@ -2,7 +2,8 @@
 # Installs what the planner, its demo and its tests need, on a bare Debian 12 machine or
 # one that already has it all. Idempotent: a second run checks and returns in about a second.
 #
-#   scripts/setup.sh          Python environment (.venv) and the Debian packages below
+#   scripts/setup.sh          Python environment (.venv), the Debian packages below and a
+#                             pinned Apache Kafka from Maven Central (var/kafka/<version>)
 #
 # Debian packages are installed only when a command they provide is missing (root or sudo).
 set -euo pipefail
@@ -14,7 +15,8 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 # command-that-must-exist:package
 DEBIAN_NEEDS=(
   "java:openjdk-17-jre-headless"   # Spark's JVM
-  "javac:openjdk-17-jdk-headless"  # the Java MurmurHash2 reference in benchmarks/
+  "javac:openjdk-17-jdk-headless"  # the Java references in benchmarks/ and tests/
+  "mvn:maven"                      # fetches Apache Kafka's jars from Maven Central
   "promtool:prometheus"            # a real Prometheus for the collector tests
   "/usr/lib/postgresql/15/bin/initdb:postgresql-15"  # a real PostgreSQL for the store tests
   "chromium:chromium"              # the report site is checked in a real browser
@@ -67,3 +69,30 @@ fi
     echo "$want" >"$stamp"
   fi
 )
+
+# --- Apache Kafka from Maven Central (var/kafka/<version>) ---------------------------------
+# The broker, its tools and its client and group-coordinator classes, as jars: the tests'
+# reference Kafka, `make kafka` and `partition-planner measure` run them with `java -cp`.
+# The version is scripts/kafka/pom.xml's kafka.version; a changed pom installs afresh.
+pom=scripts/kafka/pom.xml
+kafka_version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
+kafka_dir="var/kafka/$kafka_version"
+want=$(sha256sum "$pom" | cut -d' ' -f1)
+if [ "$(cat "$kafka_dir/.installed" 2>/dev/null)" != "$want" ]; then
+  log "installing Apache Kafka $kafka_version from Maven Central into $kafka_dir (about 20 s the first time)"
+  rm -rf "$kafka_dir.tmp"
+  mkdir -p "$kafka_dir.tmp"
+  mvn_log="$kafka_dir.tmp/mvn.log"
+  for scope_dir in runtime:libs provided:agents; do
+    mvn -B -q -f "$pom" dependency:copy-dependencies -DincludeScope="${scope_dir%%:*}" \
+      -DoutputDirectory="$PWD/$kafka_dir.tmp/${scope_dir##*:}" >>"$mvn_log" 2>&1 || {
+      tail -30 "$mvn_log" >&2
+      log "could not fetch Apache Kafka $kafka_version from Maven Central (log: $mvn_log)"
+      exit 1
+    }
+  done
+  echo "$kafka_version" >"$kafka_dir.tmp/VERSION"
+  echo "$want" >"$kafka_dir.tmp/.installed"
+  rm -rf "$kafka_dir"
+  mv "$kafka_dir.tmp" "$kafka_dir"
+fi

@@ -7,6 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from planner.adapters.kafka_dist import project_install
+from planner.adapters.kraft import KRaftCluster
+from tests.support import kafka as reference_kafka
 from tests.support.broker import Broker, running_broker
 
 # py4j logs "Closing down clientserver connection" at INFO from a finaliser that runs at
@@ -14,9 +17,54 @@ from tests.support.broker import Broker, running_broker
 # message then ends the run as a "--- Logging error ---" traceback. Its warnings stay.
 logging.getLogger("py4j").setLevel(logging.WARNING)
 
+_KAFKA_FIXTURES = ("kafka", "kafka_cluster")
+
+
+def pytest_report_header() -> str:
+    installed = project_install()
+    if installed is None:
+        return "Apache Kafka: not installed (run make test)"
+    return f"Apache Kafka {installed.version} ({installed.home})"
+
+
+@pytest.fixture(scope="session")
+def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
+    """A real Apache Kafka: one KRaft node (broker and controller) on a free loopback port."""
+    with reference_kafka.single_node(tmp_path_factory.mktemp("kafka-single")) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
+    """Three real Apache Kafka nodes in racks a, b and c; started only when a test asks."""
+    with reference_kafka.rack_cluster(tmp_path_factory.mktemp("kafka-racks")) as cluster:
+        yield cluster
+
 
 @pytest.fixture(scope="session")
 def kafka_broker() -> Iterator[Broker]:
-    """A real Kafka-protocol broker (tansu) on loopback, memory storage."""
+    """A tansu broker (Kafka-compatible, in Rust) on loopback, memory storage."""
     with running_broker() as broker:
         yield broker
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Every test on the reference Kafka carries the `kafka` marker, so `-m kafka` (or
+    # `-m "not kafka"`) selects them without each file having to say so.
+    for item in items:
+        if any(name in getattr(item, "fixturenames", ()) for name in _KAFKA_FIXTURES):
+            item.add_marker(pytest.mark.kafka)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report = yield
+    if report.failed:
+        funcargs = getattr(item, "funcargs", {})
+        for name in _KAFKA_FIXTURES:
+            cluster = funcargs.get(name)
+            if isinstance(cluster, KRaftCluster):
+                report.sections.append(
+                    (f"Apache Kafka ({name}) logs under {cluster.folder}", cluster.log_tail(60))
+                )
+    return report
