@@ -267,6 +267,10 @@ def _request(args: argparse.Namespace) -> _Request:
 
 
 def _distribution(kafka_home: Path | None) -> kafka_dist.KafkaDistribution:
+    try:
+        kafka_dist.java_binary()
+    except kafka_dist.KafkaNotFound as exc:
+        raise cli.Failed(str(exc)) from None
     if kafka_home is not None:
         try:
             named = kafka_dist.from_home(kafka_home)
@@ -308,10 +312,12 @@ def _measure(tools: KafkaTools, request: _Request, created: _Created) -> _Measur
         _say(f"topic {topic}: 1 partition; it is kept, and the consumer reads it from its start")
     else:
         topic = f"partition-planner-measure-{request.run_id}"
-        tools.create_topic(topic, replication_factor=request.replication_factor)
+        # Noted before the call: an interrupted call may still have created it.
         created.topic = topic
-        factor = request.replication_factor or "the cluster's default"
-        _say(f"created topic {topic}: 1 partition, replication factor {factor}")
+        tools.create_topic(topic, replication_factor=request.replication_factor)
+        factor = request.replication_factor
+        replicas = f"replication factor {factor}" if factor else "the cluster's replication factor"
+        _say(f"created topic {topic}: 1 partition, {replicas}")
     started = datetime.now(UTC).replace(microsecond=0)
     stem = f"{topic[:200]}.{started.strftime('%Y%m%dT%H%M%SZ')}"
     warmup = request.records // WARMUP_DIVISOR
@@ -377,7 +383,7 @@ def _utc(moment: datetime) -> str:
 
 def _clean_up(tools: KafkaTools, created: _Created) -> list[str]:
     """Delete the group, then the topic; what could not be deleted, and why."""
-    steps: list[tuple[str, str, Callable[[str], None]]] = []
+    steps: list[tuple[str, str, Callable[[str], bool]]] = []
     if created.group is not None:
         steps.append(("consumer group", created.group, tools.delete_group))
     if created.topic is not None:
@@ -385,7 +391,7 @@ def _clean_up(tools: KafkaTools, created: _Created) -> list[str]:
     left: list[str] = []
     for index, (kind, name, delete) in enumerate(steps):
         try:
-            delete(name)
+            existed = delete(name)
         except ToolFailed as exc:
             left.append(f"{kind} {name} ({exc})")
             continue
@@ -393,7 +399,8 @@ def _clean_up(tools: KafkaTools, created: _Created) -> list[str]:
             # A second Ctrl-C: stop cleaning up, and say what stays.
             left.extend(f"{k} {n} (clean-up interrupted)" for k, n, _ in steps[index:])
             break
-        _say(f"deleted {kind} {name}")
+        if existed:
+            _say(f"deleted {kind} {name}")
     return left
 
 

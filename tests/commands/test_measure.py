@@ -242,6 +242,19 @@ def test_a_landing_path_that_is_a_file_is_refused(
     assert f"--landing: {landing} is not a folder" in capsys.readouterr().err
 
 
+def test_without_java_it_fails_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    landing = tmp_path / "landing"
+    argv = ["measure", "--bootstrap", "127.0.0.1:9", "--record-size", "100"]
+    assert main([*argv, "--landing", str(landing)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no `java` on PATH and no JAVA_HOME" in err
+    assert not landing.exists()
+
+
 def test_an_unreachable_cluster_fails_fast_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -281,6 +294,19 @@ def test_a_failing_tool_is_cleaned_up_after_and_nothing_written(
     assert err.startswith("partition-planner measure: failed: kafka-producer-perf-test failed: ")
     assert "acks" in err and err.strip().endswith("nothing written")
     assert f"deleted topic {topic}" in out and topic not in _topics(kafka)
+    assert not landing.exists()
+
+
+def test_a_replication_factor_the_cluster_refuses_is_its_one_line_exit_1(
+    kafka: KRaftCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    landing = tmp_path / "landing"
+    code, out, err = _measure(capsys, kafka, landing, "--replication-factor", "2")
+    assert code == 1 and err.count("\n") == 1, err
+    # Kafka's own words, from the controller.
+    assert "replication factor of 2 cannot be reached because only 1 broker(s)" in err
+    assert "created topic" not in out and "deleted topic" not in out
+    assert not any(t.startswith("partition-planner-measure-") for t in _topics(kafka))
     assert not landing.exists()
 
 
