@@ -230,18 +230,21 @@ class KafkaTools:
             raise ToolFailed(f"kafka-topics --describe {topic}: no PartitionCount in its output")
         return int(match["count"])
 
-    def delete_topic(self, topic: str) -> None:
-        """Delete ``topic``.
+    def delete_topic(self, topic: str) -> bool:
+        """Delete ``topic``; False when there was no such topic.
 
         Raises:
-            ToolFailed: The tool failed (a topic already gone counts as deleted).
+            ToolFailed: The tool failed.
         """
         done = self._admin(TOPICS_MAIN, ["--delete", "--topic", topic])
-        if done.returncode != 0 and "does not exist" not in done.error():
-            raise ToolFailed(f"kafka-topics --delete {topic}: {done.error()}")
+        if done.returncode == 0:
+            return True
+        if "does not exist" in done.error():
+            return False
+        raise ToolFailed(f"kafka-topics --delete {topic}: {done.error()}")
 
-    def delete_group(self, group: str, *, attempts: int = 5) -> None:
-        """Delete the consumer group ``group`` (a group that never formed counts as deleted).
+    def delete_group(self, group: str, *, attempts: int = 5) -> bool:
+        """Delete the consumer group ``group``; False when there was no such group.
 
         The tool exits 0 even when a deletion fails, so its output decides. A group whose
         last member is still leaving is not empty yet: that is retried.
@@ -252,11 +255,14 @@ class KafkaTools:
         for attempt in range(1, attempts + 1):
             done = self._admin(GROUPS_MAIN, ["--delete", "--group", group])
             text = done.stdout + done.stderr
-            if "was successful" in text or "GroupIdNotFoundException" in text:
-                return
+            if "was successful" in text:
+                return True
+            if "GroupIdNotFoundException" in text:
+                return False
             if "GroupNotEmptyException" not in text or attempt == attempts:
                 raise ToolFailed(f"kafka-consumer-groups --delete {group}: {done.error()}")
             time.sleep(1.0)
+        raise AssertionError("unreachable")
 
     # -- the perf tools ----------------------------------------------------------------
 
