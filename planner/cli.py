@@ -5,6 +5,7 @@ Subcommands:
   simulate  consumer-group assignments over candidate partition counts and group sizes
   demo      the model on the bundled example topic, with a recommendation
   perf-test read kafka-producer/consumer-perf-test output into Tp and Tc
+  measure   run Kafka's perf tools on one partition of a cluster and land Tp and Tc
   collect   gather one data interval's figures from the configured sources
   show      a topic's latest published recommendation, from the store
   sample    write a realistic sample fleet as a landing folder (demos, tests, benchmarks)
@@ -115,7 +116,17 @@ def _json_default(value: Any) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from planner.commands import collect, demo, perf_test, plan, sample, show, simulate, size
+    from planner.commands import (
+        collect,
+        demo,
+        measure,
+        perf_test,
+        plan,
+        sample,
+        show,
+        simulate,
+        size,
+    )
 
     parser = _Parser(prog="partition-planner", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -123,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_parser(sub)
     demo.add_parser(sub)
     perf_test.add_parser(sub)
+    measure.add_parser(sub)
     collect.add_parser(sub)
     sample.add_parser(sub)
     show.add_parser(sub)

@@ -23,6 +23,13 @@ the comma, which is how the two are told apart.
 "MB" in both tools is MiB: they divide bytes by 1024 * 1024. The figures are kept as
 printed (nothing is converted) and named `mib_per_s` accordingly.
 
+These formats were checked against the tools of Apache Kafka 4.4.0 run on a real broker
+(`tests/adapters/data/perf/kafka44*.txt`): the producer's summary still prints records/sec
+with `%f`, the consumer's columns are unchanged, and its timeout warning now says
+"records" where 3.x said "messages". `kafka-share-consumer-perf-test.sh`
+(`ShareConsumerPerformance`, Kafka 4.x) prints other columns; its output is refused with
+a message that says so, since a share group's rate is not Tc.
+
 Every file is read whole; anything that is not perf-tool output (`--print-metrics`
 tables, log lines, the warm-up notices) is skipped, but a line that says `records sent`
 and does not parse, and a consumer row that cannot be a real measurement, raise
@@ -82,6 +89,16 @@ _CONSUMER_TAIL = (
 )
 _SUMMARY_HEADER = ("start.time", "end.time", *_CONSUMER_TAIL)
 _DETAILED_HEADER = ("time", "threadId", *_CONSUMER_TAIL)
+# ShareConsumerPerformance's header (Kafka 4.x): note nMsg.sec before the count.
+_SHARE_HEADER = (
+    "start.time",
+    "end.time",
+    "data.consumed.in.MB",
+    "MB.sec",
+    "nMsg.sec",
+    "data.consumed.in.nMsg",
+    "fetch.time.ms",
+)
 _INT_FIELDS = {"data.consumed.in.nMsg", "rebalance.time.ms", "fetch.time.ms"}
 _DEFAULT_DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}")
 # 10**12 ms is 31 years: no rebalance takes that long, an epoch timestamp (2001 on) does.
@@ -120,7 +137,7 @@ class PerfRun:
         fetch_records_per_s: Consumer: records consumed / `fetch_ms`, in records/s.
         mib: Consumer: MiB consumed (running total for a `detailed` row).
         timed_out: Consumer: a `WARNING: Exiting before consuming the expected number of
-            messages` line came before this row.
+            messages` (Kafka 4.x: `records`) line came before this row.
     """
 
     kind: Kind
@@ -236,6 +253,13 @@ def parse_perf_test(text: str, source: str) -> tuple[PerfRun, ...]:
             if fields in (_SUMMARY_HEADER, _DETAILED_HEADER):
                 header = fields
                 continue
+            if fields == _SHARE_HEADER:
+                # A share group's members split a partition's records between them, so
+                # its rate is not what one consumer reads from one partition.
+                raise PerfTestError(
+                    f"{where}: kafka-share-consumer-perf-test output: a share group's rate "
+                    f"is not Tc; measure Tc with kafka-consumer-perf-test"
+                )
             found = _consumer_run(fields, header, where, topic, source, number, timed_out)
             if found is None:
                 continue  # --print-metrics, log lines, warm-up notices
@@ -288,7 +312,8 @@ def partition_capacity(runs: Iterable[PerfRun], topic: str) -> PartitionCapacity
     if any(r.timed_out for r in mine if r.kind == "consumer"):
         notes.append(
             "a consumer run hit its --timeout: its fetch time includes up to that much idle "
-            "polling, so Tc is understated; give --messages no more than the topic holds"
+            "polling, so Tc is understated; give --num-records (--messages before Kafka "
+            "4.2) no more than the topic holds"
         )
     if consumer:
         notes.append(

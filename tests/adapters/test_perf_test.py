@@ -1,8 +1,23 @@
 """Reading kafka-producer-perf-test / kafka-consumer-perf-test output into Tp and Tc.
 
-The fixture files under data/perf are written from the printf formats in Kafka's
-ProducerPerformance.java and ConsumerPerformance.java, with numbers that agree with each
-other (MB = bytes / 2**20, fetch.time.ms = elapsed - rebalance.time.ms).
+The fixture files under data/perf are of two kinds:
+
+- `kafka44*.txt`: what Apache Kafka 4.4.0's tools printed, unedited, run on 2026-11-26
+  with the jars `make test` installs, against one KRaft node with the tests' settings
+  on a loaded 2-core machine (hence the modest rates):
+
+      kafka-topics --create --topic k44 --partitions 1
+      ProducerPerformance --topic k44 --num-records 300000 --record-size 1024
+          --throughput -1 --warmup-records 30000 --reporting-interval 2000
+      ConsumerPerformance --topic k44 --num-records 300000           (kafka44)
+          ... --show-detailed-stats --reporting-interval 1000       (kafka44-detailed)
+          ... --num-records 400000 --timeout 3000                    (kafka44-timeout)
+      ShareConsumerPerformance --topic k44 --num-records 300000 --timeout 60000, its
+          group set to share.auto.offset.reset=earliest             (kafka44-share)
+
+- the others: written from the printf formats in Kafka 3.x's ProducerPerformance.java
+  and ConsumerPerformance.java, with numbers that agree with each other (MB = bytes /
+  2**20, fetch.time.ms = elapsed - rebalance.time.ms).
 """
 
 from __future__ import annotations
@@ -123,6 +138,67 @@ def test_producer_comma_decimal_locale() -> None:
 def test_producer_line_variants(line: str, records_per_s: float, window: str) -> None:
     (run,) = parse_perf_test(line + "\n", "t.producer.txt")
     assert (run.records_per_s, run.window) == (records_per_s, window)
+
+
+def test_kafka_44_producer_output_with_warm_up() -> None:
+    runs = fixture("kafka44.producer.txt")
+    # "Warmup first ...", "In steady state." are skipped; one-record windows are read.
+    assert [r.window for r in runs] == ["detailed"] * 8 + ["summary", "steady-state"]
+    summary, steady = runs[-2:]
+    # 4.4 still prints the summary's records/sec with %f, six decimals.
+    assert (summary.records, summary.records_per_s, summary.mib_per_s) == (
+        300_000,
+        12939.958592,
+        12.64,
+    )
+    assert (steady.records, steady.records_per_s, steady.mib_per_s, steady.p999_ms) == (
+        270_000,
+        13861.792792,
+        13.54,
+        5990.0,
+    )
+    capacity = partition_capacity(runs, "kafka44")
+    assert (capacity.tp_mib_per_s, capacity.tp_records_per_s) == (13.54, 13861.792792)
+
+
+def test_kafka_44_consumer_output() -> None:
+    (run,) = fixture("kafka44.consumer.txt")
+    assert (run.window, run.records, run.rebalance_ms, run.fetch_ms) == (
+        "summary",
+        300_000,
+        1481,
+        4119,
+    )
+    assert (run.fetch_mib_per_s, run.fetch_records_per_s) == (71.1262, 72833.2119)
+    # The printed figures agree: 292.9688 MiB over the fetch time.
+    assert run.fetch_mib_per_s == pytest.approx(292.9688 / 4.119, abs=1e-4)
+
+
+def test_kafka_44_consumer_detailed_output() -> None:
+    runs = fixture("kafka44-detailed.consumer.txt")
+    assert [r.window for r in runs] == ["detailed"] * 5
+    assert [r.rebalance_ms for r in runs] == [2275, 0, 0, 0, 0]
+    capacity = partition_capacity(runs, "kafka44-detailed")
+    # The tool prints an interval only when one ends while records arrive, so the last
+    # running total (251,251) is short of the 300,000 read; the rate is still consistent.
+    fetch_s = (343 + 1002 + 1018 + 1000 + 1008) / 1000
+    assert capacity.tc_mib_per_s == pytest.approx(245.3623 / fetch_s)
+    assert capacity.tc_records_per_s == pytest.approx(251_251 / fetch_s)
+
+
+def test_kafka_44_timeout_warning_says_records() -> None:
+    (run,) = fixture("kafka44-timeout.consumer.txt")
+    assert run.timed_out and run.records == 300_000 and run.line == 3
+    notes = partition_capacity([run], "kafka44-timeout").notes
+    assert any("--num-records" in n for n in notes)
+
+
+def test_kafka_44_share_consumer_output_is_refused_as_not_tc() -> None:
+    message = rejects(
+        (DATA / "kafka44-share.consumer.txt").read_text(), "kafka44-share.consumer.txt"
+    )
+    assert message.startswith("kafka44-share.consumer.txt: line 1: kafka-share-consumer-perf")
+    assert "not Tc" in message
 
 
 # --- consumer ---------------------------------------------------------------------------

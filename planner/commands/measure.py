@@ -1,0 +1,529 @@
+"""`partition-planner measure`: Tp and Tc of one partition, measured with Kafka's perf tools.
+
+The run, in order: check the arguments and that a bootstrap server answers; create a
+one-partition topic (or check the named one has exactly one partition); run the producer
+perf tool unthrottled, then the consumer perf tool over what it wrote; delete what the run
+created (also after a failure, Ctrl-C or SIGTERM); and only then write the capacity row
+and the tools' output into the landing folder, each file under a temporary name renamed
+into place, so a failed run leaves nothing behind in it.
+
+What it writes (`LANDING` is `--landing`):
+
+- `LANDING/capacity/measured.csv`: one row for `*`, the fleet default that every topic
+  without its own capacity row uses, with the record size and the time. A rerun replaces
+  it.
+- `LANDING/perf/TOPIC.STAMP.producer.txt` and `.consumer.txt`: what the tools printed,
+  after a `# topic: TOPIC` line naming the topic measured on. The perf-file reader reads
+  them as that topic's measurement, so they never repeat the `*` row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import io
+import math
+import os
+import secrets
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from planner import cli
+from planner.adapters import kafka_dist
+from planner.adapters.perf_test import (
+    PartitionCapacity,
+    PerfTestError,
+    check_topic_name,
+    parse_perf_test,
+    partition_capacity,
+)
+from planner.adapters.perf_tools import (
+    KafkaTools,
+    ToolFailed,
+    TopicNotFound,
+    check_version,
+    parse_bootstrap,
+    reachable,
+)
+
+DEFAULT_VOLUME_BYTES = 512 * 2**20
+MAX_DEFAULT_RECORDS = 5_000_000
+MIN_DEFAULT_RECORDS = 500
+MIN_RECORDS = 1_000
+MAX_RECORD_BYTES = 64 * 2**20
+#: A tenth of the records warm the producer up (connections, JIT, batches) and are left
+#: out of its steady-state summary.
+WARMUP_DIVISOR = 10
+#: The consumer tool gives up after this long without records. The topic holds what
+#: the producer wrote, so only a failing cluster reaches it.
+CONSUMER_TIMEOUT_MS = 60_000
+CAPACITY_FILE = "measured.csv"
+EXIT_INTERRUPTED = 130
+_COLUMNS = (
+    "topic",
+    "producer_mib_per_s",
+    "producer_records_per_s",
+    "consumer_mib_per_s",
+    "consumer_records_per_s",
+    "record_bytes",
+    "source",
+    "measured_at",
+)
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "measure",
+        help="measure Tp and Tc on one partition with Kafka's perf tools",
+        description=(
+            "Create a one-partition test topic (or use --topic), run "
+            "kafka-producer-perf-test and then kafka-consumer-perf-test on it, delete what "
+            "was created, and write the capacity row ('*', the fleet default) to "
+            "LANDING/capacity/measured.csv and the tools' output to LANDING/perf/, where "
+            "`plan --landing LANDING` reads them. The consumer tool reads and discards "
+            "records, so its Tc is an upper bound for a consumer that does work."
+        ),
+    )
+    p.add_argument("--bootstrap", required=True, metavar="HOST:PORT", help="the cluster")
+    p.add_argument(
+        "--command-config",
+        type=Path,
+        metavar="FILE",
+        help="Java client properties (security, and producer settings such as acks or "
+        "compression.type) for every tool",
+    )
+    p.add_argument(
+        "--record-size",
+        required=True,
+        type=cli.whole(1),
+        metavar="BYTES",
+        help="record size to measure with: your topics' typical record",
+    )
+    p.add_argument(
+        "--topic",
+        metavar="NAME",
+        help="measure on this existing one-partition topic (kept) instead of a new one",
+    )
+    p.add_argument(
+        "--records",
+        type=cli.whole(MIN_RECORDS),
+        metavar="N",
+        help="records to produce and consume (default: about 512 MiB worth, "
+        f"{MIN_DEFAULT_RECORDS:,} to {MAX_DEFAULT_RECORDS:,})",
+    )
+    p.add_argument(
+        "--replication-factor",
+        type=cli.whole(1),
+        metavar="N",
+        help="replication factor of the topic created (default: the cluster's)",
+    )
+    p.add_argument("--landing", required=True, type=Path, metavar="DIR", help="landing folder")
+    p.add_argument(
+        "--kafka-home",
+        type=Path,
+        metavar="DIR",
+        help="the Kafka whose tools to run (default: the one on PATH, else the project's)",
+    )
+    p.set_defaults(run=run)
+
+
+def default_records(record_bytes: int) -> int:
+    """Records for about 512 MiB: a few seconds each way on a laptop's broker."""
+    wanted = math.ceil(DEFAULT_VOLUME_BYTES / record_bytes)
+    return max(MIN_DEFAULT_RECORDS, min(MAX_DEFAULT_RECORDS, wanted))
+
+
+@dataclass(frozen=True)
+class _Request:
+    bootstrap: str
+    servers: tuple[tuple[str, int], ...]
+    command_config: Path | None
+    record_bytes: int
+    topic: str | None
+    records: int
+    replication_factor: int | None
+    landing: Path
+    run_id: str
+
+
+@dataclass
+class _Created:
+    """What the run has made on the cluster so far: what the clean-up deletes."""
+
+    topic: str | None = None
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class _Measured:
+    topic: str
+    measured_at: str
+    producer_text: str
+    consumer_text: str
+    stem: str
+    capacity: PartitionCapacity
+
+
+def run(args: argparse.Namespace) -> int:
+    began = time.monotonic()
+    request = _request(args)
+    distribution = _distribution(args.kafka_home)
+    problem = reachable(request.servers)
+    if problem is not None:
+        raise cli.Failed(f"cannot reach {request.bootstrap}: {problem}; nothing written")
+    _say(f"measuring on {request.bootstrap} with Apache Kafka {distribution.version}'s tools")
+    created = _Created()
+    measured: _Measured | None = None
+    failure: str | None = None
+    interrupted = False
+    with (
+        tempfile.TemporaryDirectory(prefix="partition-planner-measure-") as scratch,
+        _sigterm_as_interrupt(),
+    ):
+        tools = KafkaTools(
+            distribution=distribution,
+            bootstrap=request.bootstrap,
+            command_config=request.command_config,
+            scratch=Path(scratch),
+            echo=lambda line: _say(f"  {line}"),
+        )
+        try:
+            try:
+                measured = _measure(tools, request, created)
+            except KeyboardInterrupt:
+                interrupted = True
+            except ToolFailed as exc:
+                failure = str(exc)
+        finally:
+            left = _clean_up(tools, created)
+    if interrupted:
+        sys.stderr.write(
+            f"partition-planner measure: interrupted; nothing written{_left_text(left)}\n"
+        )
+        return EXIT_INTERRUPTED
+    if failure is not None:
+        raise cli.Failed(f"{failure}; nothing written{_left_text(left)}")
+    if left:
+        raise cli.Failed(f"measured, but the clean-up failed; nothing written{_left_text(left)}")
+    assert measured is not None
+    written = _write(request, measured)
+    _summary(request, measured, written, seconds=time.monotonic() - began)
+    return 0
+
+
+# -- arguments -----------------------------------------------------------------------------
+
+
+def _request(args: argparse.Namespace) -> _Request:
+    try:
+        servers = parse_bootstrap(args.bootstrap)
+    except ValueError as exc:
+        raise cli.UsageError(f"--bootstrap: {exc}") from None
+    if args.record_size > MAX_RECORD_BYTES:
+        raise cli.UsageError(
+            f"--record-size: {args.record_size:,} bytes is above {MAX_RECORD_BYTES:,}, more "
+            f"than the perf tools' 512 MiB heap handles"
+        )
+    if args.topic is not None and (problem := check_topic_name(args.topic)):
+        raise cli.UsageError(f"--topic: {problem}")
+    if args.topic is not None and args.replication_factor is not None:
+        raise cli.UsageError(
+            "--replication-factor: applies to the topic measure creates, not to --topic"
+        )
+    config: Path | None = args.command_config
+    if config is not None:
+        try:
+            config.read_bytes()
+        except OSError as exc:
+            raise cli.UsageError(
+                f"--command-config: cannot read {config}: {exc.strerror}"
+            ) from None
+    landing: Path = args.landing
+    if landing.exists() and not landing.is_dir():
+        raise cli.UsageError(f"--landing: {landing} is not a folder")
+    existing = next((p for p in (landing, *landing.absolute().parents) if p.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise cli.UsageError(f"--landing: cannot write into {existing or landing}")
+    return _Request(
+        bootstrap=",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in servers),
+        servers=servers,
+        command_config=None if config is None else config.absolute(),
+        record_bytes=args.record_size,
+        topic=args.topic,
+        records=args.records or default_records(args.record_size),
+        replication_factor=args.replication_factor,
+        landing=landing,
+        run_id=secrets.token_hex(4),
+    )
+
+
+def _distribution(kafka_home: Path | None) -> kafka_dist.KafkaDistribution:
+    try:
+        kafka_dist.java_binary()
+    except kafka_dist.KafkaNotFound as exc:
+        raise cli.Failed(str(exc)) from None
+    if kafka_home is not None:
+        try:
+            named = kafka_dist.from_home(kafka_home)
+        except kafka_dist.KafkaNotFound as exc:
+            raise cli.UsageError(f"--kafka-home: {exc}") from None
+        if problem := check_version(named):
+            raise cli.UsageError(f"--kafka-home: {problem}")
+        return named
+    try:
+        found = kafka_dist.find()
+    except kafka_dist.KafkaNotFound as exc:
+        raise cli.Failed(str(exc)) from None
+    problem = check_version(found)
+    if problem is None:
+        return found
+    # An old Kafka on PATH: the project's own install, if there is one, can do the job.
+    installed = kafka_dist.project_install()
+    if installed is not None and check_version(installed) is None:
+        _say(f"note: {problem}; using the project's Kafka {installed.version} instead")
+        return installed
+    raise cli.Failed(problem)
+
+
+# -- the measurement -------------------------------------------------------------------------
+
+
+def _measure(tools: KafkaTools, request: _Request, created: _Created) -> _Measured:
+    if request.topic is not None:
+        topic = request.topic
+        try:
+            count = tools.partition_count(topic)
+        except TopicNotFound as exc:
+            raise cli.UsageError(f"--topic: {exc}") from None
+        if count != 1:
+            raise cli.UsageError(
+                f"--topic: {topic} has {count} partitions; Tp and Tc are one partition's "
+                f"rates, so measure needs a topic with exactly one"
+            )
+        _say(f"topic {topic}: 1 partition; it is kept, and the consumer reads it from its start")
+    else:
+        topic = f"partition-planner-measure-{request.run_id}"
+        # Noted before the call: an interrupted call may still have created it.
+        created.topic = topic
+        tools.create_topic(topic, replication_factor=request.replication_factor)
+        factor = request.replication_factor
+        replicas = f"replication factor {factor}" if factor else "the cluster's replication factor"
+        _say(f"created topic {topic}: 1 partition, {replicas}")
+    started = datetime.now(UTC).replace(microsecond=0)
+    stem = f"{topic[:200]}.{started.strftime('%Y%m%dT%H%M%SZ')}"
+    warmup = request.records // WARMUP_DIVISOR
+    _say(
+        f"kafka-producer-perf-test: {request.records:,} records of {request.record_bytes:,} "
+        f"bytes, unthrottled, the first {warmup:,} as warm-up"
+    )
+    producer = tools.produce(
+        topic, records=request.records, record_bytes=request.record_bytes, warmup_records=warmup
+    )
+    header = f"# topic: {topic}\n# partition-planner measure on {request.bootstrap}"
+    producer_text = (
+        f"{header}, {_utc(started)}: {request.records} records of {request.record_bytes} "
+        f"bytes, {warmup} warm-up\n{producer.stdout}"
+    )
+    if producer.returncode != 0:
+        raise ToolFailed(f"kafka-producer-perf-test failed: {producer.error()}")
+    try:
+        runs = list(parse_perf_test(producer_text, f"{stem}.producer.txt"))
+    except PerfTestError as exc:
+        raise ToolFailed(f"kafka-producer-perf-test: {exc} ({producer.error()})") from None
+    sent = max((r.records for r in runs if r.window == "summary"), default=0)
+    if sent != request.records:
+        raise ToolFailed(
+            f"kafka-producer-perf-test sent {sent:,} of {request.records:,} records: "
+            f"{producer.error()}"
+        )
+    group = f"partition-planner-measure-{request.run_id}"
+    created.group = group  # before the tool starts: it may join and then fail
+    _say(f"kafka-consumer-perf-test: {request.records:,} records in group {group}")
+    consumer = tools.consume(
+        topic, records=request.records, group=group, timeout_ms=CONSUMER_TIMEOUT_MS
+    )
+    consumer_text = f"{header}, {_utc(datetime.now(UTC))}\n{consumer.stdout}"
+    if consumer.returncode != 0:
+        raise ToolFailed(f"kafka-consumer-perf-test failed: {consumer.error()}")
+    try:
+        read = parse_perf_test(consumer_text, f"{stem}.consumer.txt")
+    except PerfTestError as exc:
+        raise ToolFailed(f"kafka-consumer-perf-test: {exc} ({consumer.error()})") from None
+    if any(r.timed_out or r.records < request.records for r in read):
+        got = max(r.records for r in read)
+        raise ToolFailed(
+            f"kafka-consumer-perf-test read {got:,} of {request.records:,} records before "
+            f"its {CONSUMER_TIMEOUT_MS // 1000} s timeout"
+        )
+    capacity = partition_capacity([*runs, *read], topic)
+    if capacity.tp_mib_per_s is None or capacity.tc_mib_per_s is None:
+        raise ToolFailed("the perf tools printed no summary to take Tp and Tc from")
+    return _Measured(
+        topic=topic,
+        measured_at=_utc(started),
+        producer_text=producer_text,
+        consumer_text=consumer_text,
+        stem=stem,
+        capacity=capacity,
+    )
+
+
+def _utc(moment: datetime) -> str:
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _clean_up(tools: KafkaTools, created: _Created) -> list[str]:
+    """Delete the group, then the topic; what could not be deleted, and why."""
+    steps: list[tuple[str, str, Callable[[str], bool]]] = []
+    if created.group is not None:
+        steps.append(("consumer group", created.group, tools.delete_group))
+    if created.topic is not None:
+        steps.append(("topic", created.topic, tools.delete_topic))
+    left: list[str] = []
+    for index, (kind, name, delete) in enumerate(steps):
+        try:
+            existed = delete(name)
+        except ToolFailed as exc:
+            left.append(f"{kind} {name} ({exc})")
+            continue
+        except KeyboardInterrupt:
+            # A second Ctrl-C: stop cleaning up, and say what stays.
+            left.extend(f"{k} {n} (clean-up interrupted)" for k, n, _ in steps[index:])
+            break
+        if existed:
+            _say(f"deleted {kind} {name}")
+    return left
+
+
+def _left_text(left: list[str]) -> str:
+    return f"; left on the cluster: {', '.join(left)}" if left else ""
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    # A SIGTERM (a scheduler stopping the job) must clean up like Ctrl-C does.
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# -- output -------------------------------------------------------------------------------
+
+
+def _capacity_csv(request: _Request, measured: _Measured, files: tuple[str, str]) -> str:
+    c = measured.capacity
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_COLUMNS)
+    writer.writerow(
+        (
+            "*",
+            repr(c.tp_mib_per_s),
+            repr(c.tp_records_per_s),
+            repr(c.tc_mib_per_s),
+            repr(c.tc_records_per_s),
+            request.record_bytes,
+            f"measure:{request.bootstrap}:perf/{'+'.join(files)}",
+            measured.measured_at,
+        )
+    )
+    return out.getvalue()
+
+
+def _write(request: _Request, measured: _Measured) -> list[Path]:
+    """Write every file under a hidden temporary name, then rename them all into place."""
+    names = (f"{measured.stem}.producer.txt", f"{measured.stem}.consumer.txt")
+    contents = {
+        Path("perf") / names[0]: measured.producer_text,
+        Path("perf") / names[1]: measured.consumer_text,
+        Path("capacity") / CAPACITY_FILE: _capacity_csv(request, measured, names),
+    }
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for relative, text in contents.items():
+            target = request.landing / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # A leading dot: the landing reader skips the file until it is renamed.
+            temporary = target.with_name(f".{target.name}.{request.run_id}.tmp")
+            temporary.write_text(text, encoding="utf-8")
+            staged.append((temporary, target))
+        for temporary, target in staged:
+            os.replace(temporary, target)
+    except OSError as exc:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        raise cli.Failed(f"cannot write into {request.landing}: {exc}") from None
+    return [target for _, target in staged]
+
+
+def _summary(
+    request: _Request, measured: _Measured, written: list[Path], *, seconds: float
+) -> None:
+    c = measured.capacity
+    capacity_file = request.landing / "capacity" / CAPACITY_FILE
+    lines = [
+        f"measured in {seconds:.0f} s",
+        f"Tp {c.tp_mib_per_s:.2f} MiB/s, {c.tp_records_per_s:,.1f} records/s "
+        f"(the producer's steady-state summary)",
+        f"Tc {c.tc_mib_per_s:.2f} MiB/s, {c.tc_records_per_s:,.1f} records/s "
+        f"(the consumer's fetch rates: the group join left out)",
+        f"wrote {capacity_file}: the fleet default '*', {request.record_bytes:,}-byte records",
+        *(f"wrote {path}" for path in written if path != capacity_file),
+        "",
+        "Tc is an upper bound: kafka-consumer-perf-test reads and discards the records, "
+        "while your consumers process them.",
+        "To plan with your application's own rate, add a file of your own to "
+        f"{request.landing / 'capacity'} (e.g. consumers.csv) with the columns",
+        "topic,consumer_mib_per_s,consumer_records_per_s and a row per topic: the plan then "
+        "takes that topic's Tc from it and its Tp from the '*' row measured here.",
+    ]
+    lines += [f"note: {note}" for note in _other_default_rows(request.landing)]
+    print("\n".join(lines), flush=True)
+
+
+def _other_default_rows(landing: Path) -> list[str]:
+    """A `*` row in another capacity file competes with ours: the first file read wins."""
+    from planner.collect.landing import FORMATS, read_landing_file
+    from planner.figures.conform import FiguresError
+
+    notes = []
+    folder = landing / "capacity"
+    for path in sorted(folder.iterdir()):
+        if path.name == CAPACITY_FILE or path.name.startswith((".", "_")):
+            continue
+        if path.suffix.lower() not in FORMATS:
+            continue
+        try:
+            table, _, _ = read_landing_file(path, str(path))
+        except FiguresError:
+            continue  # the collection reports it
+        if "topic" in table.column_names and "*" in table.column("topic").to_pylist():
+            first = (
+                "this one is read first and wins"
+                if path.name < CAPACITY_FILE
+                else "measured.csv is read first and wins"
+            )
+            notes.append(f"{path} has a '*' row too; of the two, {first}")
+    return notes
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
