@@ -2,11 +2,17 @@
 
 Kafka brokers count, per topic, the bytes and records producers append
 (`BrokerTopicMetrics` `BytesInPerSec`, `MessagesInPerSec`) and the bytes consumers fetch
-(`BytesOutPerSec`); the JMX exporter publishes them as the counters
-`kafka_server_brokertopicmetrics_{bytesin,messagesin,bytesout}_total` with a `topic`
-label, one series per broker. Only the partition leader counts a produce request, and
-replication traffic has its own meters since KIP-153 (Kafka 0.11), so summing over
-brokers gives each topic's client traffic once, not once per replica.
+(`BytesOutPerSec`); the Prometheus JMX exporter's Java agent, with the rules of the
+exporter project's Kafka example (ours: `deploy/jmx-exporter/kafka-broker.yml`),
+publishes them as the counters `kafka_server_brokertopicmetrics_{bytesin,messagesin,
+bytesout}_total` with a `topic` label, one series per broker. Only the partition leader's
+append marks the topic meters, and followers count what they copy on replication meters
+of their own (KIP-153), so summing over brokers gives each topic's client traffic once,
+not once per replica. Bytes in are record batches as appended, Kafka's framing included
+(a 61-byte header per batch, a few bytes per record); bytes out count each consumer
+group's fetches. Kafka's internal topics (`__consumer_offsets` takes every offset commit)
+are left out, as the Kafka admin source leaves them out. All of this was checked against
+Apache Kafka 4.4.0, exporter agent 1.0.1 and Prometheus 2.42 (docs/figures.md).
 
 Which window a sample describes
 -------------------------------
@@ -69,6 +75,7 @@ import numpy as np
 import pyarrow as pa
 
 from planner.collect.base import Collected, retry
+from planner.collect.kafka_groups import INTERNAL_PREFIX
 from planner.figures.conform import Conformed, FiguresError, conform, empty, rejections
 from planner.figures.dataset import DataInterval
 from planner.figures.schema import TIMESTAMP
@@ -85,16 +92,19 @@ STEP_TOKEN = "$step"
 """Written in a query where the range window goes; replaced by the step, e.g. `1h`."""
 
 DEFAULT_QUERIES: Mapping[str, str] = {
-    column: f'sum by (topic) (rate(kafka_server_brokertopicmetrics_{meter}_total{{topic!=""}}'
-    f"[{STEP_TOKEN}]))"
+    column: f"sum by (topic) (rate(kafka_server_brokertopicmetrics_{meter}_total"
+    f'{{topic!="",topic!~"{INTERNAL_PREFIX}.*"}}[{STEP_TOKEN}]))'
     for column, meter in (
         ("bytes_in_per_s", "bytesin"),
         ("records_in_per_s", "messagesin"),
         ("bytes_out_per_s", "bytesout"),
     )
 }
-"""PromQL per throughput column for the JMX exporter's common names. `topic!=""` leaves
-out the exporter's all-topics meter, which has no `topic` label."""
+"""PromQL per throughput column, over the names the JMX exporter's Kafka rules give the
+broker topic meters (`deploy/jmx-exporter/kafka-broker.yml`). `topic!=""` leaves out each
+broker's all-topics meter, which has no `topic` label; `topic!~"__.*"` leaves out Kafka's
+internal topics (`__consumer_offsets` counts every offset commit as bytes in), which
+the planner does not size, as the Kafka admin source skips them."""
 
 COLUMNS = tuple(DEFAULT_QUERIES)
 _REQUIRED = ("bytes_in_per_s", "records_in_per_s")

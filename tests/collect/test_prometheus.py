@@ -28,6 +28,7 @@ from tests.support.prometheus import (
     History,
     PrometheusServer,
     Reply,
+    rate_factor,
     running_prometheus,
 )
 
@@ -162,6 +163,37 @@ def test_a_counter_reset_is_absorbed_by_rate(
     (row,) = [r for r in _rows(_table(collected), "orders") if _hour(history, r) == hour]
     for column in COLUMNS:
         assert row[column] == pytest.approx(history.expected(column, "orders", hour), rel=1e-9)
+
+
+@pytest.mark.integration
+def test_internal_topics_are_left_out(
+    prometheus: PrometheusServer, collected: Collected, history: History
+) -> None:
+    offsets = 'kafka_server_brokertopicmetrics_bytesin_total{topic="__consumer_offsets"}'
+    assert len(_instant_query(prometheus.url, offsets, int(history.end.timestamp()) - 1)) == 2
+    assert _rows(_table(collected), "__consumer_offsets") == []
+    assert not [r for r in _rejected(collected) if "__consumer_offsets" in str(r)]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("end_after_s", "range_s"),
+    [(3 * 3600, 3600), (5 * 3600 + 17 * 60, 420), (10 * 3600 + 30, 150)],
+)
+def test_the_rate_model_of_the_live_tests_is_prometheus_own(
+    prometheus: PrometheusServer, history: History, end_after_s: int, range_s: int
+) -> None:
+    """`rate_factor`, which bounds the live tests' expected rates, agrees with rate()."""
+    selector = 'kafka_server_brokertopicmetrics_bytesin_total{topic="orders",broker="1"}'
+    end_s = int(history.start.timestamp()) + end_after_s
+    (raw,) = _instant_query(prometheus.url, f"{selector}[{range_s}s]", end_s)
+    times = [float(t) for t, _ in raw["values"]]
+    values = [float(v) for _, v in raw["values"]]
+    factor = rate_factor(
+        times, values[0], values[-1] - values[0], start_s=end_s - range_s, end_s=end_s
+    )
+    (rate,) = _instant_query(prometheus.url, f"rate({selector}[{range_s}s])", end_s)
+    assert (values[-1] - values[0]) * factor == pytest.approx(float(rate["value"][1]), rel=1e-12)
 
 
 # --- bytes out, optional ----------------------------------------------------------------

@@ -83,6 +83,9 @@ def _default_topics() -> dict[str, TopicLoad]:
         "orders/eu": TopicLoad((2,), records_base=5, record_bytes=256),
         # Bytes in without records in: the collector must reject it, not invent zeros.
         "audit": TopicLoad((3,), records_base=2, record_bytes=700, records_series=False),
+        # Kafka's internal topic of committed offsets: its meters count every commit, but
+        # the planner sizes no internal topic, so the default queries leave it out.
+        "__consumer_offsets": TopicLoad((1, 2), records_base=3, record_bytes=90, fan_out=None),
     }
 
 
@@ -221,6 +224,38 @@ class History:
         return "\n".join(out) + "\n"
 
 
+def rate_factor(
+    times_s: Sequence[float], first: float, increase: float, *, start_s: float, end_s: float
+) -> float:
+    """What Prometheus 2.x's `rate()` multiplies a window's counter increase by.
+
+    `rate()` over [start_s, end_s] takes the increase between the first and last samples
+    inside it and extrapolates it to the window's edges: by the whole gap to an edge when
+    that gap is under 1.1 average sample intervals, else by half an interval, and toward
+    the start never past the instant the counter would have been zero. The result is
+    divided by the window's length. Used to bound, from outside Prometheus, what `rate()`
+    must answer for counters whose true values are known.
+
+    Args:
+        times_s: The sample times in the window, seconds, ascending (at least two).
+        first: The counter at the first sample.
+        increase: The counter's increase from the first sample to the last (no reset).
+        start_s: The window's start, seconds.
+        end_s: The window's end (the evaluation instant), seconds.
+    """
+    sampled_s = times_s[-1] - times_s[0]
+    average_s = sampled_s / (len(times_s) - 1)
+    to_start_s = times_s[0] - start_s
+    to_end_s = end_s - times_s[-1]
+    if increase > 0 and first >= 0:
+        to_start_s = min(to_start_s, sampled_s * first / increase)
+    threshold_s = 1.1 * average_s
+    covered_s = sampled_s
+    covered_s += to_start_s if to_start_s < threshold_s else average_s / 2
+    covered_s += to_end_s if to_end_s < threshold_s else average_s / 2
+    return covered_s / sampled_s / (end_s - start_s)
+
+
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
@@ -301,6 +336,42 @@ def _wait_until_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float)
 
 
 @contextlib.contextmanager
+def launched(
+    config: Path, data_dir: Path, log_path: Path, *flags: str, timeout_s: float = 60.0
+) -> Iterator[tuple[str, float]]:
+    """Run `prometheus` with `config` over `data_dir` on a free loopback port.
+
+    Yields its base URL and the seconds it took to answer `/-/ready`; stops it on exit.
+    """
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with log_path.open("wb") as log:
+        began = time.monotonic()
+        proc = subprocess.Popen(
+            [
+                _binary("prometheus"),
+                f"--config.file={config}",
+                f"--storage.tsdb.path={data_dir}",
+                f"--web.listen-address=127.0.0.1:{port}",
+                "--log.level=warn",
+                *flags,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            _wait_until_ready(url, proc, timeout_s)
+            yield url, time.monotonic() - began
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@contextlib.contextmanager
 def running_prometheus(
     history: History | None = None, timeout_s: float = 60.0
 ) -> Iterator[PrometheusServer]:
@@ -314,46 +385,27 @@ def running_prometheus(
         config = scratch / "prometheus.yml"
         # No scrape targets: the server serves the backfilled blocks and nothing else.
         config.write_text("global:\n  scrape_interval: 1m\nscrape_configs: []\n")
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
         log_path = scratch / "prometheus.log"
-        with log_path.open("wb") as log:
-            began = time.monotonic()
-            proc = subprocess.Popen(
-                [
-                    _binary("prometheus"),
-                    f"--config.file={config}",
-                    f"--storage.tsdb.path={data_dir}",
-                    f"--web.listen-address=127.0.0.1:{port}",
-                    # Retention counts back from the newest block, not from the wall
-                    # clock, but say it outright: the fixed past dates must never be
-                    # candidates for deletion.
-                    "--storage.tsdb.retention.time=10y",
-                    # Keep promtool's 2 h blocks as they are: no background compaction
-                    # competing for the machine's two cores while tests query.
-                    "--storage.tsdb.min-block-duration=2h",
-                    "--storage.tsdb.max-block-duration=2h",
-                    "--log.level=warn",
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
+        with launched(
+            config,
+            data_dir,
+            log_path,
+            # Retention counts back from the newest block, not from the wall clock, but
+            # say it outright: the fixed past dates must never be candidates for deletion.
+            "--storage.tsdb.retention.time=10y",
+            # Keep promtool's 2 h blocks as they are: no background compaction competing
+            # for the machine's two cores while tests query.
+            "--storage.tsdb.min-block-duration=2h",
+            "--storage.tsdb.max-block-duration=2h",
+            timeout_s=timeout_s,
+        ) as (url, start_s):
+            yield PrometheusServer(
+                url=url,
+                history=history,
+                log_path=log_path,
+                start_s=start_s,
+                blocks_s=blocks_s,
             )
-            try:
-                _wait_until_ready(url, proc, timeout_s)
-                yield PrometheusServer(
-                    url=url,
-                    history=history,
-                    log_path=log_path,
-                    start_s=time.monotonic() - began,
-                    blocks_s=blocks_s,
-                )
-            finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
 
 
 @dataclass(frozen=True)
