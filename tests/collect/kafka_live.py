@@ -62,7 +62,7 @@ class GroupSpec:
 
     group_id: str
     kind: str  # "classic" / "consumer" (librdkafka), "java" (classic), "share"
-    assignor: str  # strategy, broker assignor, or Java assignor class
+    assignor: str  # strategy, broker assignor ("" for its default), or Java assignor class
     members: int
     topics: tuple[str, ...]
 
@@ -73,14 +73,10 @@ def _member(bootstrap: str, spec: GroupSpec) -> Any:
         return confluent_kafka.ShareConsumer(common)
     common["auto.offset.reset"] = "earliest"
     if spec.kind == "consumer":
-        return confluent_kafka.Consumer(
-            {
-                **common,
-                "group.protocol": "consumer",
-                "group.remote.assignor": spec.assignor,
-                "enable.auto.commit": False,
-            }
-        )
+        settings = {**common, "group.protocol": "consumer", "enable.auto.commit": False}
+        if spec.assignor:  # else the broker's default
+            settings["group.remote.assignor"] = spec.assignor
+        return confluent_kafka.Consumer(settings)
     return confluent_kafka.Consumer(
         {
             **common,

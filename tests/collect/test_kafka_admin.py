@@ -16,6 +16,7 @@ factor 3, and a broker stopped during a collection (started again afterwards).
 from __future__ import annotations
 
 import gc
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -127,7 +128,7 @@ class Groups:
     cooperative: GroupSpec  # classic, librdkafka, 1 member on keyless
     roundrobin: GroupSpec  # classic, librdkafka, 2 members on quiet
     sticky: GroupSpec  # classic, Java's StickyAssignor, 2 members on busy
-    uniform: GroupSpec  # consumer protocol, the broker's uniform, 2 members on busy
+    uniform: GroupSpec  # consumer protocol, the broker's default (uniform), 2 members on busy
     server_range: GroupSpec  # consumer protocol, the broker's range, 1 member on 2 topics
     share: GroupSpec  # share group, 3 members on forever (1 partition)
     drained: GroupSpec  # classic; its member committed and left: empty
@@ -169,7 +170,7 @@ def groups(kafka: KRaftCluster, fleet: Fleet, group_probe: Path) -> Iterator[Gro
         sticky=spec(
             "sticky", "java", "org.apache.kafka.clients.consumer.StickyAssignor", 2, fleet.busy
         ),
-        uniform=spec("uniform", "consumer", "uniform", 2, fleet.busy),
+        uniform=spec("uniform", "consumer", "", 2, fleet.busy),  # the broker's default
         server_range=spec("srange", "consumer", "range", 1, fleet.busy, fleet.keyless),
         share=spec("share", "share", "", 3, fleet.forever),
         drained=spec("drained", "classic", "range", 1, fleet.forever),
@@ -395,8 +396,8 @@ class TestOneBroker:
             groups.cooperative.group_id: "cooperative-sticky",
             groups.roundrobin.group_id: "roundrobin",
             groups.sticky.group_id: "sticky",  # the Java client's StickyAssignor
-            groups.uniform.group_id: "uniform",
-            groups.server_range.group_id: "range",
+            groups.uniform.group_id: "uniform",  # the broker's default: nobody asked
+            groups.server_range.group_id: "range",  # asked with group.remote.assignor
         }
         for spec in groups.consumer_groups:
             mine, java = described[spec.group_id], broker_view[spec.group_id]
@@ -406,7 +407,12 @@ class TestOneBroker:
                 java["state"].upper(),
                 assignors[spec.group_id],
             ), spec
-            assert java["assignor"] == mine.assignor
+            assert (java["assignor"], java["protocol"]) == (mine.assignor, "consumer")
+            for m in mine.members:
+                if spec.kind == "consumer":  # a UUID the client made, base64
+                    assert re.fullmatch(r"[A-Za-z0-9+/_-]{22}", m.member_id), m
+                else:  # the broker's: client id and a UUID
+                    assert m.member_id.startswith(f"{m.client_id}-"), m
             members = [
                 (
                     m.member_id,
@@ -459,6 +465,13 @@ class TestOneBroker:
             confluent_kafka.ConsumerGroupState.DEAD,
             [],
         )
+        # The assignors the broker offers, as it reports them.
+        from confluent_kafka.admin import ConfigResource, ResourceType
+
+        broker = ConfigResource(ResourceType.BROKER, str(kafka.nodes[0].node_id))
+        configs = admin.describe_configs([broker])[broker].result(REQUEST_TIMEOUT_S)
+        assert configs["group.share.assignors"].value == "simple"
+        assert configs["group.consumer.assignors"].value == "uniform,range"
         # The collector names it and writes nothing of it.
         assert share_id in run.note("not consumer groups")
         assert share_id not in {r["group_id"] for r in run.table("groups").to_pylist()}
