@@ -13,13 +13,14 @@ What the client library cannot do, found against Apache Kafka 4.4.0:
   share group, `ConsumerGroupType` has no share type, and `list_consumer_groups` leaves
   share groups out. Asked to describe one, `describe_consumer_groups` answers a classic
   group in state `DEAD` with no members, the same as for a group that does not exist.
-  Only the deprecated `list_groups` (ListGroups on every broker) names them, without a
-  type. So a share group's members and their assignments cannot be read here (Kafka's
-  Java `Admin.describeShareGroups` reads them: the live tests record what it reports).
-  The source names such groups in a note and skips them.
-- Kafka Streams groups of the broker's `streams` protocol (KIP-1071) and classic groups
-  of a protocol other than `consumer` (Kafka Connect workers, `connect`) are left out
-  of `list_consumer_groups` too; they are named in the same note.
+  Only the deprecated `list_groups` (ListGroups on every broker, then the classic
+  DescribeGroups of every group it found) names them, without a type. So a share
+  group's members and their assignments cannot be read here (Kafka's Java
+  `Admin.describeShareGroups` reads them: the live tests record what it reports). The
+  source names such groups in a note and skips them.
+- Kafka Streams groups of the broker's `streams` protocol (KIP-1071) and Kafka Connect
+  workers' groups were not tried: whatever `list_groups` lists beyond the consumer
+  groups is named in the same note.
 """
 
 from __future__ import annotations

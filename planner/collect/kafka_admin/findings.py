@@ -10,7 +10,7 @@ import pyarrow as pa
 from planner.collect.base import Collected
 from planner.figures.conform import conform, rejections
 
-__all__ = ["Findings"]
+__all__ = ["Bad", "Findings"]
 
 # (subject, field, value, reason): the subject is a topic or a group id.
 Bad = tuple[str, str, str | None, str]
