@@ -1,22 +1,40 @@
 """Consumer groups as Kafka's admin API describes them -> rows of the `groups` table.
 
-Kept apart from the admin source because it is the part a broker answers most
-differently: the mapping works on confluent-kafka's `ConsumerGroupDescription` objects
-only, so it is tested on descriptions filled the way Apache Kafka fills them, while the
-source is tested against whatever broker is at hand.
+Two steps, kept apart from the admin source because they are what a broker answers
+most differently:
 
-A group's topics are those of its members' assignments (and target assignments, for
-KIP-848 groups); a group whose members hold no assignment (it is rebalancing) falls
-back to the topics it has committed offsets for. Assignor names map to
-`planner.assignors.STRATEGIES` unchanged for the classic protocol, where the clients
-compute the assignment (`range`, `roundrobin`, `sticky`, `cooperative-sticky`). KIP-848
-groups are assigned by the broker: its `range` assignor maps to `range` and its
-`uniform` assignor, balanced and incremental, to `cooperative-sticky`. Any other
-assignor (Kafka Streams' `stream`, a custom one), a group with members but no assignor
-(mid-rebalance) and a description that contradicts itself (a non-empty state with no
-members) are rejected with the reason. Empty groups (no members, so no assignor) and
-simple groups (consumers that `assign()` partitions themselves and only commit) are set
-aside: neither shares partitions among members.
+1. `described` turns one of confluent-kafka's `ConsumerGroupDescription`s into a
+   `DescribedGroup`, a plain record of what the broker reported: the group's protocol
+   (`classic` or `consumer`), state, assignor, and every member with its assignment
+   (and, for the consumer protocol, its target assignment). It is what a later reader
+   of group protocols builds on; the live tests compare it with what Kafka's own Java
+   `Admin` reports for the same groups.
+2. `group_rows` maps described groups to rows, on plain values only.
+
+What a real Apache Kafka 4.4.0 reports (checked live, `tests/collect/test_kafka_admin.py`):
+
+- Classic groups (`group.protocol=classic`): protocol `classic`, the assignor is the
+  protocol name the members agreed on (`range`, `roundrobin`, `sticky`,
+  `cooperative-sticky`; the Java client's and librdkafka's names are the same), and each
+  member's assignment is decoded from the group's state; no target assignment.
+- Consumer-protocol groups (KIP-848, `group.protocol=consumer`): protocol `consumer`,
+  the assignor is the broker's (`uniform` unless a member asked for another with
+  `group.remote.assignor`; the broker offers `uniform,range`), and each member has its
+  current and its target assignment.
+- Share groups (KIP-932) and other non-consumer groups are not described here:
+  confluent-kafka 2.16 cannot (see `planner.collect.kafka_admin.consumer_groups`).
+
+A group's topics are those of its members' assignments (and target assignments); a
+group whose members hold no assignment (it is rebalancing) falls back to the topics it
+has committed offsets for. Assignor names map to `planner.assignors.STRATEGIES`
+unchanged for the classic protocol, where the clients compute the assignment. The
+consumer protocol's assignors run in the broker: `range` maps to `range` and `uniform`,
+balanced and incremental, to `cooperative-sticky`. Any other assignor (Kafka Streams'
+`stream`, a custom one), a group with members but no assignor (mid-rebalance) and a
+description that contradicts itself (a non-empty state with no members) are rejected
+with the reason. Empty groups (no members, so no assignor) and simple groups (consumers
+that `assign()` partitions themselves and only commit) are set aside: neither shares
+partitions among members.
 """
 
 from __future__ import annotations
@@ -31,7 +49,10 @@ __all__ = [
     "CLASSIC_ASSIGNORS",
     "INTERNAL_PREFIX",
     "SERVER_ASSIGNORS",
+    "DescribedGroup",
+    "DescribedMember",
     "GroupScan",
+    "described",
     "group_rows",
     "strategy_for",
 ]
@@ -42,6 +63,100 @@ CLASSIC_ASSIGNORS: Mapping[str, str] = {name: name for name in STRATEGIES}
 """Classic-protocol assignor (protocol) names -> planner strategy: Kafka's own names."""
 SERVER_ASSIGNORS: Mapping[str, str] = {"range": "range", "uniform": "cooperative-sticky"}
 """KIP-848 broker-side assignors -> the planner strategy that assigns most like them."""
+
+TopicPartitions = tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class DescribedMember:
+    """One member of a described group.
+
+    Attributes:
+        member_id: The member id the broker gave (classic: `<client id>-<uuid>`;
+            consumer protocol: a base64 UUID the client chose).
+        client_id: The member's `client.id`.
+        group_instance_id: Its `group.instance.id` (static membership), or None.
+        assignment: The (topic, partition)s it owns now, sorted.
+        target_assignment: The consumer protocol's target it reconciles towards, sorted;
+            None for a classic group.
+    """
+
+    member_id: str
+    client_id: str
+    group_instance_id: str | None
+    assignment: TopicPartitions
+    target_assignment: TopicPartitions | None = None
+
+
+@dataclass(frozen=True)
+class DescribedGroup:
+    """What the broker reported about one consumer group.
+
+    Attributes:
+        group_id: The group id.
+        protocol: `classic` or `consumer` (KIP-848).
+        state: librdkafka's name of the group state: `STABLE`, `EMPTY`, `DEAD`,
+            `PREPARING_REBALANCING`, `COMPLETING_REBALANCING` or `UNKNOWN`.
+        assignor: The partition assignor (classic: the protocol name the members chose;
+            consumer protocol: the broker's assignor); "" when none.
+        simple: A group of consumers that assign partitions themselves and only commit.
+        members: Its members, sorted by member id.
+    """
+
+    group_id: str
+    protocol: str
+    state: str
+    assignor: str
+    simple: bool = False
+    members: tuple[DescribedMember, ...] = ()
+
+    @property
+    def topics(self) -> set[str]:
+        """Every topic a member owns or is to own."""
+        found: set[str] = set()
+        for member in self.members:
+            for assignment in (member.assignment, member.target_assignment or ()):
+                found.update(topic for topic, _ in assignment)
+        return found
+
+
+def _partitions(assignment: Any) -> TopicPartitions:
+    if assignment is None:
+        return ()
+    return tuple(
+        sorted((str(tp.topic), int(tp.partition)) for tp in assignment.topic_partitions or ())
+    )
+
+
+def described(description: Any) -> DescribedGroup:
+    """A confluent-kafka `ConsumerGroupDescription` as a `DescribedGroup`.
+
+    librdkafka asks the KIP-848 `ConsumerGroupDescribe` first and falls back to the
+    classic `DescribeGroups` when the broker says the group is not a consumer-protocol
+    group; a description whose type is not `CONSUMER` is a classic one.
+    """
+    kind = getattr(getattr(description, "type", None), "name", "")
+    state = description.state
+    members = []
+    for member in description.members or ():
+        target = getattr(member, "target_assignment", None)
+        members.append(
+            DescribedMember(
+                member_id=str(member.member_id),
+                client_id=str(member.client_id or ""),
+                group_instance_id=member.group_instance_id or None,
+                assignment=_partitions(member.assignment),
+                target_assignment=None if target is None else _partitions(target),
+            )
+        )
+    return DescribedGroup(
+        group_id=str(description.group_id),
+        protocol="consumer" if kind == "CONSUMER" else "classic",
+        state=str(getattr(state, "name", state)),
+        assignor=str(description.partition_assignor or ""),
+        simple=bool(description.is_simple_consumer_group),
+        members=tuple(sorted(members, key=lambda m: m.member_id)),
+    )
 
 
 def strategy_for(assignor: str, *, server_side: bool = False) -> str | None:
@@ -71,21 +186,31 @@ class GroupScan:
     from_offsets: list[str] = field(default_factory=list)
 
 
-def _assigned_topics(member: Any) -> set[str]:
-    topics: set[str] = set()
-    for assignment in (member.assignment, getattr(member, "target_assignment", None)):
-        if assignment is not None:
-            topics.update(tp.topic for tp in assignment.topic_partitions or ())
-    return topics
+def _unplannable(group: DescribedGroup) -> tuple[str, str | None, str]:
+    """(field, value, reason) of a group with members but no strategy the planner knows."""
+    if group.assignor:
+        known = SERVER_ASSIGNORS if group.protocol == "consumer" else CLASSIC_ASSIGNORS
+        return (
+            "strategy",
+            group.assignor,
+            f"group {group.group_id!r} uses the partition assignor {group.assignor!r}, which "
+            f"the planner cannot simulate (it knows {', '.join(known)})",
+        )
+    return (
+        "strategy",
+        None,
+        f"the broker reports no partition assignor for group {group.group_id!r} "
+        f"(state {group.state}; a group that is rebalancing has none yet)",
+    )
 
 
 def group_rows(
-    descriptions: Iterable[Any], committed_topics: Callable[[str], set[str]]
+    groups: Iterable[DescribedGroup], committed_topics: Callable[[str], set[str]]
 ) -> GroupScan:
-    """Turn confluent-kafka `ConsumerGroupDescription`s into `groups` rows.
+    """Turn described groups into `groups` rows.
 
     Args:
-        descriptions: The groups as `describe_consumer_groups` gave them.
+        groups: The groups as the broker described them.
         committed_topics: Group id -> the topics it committed offsets for; asked only for
             groups whose members hold no assignment.
 
@@ -94,19 +219,14 @@ def group_rows(
         empty, simple; and the groups mapped from a KIP-848 assignor or whose topics came
         from committed offsets.
     """
-    from confluent_kafka import ConsumerGroupState, ConsumerGroupType
-
     scan = GroupScan()
-    for group in descriptions:
-        group_id = str(group.group_id)
-        if group.is_simple_consumer_group:
+    for group in groups:
+        group_id = group.group_id
+        if group.simple:
             scan.simple.append(group_id)
             continue
-        members = list(group.members or ())
-        state = group.state
-        state_name = getattr(state, "name", str(state))
-        if not members:
-            if state in (ConsumerGroupState.EMPTY, ConsumerGroupState.DEAD):
+        if not group.members:
+            if group.state in ("EMPTY", "DEAD"):
                 scan.empty.append(group_id)
             else:
                 scan.rejected.append(
@@ -114,31 +234,19 @@ def group_rows(
                         group_id,
                         "members",
                         "0",
-                        f"the broker describes group {group_id!r} as {state_name} but lists "
+                        f"the broker describes group {group_id!r} as {group.state} but lists "
                         f"no members, so its size and topics are unknown",
                     )
                 )
             continue
-        assignor = str(group.partition_assignor or "")
-        server_side = getattr(group, "type", None) == ConsumerGroupType.CONSUMER
-        strategy = strategy_for(assignor, server_side=server_side)
+        server_side = group.protocol == "consumer"
+        strategy = strategy_for(group.assignor, server_side=server_side)
         if strategy is None:
-            if assignor:
-                known = SERVER_ASSIGNORS if server_side else CLASSIC_ASSIGNORS
-                reason = (
-                    f"group {group_id!r} uses the partition assignor {assignor!r}, which the "
-                    f"planner cannot simulate (it knows {', '.join(known)})"
-                )
-            else:
-                reason = (
-                    f"the broker reports no partition assignor for group {group_id!r} "
-                    f"(state {state_name}; a group that is rebalancing has none yet)"
-                )
-            scan.rejected.append((group_id, "strategy", assignor or None, reason))
+            scan.rejected.append((group_id, *_unplannable(group)))
             continue
-        if server_side and assignor != strategy:
-            scan.server_mapped.append(f"{group_id} ({assignor} -> {strategy})")
-        topics = set().union(*(_assigned_topics(m) for m in members))
+        if server_side and group.assignor != strategy:
+            scan.server_mapped.append(f"{group_id} ({group.assignor} -> {strategy})")
+        topics = group.topics
         if not topics:
             topics = committed_topics(group_id)
             if topics:
@@ -156,7 +264,7 @@ def group_rows(
             )
             continue
         scan.rows.extend(
-            {"group_id": group_id, "topic": t, "strategy": strategy, "members": len(members)}
+            {"group_id": group_id, "topic": t, "strategy": strategy, "members": len(group.members)}
             for t in sorted(topics)
         )
     return scan

@@ -8,7 +8,7 @@
       capacity/    ...                           topic or *, producer_/consumer_ mib/records
       groups/      ...                           group_id, topic, strategy, members
       keys/        ...                           topic, key or key_hex, count
-      cluster/     ...                           broker_id, [rack]
+      cluster/     ...                           broker_id, [rack], [live]
       perf/        NAME.producer.txt, NAME.consumer.txt, *.txt with `# topic: NAME`
 
 The columns are the canonical ones (`planner.figures.schema`); a throughput file may add

@@ -238,10 +238,18 @@ CLUSTER = Table(
     (
         _c("broker_id", pa.int32(), "whole", "broker (node) id"),
         _c("rack", pa.string(), "", "broker.rack", required=False),
+        _c(
+            "live",
+            pa.bool_(),
+            "",
+            "false: a broker that replicas name but the cluster no longer lists (down); "
+            "empty: not known, taken as up",
+            required=False,
+        ),
         _c("source", pa.string(), "", _SOURCE.doc, required=False),
     ),
     ("broker_id",),
-    "one broker",
+    "one broker of the cluster, up or down",
 )
 
 REJECTED = Table(

@@ -1,10 +1,9 @@
-"""planner.collect.kafka_groups on confluent-kafka's own description objects.
+"""planner.collect.kafka_groups: described groups -> `groups` rows, on plain values.
 
-The test broker (tansu 0.6.0) describes classic groups without assignor, members'
-assignments or, through librdkafka, members at all (see test_kafka_admin.py), so the
-descriptions Apache Kafka gives are built here with confluent-kafka's classes, filled
-as librdkafka fills them from Kafka's answer: the protocol name as the assignor, each
-member's decoded assignment, KIP-848 members' target assignments.
+What a real Apache Kafka 4.4.0 reports for live groups of every kind, and that `described`
+reads confluent-kafka's descriptions of them right, is checked in `test_kafka_admin.py`.
+Here are the cases a live broker gives only by chance (a group caught mid-rebalance, a
+Kafka Streams assignor, a description that contradicts itself), built as values.
 """
 
 from __future__ import annotations
@@ -12,45 +11,34 @@ from __future__ import annotations
 import pytest
 
 from planner.assignors import STRATEGIES
-from planner.collect.kafka_groups import group_rows, strategy_for
+from planner.collect.kafka_groups import (
+    DescribedGroup,
+    DescribedMember,
+    described,
+    group_rows,
+    strategy_for,
+)
 
-confluent_kafka = pytest.importorskip("confluent_kafka")
 
-
-def _member(member_id: str, topics: dict[str, list[int]], *, target: bool = False) -> object:
-    from confluent_kafka.admin import MemberAssignment, MemberDescription
-
-    tps = [confluent_kafka.TopicPartition(t, p) for t, ps in topics.items() for p in ps]
-    assignment = MemberAssignment(tps)
+def _member(
+    member_id: str, topics: dict[str, list[int]], *, target: bool = False
+) -> DescribedMember:
+    owned = tuple(sorted((t, p) for t, ps in topics.items() for p in ps))
     if target:  # KIP-848: the member still reconciles towards its target
-        return MemberDescription(
-            member_id, "client", "/10.0.0.1", MemberAssignment([]), target_assignment=assignment
-        )
-    return MemberDescription(member_id, "client", "/10.0.0.1", assignment)
+        return DescribedMember(member_id, "client", None, (), target_assignment=owned)
+    return DescribedMember(member_id, "client", None, owned)
 
 
 def _group(
     group_id: str,
     assignor: str,
-    members: list[object],
+    members: list[DescribedMember],
     *,
     state: str = "STABLE",
-    classic: bool = True,
+    protocol: str = "classic",
     simple: bool = False,
-) -> object:
-    from confluent_kafka.admin import ConsumerGroupDescription
-
-    return ConsumerGroupDescription(
-        group_id,
-        simple,
-        members,  # type: ignore[arg-type]
-        assignor,
-        getattr(confluent_kafka.ConsumerGroupState, state),
-        confluent_kafka.Node(1, "broker-1", 9092),
-        type=confluent_kafka.ConsumerGroupType.CLASSIC
-        if classic
-        else confluent_kafka.ConsumerGroupType.CONSUMER,
-    )
+) -> DescribedGroup:
+    return DescribedGroup(group_id, protocol, state, assignor, simple, tuple(members))
 
 
 def test_strategy_names_are_kafkas_own() -> None:
@@ -62,14 +50,14 @@ def test_strategy_names_are_kafkas_own() -> None:
     assert strategy_for("stream") is None
 
 
-def test_group_rows_from_kafka_descriptions() -> None:
+def test_group_rows_from_described_groups() -> None:
     asked: list[str] = []
 
     def committed(group_id: str) -> set[str]:
         asked.append(group_id)
         return {"audit", "__consumer_offsets"} if group_id == "rebalanced" else set()
 
-    descriptions = [
+    groups = [
         _group(
             "billing",
             "range",
@@ -80,7 +68,9 @@ def test_group_rows_from_kafka_descriptions() -> None:
             "cooperative-sticky",
             [_member("m-3", {"clicks": [0, 1, 2]}), _member("m-4", {}), _member("m-5", {})],
         ),
-        _group("mobile", "uniform", [_member("m-6", {"views": [0]}, target=True)], classic=False),
+        _group(
+            "mobile", "uniform", [_member("m-6", {"views": [0]}, target=True)], protocol="consumer"
+        ),
         _group("streams-app", "stream", [_member("m-7", {"orders": [0]})]),
         _group("joining", "", [_member("m-8", {})], state="PREPARING_REBALANCING"),
         _group("rebalanced", "roundrobin", [_member("m-9", {})]),
@@ -88,12 +78,12 @@ def test_group_rows_from_kafka_descriptions() -> None:
         _group("idle", "", [], state="EMPTY"),
         _group("manual", "", [], simple=True),
     ]
-    scan = group_rows(descriptions, committed)
+    scan = group_rows(groups, committed)
 
     assert sorted((r["group_id"], r["topic"], r["strategy"], r["members"]) for r in scan.rows) == [
         ("billing", "orders", "range", 2),
         ("billing", "refunds", "range", 2),
-        ("mobile", "views", "cooperative-sticky", 1),
+        ("mobile", "views", "cooperative-sticky", 1),  # from the target assignment
         ("rebalanced", "audit", "roundrobin", 1),  # internal topic left out
         ("search", "clicks", "cooperative-sticky", 3),  # members without partitions count
     ]
@@ -110,7 +100,61 @@ def test_group_rows_from_kafka_descriptions() -> None:
     assert asked == ["rebalanced", "lost"]  # only groups whose members hold nothing
 
 
+def test_a_consumer_protocol_assignor_the_broker_may_add_is_rejected_by_name() -> None:
+    scan = group_rows([_group("g", "sticky", [_member("m", {"t": [0]})], protocol="consumer")], set)
+    [(group, field, value, reason)] = scan.rejected
+    assert (group, field, value) == ("g", "strategy", "sticky")
+    assert "it knows range, uniform" in reason
+
+
 def test_stable_group_without_members_is_not_trusted() -> None:
     scan = group_rows([_group("g", "rdkafka-1234", [], state="STABLE")], lambda _: set())
     assert scan.rows == [] and scan.empty == []
     assert [(g, f, v) for g, f, v, _ in scan.rejected] == [("g", "members", "0")]
+
+
+def test_described_reads_confluent_kafkas_description() -> None:
+    """confluent-kafka's own classes, filled as librdkafka fills them (a description
+    whose type librdkafka does not know is a classic one)."""
+    confluent_kafka = pytest.importorskip("confluent_kafka")
+    from confluent_kafka.admin import (
+        ConsumerGroupDescription,
+        MemberAssignment,
+        MemberDescription,
+    )
+
+    def tps(*pairs: tuple[str, int]) -> MemberAssignment:
+        return MemberAssignment([confluent_kafka.TopicPartition(t, p) for t, p in pairs])
+
+    node = confluent_kafka.Node(1, "broker-1", 9092)
+    consumer = ConsumerGroupDescription(
+        "mobile",
+        False,
+        [
+            MemberDescription(
+                "b", "app", "/10.0.0.2", tps(("views", 1)), target_assignment=tps(("views", 1))
+            ),
+            MemberDescription(
+                "a", "app", "/10.0.0.1", tps(("views", 2), ("views", 0)), "static-1", tps()
+            ),
+        ],
+        "uniform",
+        confluent_kafka.ConsumerGroupState.STABLE,
+        node,
+        type=confluent_kafka.ConsumerGroupType.CONSUMER,
+    )
+    assert described(consumer) == DescribedGroup(
+        "mobile",
+        "consumer",
+        "STABLE",
+        "uniform",
+        False,
+        (
+            DescribedMember("a", "app", "static-1", (("views", 0), ("views", 2)), ()),
+            DescribedMember("b", "app", None, (("views", 1),), (("views", 1),)),
+        ),
+    )
+    unknown = ConsumerGroupDescription(
+        "old", True, [], "", confluent_kafka.ConsumerGroupState.EMPTY, node
+    )
+    assert described(unknown) == DescribedGroup("old", "classic", "EMPTY", "", True, ())

@@ -119,6 +119,24 @@ def test_collects_every_table_from_csv_jsonl_and_parquet(landing: Path, tmp_path
     assert topics.column("partitioner").to_pylist() == ["murmur2", "murmur2_random"]
 
 
+def test_a_cluster_file_may_mark_brokers_down(landing: Path, tmp_path: Path) -> None:
+    """`live` is optional: absent, it is empty (taken as up); given, a down broker stays a
+    row, so the broker count stays the cluster's."""
+    figures = tmp_path / "figures"
+    collect_interval([LandingSource(landing)], DAY, figures)
+    cluster = read_table(figures, DAY, "cluster")
+    assert cluster is not None and cluster.column("live").null_count == 3
+    _write(landing / "cluster" / "cluster.csv", "broker_id,rack,live\n1,a,true\n2,,false\n3,c,\n")
+    collect_interval([LandingSource(landing)], DAY, figures)
+    cluster = read_table(figures, DAY, "cluster")
+    assert cluster is not None
+    assert sorted((r["broker_id"], r["rack"], r["live"]) for r in cluster.to_pylist()) == [
+        (1, "a", True),
+        (2, None, False),
+        (3, "c", None),
+    ]
+
+
 def test_bad_rows_are_rejected_with_file_row_and_field(landing: Path, tmp_path: Path) -> None:
     report = collect_interval([LandingSource(landing)], DAY, tmp_path / "figures")
     found = {

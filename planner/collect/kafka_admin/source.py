@@ -1,0 +1,231 @@
+"""`KafkaAdminSource`: the settings, and one collection from end to end."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+
+from planner.collect.base import Collected
+from planner.collect.kafka_admin.calls import AdminCalls, names
+from planner.collect.kafka_admin.consumer_groups import committed_topics, read_groups
+from planner.collect.kafka_admin.findings import Bad, Findings
+from planner.collect.kafka_admin.metadata import (
+    read_brokers,
+    read_metadata,
+    retention,
+    topics_table,
+)
+from planner.collect.kafka_admin.offsets import (
+    read_end_offsets,
+    sample_sizes,
+    throughput,
+    windows,
+)
+from planner.collect.kafka_groups import DescribedGroup, group_rows
+from planner.figures.dataset import DataInterval
+
+__all__ = ["KafkaAdminSource"]
+
+_LIBRDKAFKA_LOG = logging.getLogger("planner.collect.kafka_admin.librdkafka")
+
+
+class KafkaAdminSource:
+    """Topics, brokers, consumer groups and sampled throughput from a live Kafka cluster.
+
+    Attributes:
+        name: The source's name in the planner config and in reports.
+        bootstrap_servers: librdkafka's `bootstrap.servers` (host:port, comma-separated).
+    """
+
+    name: str
+
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        *,
+        config: Mapping[str, str | int | float | bool] | None = None,
+        sample_window_s: float = 10.0,
+        request_timeout_s: float = 10.0,
+        retries: int = 2,
+        retry_delay_s: float = 0.5,
+        max_sample_records: int = 500,
+        sample_timeout_s: float = 10.0,
+        sample_group_id: str = "partition-planner-sampler",
+        name: str = "kafka-admin",
+    ) -> None:
+        """Describe where the cluster is and how long to look at it.
+
+        Args:
+            bootstrap_servers: host:port[,host:port...] of one or more brokers.
+            config: More librdkafka settings for every client this source opens, e.g.
+                `security.protocol`, `sasl.mechanism`, `sasl.username`,
+                `sasl.password`, `ssl.ca.location`; the caller reads them from its
+                config or environment. Not `bootstrap.servers`.
+            sample_window_s: Seconds between the two end-offset reads (at least).
+            request_timeout_s: Seconds one admin request may take (1 to 300).
+            retries: Further attempts after a failed admin call that a retry can cure.
+            retry_delay_s: Seconds before the first retry; doubled for each next one.
+            max_sample_records: Records per topic read to estimate the record size.
+            sample_timeout_s: Seconds the record-size sample may take in all.
+            sample_group_id: `group.id` of the sampling consumer. It never joins the
+                group and never commits; set it where ACLs name the groups a principal
+                may use.
+            name: The source's name.
+
+        Raises:
+            ValueError: a setting out of range, or `bootstrap.servers` in `config`.
+        """
+        if not bootstrap_servers.strip():
+            raise ValueError("kafka-admin: bootstrap_servers is empty")
+        extra = dict(config or {})
+        if "bootstrap.servers" in extra:
+            raise ValueError("kafka-admin: give the brokers as bootstrap_servers, not in config")
+        if not 1.0 <= request_timeout_s <= 300.0:
+            raise ValueError(f"kafka-admin: request_timeout_s {request_timeout_s} not in 1..300")
+        for label, value in (
+            ("sample_window_s", sample_window_s),
+            ("sample_timeout_s", sample_timeout_s),
+        ):
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"kafka-admin: {label} must be above zero, got {value}")
+        if retries < 0 or retry_delay_s < 0 or max_sample_records < 1:
+            raise ValueError(
+                "kafka-admin: retries and retry_delay_s must be >= 0, max_sample_records >= 1"
+            )
+        self.name = name
+        self.bootstrap_servers = bootstrap_servers.strip()
+        self._extra = extra
+        self._window_s = float(sample_window_s)
+        self._max_sample_records = max_sample_records
+        self._sample_timeout_s = float(sample_timeout_s)
+        self._sample_group_id = sample_group_id
+        self._calls = AdminCalls(
+            where=f"{self.name}: Kafka at {self.bootstrap_servers}",
+            timeout_s=float(request_timeout_s),
+            retries=retries,
+            retry_delay_s=float(retry_delay_s),
+        )
+
+    def _client_config(self, **overrides: object) -> dict[str, Any]:
+        # Any: librdkafka settings are scalars, but `logger` is a Python object.
+        timeout_ms = int(self._calls.timeout_s * 1000)
+        settings: dict[str, Any] = {
+            "socket.timeout.ms": timeout_ms,
+            "socket.connection.setup.timeout.ms": timeout_ms,
+            "logger": _LIBRDKAFKA_LOG,
+        }
+        settings.update(self._extra)
+        settings.update(overrides)
+        settings["bootstrap.servers"] = self.bootstrap_servers
+        return settings
+
+    def _admin(self) -> Any:
+        from confluent_kafka import KafkaException
+        from confluent_kafka.admin import AdminClient
+
+        try:
+            return AdminClient(self._client_config())
+        except KafkaException as exc:  # a setting librdkafka does not accept
+            raise ValueError(f"{self._calls.where}: bad client config: {exc}") from None
+
+    def describe_groups(self) -> list[DescribedGroup]:
+        """What the broker reports about every consumer group, as the client reads it.
+
+        Classic and consumer-protocol (KIP-848) groups, each with its protocol, state,
+        assignor and members' assignments; share groups and other kinds are not
+        consumer groups to the client library and are left out (see
+        `planner.collect.kafka_admin.consumer_groups`).
+
+        Raises:
+            SourceUnavailable: the cluster could not be reached within the retries.
+        """
+        return read_groups(self._calls, self._admin()).described
+
+    def collect(self, interval: DataInterval) -> Collected:
+        """Read topics, brokers, groups, and sample throughput over `sample_window_s`.
+
+        Args:
+            interval: The interval being collected; the throughput sample is of now,
+                and a note says so when now is not in it.
+
+        Returns:
+            The `cluster`, `topics`, `groups` and `throughput` tables, conformed.
+
+        Raises:
+            SourceUnavailable: the cluster could not be reached within the retries, or
+                refused a call collection cannot do without.
+        """
+        admin = self._admin()
+        findings = Findings(self._calls.where, f"{self.name}:{self.bootstrap_servers}")
+        metadata = read_metadata(self._calls, admin)
+        # A partition without a leader has no end offset to read (see `windows`).
+        partitions = [
+            (t, p)
+            for t, parts in metadata.topics.items()
+            for p, part in parts.items()
+            if part.leader >= 0
+        ]
+        first = read_end_offsets(self._calls, admin, partitions)
+        deadline = first.mono_s + self._window_s
+        # The other reads run inside the window, so the window costs no extra time.
+        read_brokers(self._calls, admin, metadata, findings)
+        retention_ms = retention(self._calls, admin, list(metadata.topics), findings)
+        self._groups(admin, findings)
+        time.sleep(max(0.0, deadline - time.monotonic()))
+        second = read_end_offsets(self._calls, admin, partitions)
+        bad: list[Bad] = []
+        spans_of = windows(first, second, metadata, bad)
+        sizes = sample_sizes(
+            self._client_config(**{"group.id": self._sample_group_id}),
+            spans_of,
+            max_records=self._max_sample_records,
+            timeout_s=self._sample_timeout_s,
+        )
+        throughput(
+            first,
+            second,
+            spans_of,
+            sizes,
+            bad,
+            interval=interval,
+            sample_timeout_s=self._sample_timeout_s,
+            max_sample_records=self._max_sample_records,
+            findings=findings,
+        )
+        keyed = {t: (s.keyed > 0 if s.records else None) for t, s in sizes.items()}
+        topics_table(metadata, retention_ms, keyed, findings)
+        return findings.collected
+
+    def _groups(self, admin: Any, findings: Findings) -> None:
+        read = read_groups(self._calls, admin)
+        for text in read.notes:
+            findings.note(text)
+        scan = group_rows(read.described, lambda g: committed_topics(self._calls, admin, g))
+        findings.reject_groups(read.failures + scan.rejected)
+        raw = pa.table(
+            {
+                "group_id": pa.array([r["group_id"] for r in scan.rows], pa.string()),
+                "topic": pa.array([r["topic"] for r in scan.rows], pa.string()),
+                "strategy": pa.array([r["strategy"] for r in scan.rows], pa.string()),
+                "members": pa.array([r["members"] for r in scan.rows], pa.int32()),
+            }
+        )
+        findings.add("groups", raw)
+        for group_names, what in (
+            (scan.empty, "empty consumer group(s) (no members, no assignor) skipped"),
+            (scan.simple, "simple consumer group(s) (members assign themselves) skipped"),
+            (scan.server_mapped, "KIP-848 group(s) mapped to the closest strategy"),
+            (scan.from_offsets, "group(s) without assignments: topics from committed offsets"),
+            (
+                read.others,
+                "group(s) that are not consumer groups (share groups, Kafka Streams "
+                "groups, Connect workers...; confluent-kafka cannot describe them) skipped",
+            ),
+        ):
+            if group_names:
+                findings.note(f"{len(group_names)} {what}: {names(group_names)}")
