@@ -135,18 +135,19 @@ class JavaGroup:
 
 def produce_with_java(
     kafka: KRaftCluster,
-    records: Sequence[tuple[str, bytes | str | None]],
+    records: Sequence[tuple[str, bytes | str | None, int]],
     *,
-    value_bytes: int,
     log: Path,
     timeout_s: float = 120,
 ) -> list[int]:
-    """Send ``(topic, key)`` records from one Java ``KafkaProducer``; where each landed.
+    """Send ``(topic, key, value_bytes)`` records from one Java ``KafkaProducer``, in order.
 
     A ``bytes`` key goes through ``ByteArraySerializer``, a ``str`` key through
-    ``StringSerializer`` (UTF-8), ``None`` is a keyless record. The producer keeps Kafka's
-    default partitioning. Returns the partition each send's ``RecordMetadata`` reported,
-    in order.
+    ``StringSerializer`` (UTF-8), ``None`` is a keyless record; the value is
+    ``value_bytes`` zero bytes. The producer keeps Kafka's default partitioning.
+
+    Returns:
+        The partition each send's ``RecordMetadata`` reported, in order.
     """
 
     def key(value: bytes | str | None) -> dict[str, str] | None:
@@ -157,8 +158,9 @@ def produce_with_java(
         return {"bytes": base64.b64encode(value).decode()}
 
     document = {
-        "value_bytes": value_bytes,
-        "records": [{"topic": topic, "key": key(k)} for topic, k in records],
+        "records": [
+            {"topic": topic, "key": key(k), "value_bytes": size} for topic, k, size in records
+        ],
     }
     started = time.monotonic()
     done = subprocess.run(

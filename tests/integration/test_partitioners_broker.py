@@ -15,7 +15,7 @@ Two clients send to topics of 7, 12 and 100 partitions on the reference Kafka:
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -73,34 +73,61 @@ def text_keys() -> list[str]:
 # -- the Java producer -----------------------------------------------------------------
 
 
-def test_java_producer_places_every_key_where_partition_for_key_says(
+@dataclass(frozen=True)
+class JavaPlacements:
+    """Where one Java producer run put each kind of record, per partition count."""
+
+    keyed: dict[int, list[int]]  # binary keys, then text keys
+    keyless: dict[int, list[int]]  # in send order
+    empty: dict[int, list[int]]
+
+
+@pytest.fixture(scope="module")
+def java_placements(
     kafka: KRaftCluster,
     topics: dict[int, str],
     binary_keys: list[bytes],
     text_keys: list[str],
-    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> JavaPlacements:
+    """One Java producer (one JVM) sends every record of the Java tests, topic by topic."""
+    keys: list[bytes | str] = [*binary_keys, *text_keys]
+    records: list[tuple[str, bytes | str | None, int]] = []
+    for topic in topics.values():
+        records += [(topic, key, 1) for key in keys]
+        records += [(topic, None, JAVA_VALUE_BYTES)] * JAVA_KEYLESS_RECORDS
+        records += [(topic, b"", 1)] * KEYLESS_RECORDS
+    log = tmp_path_factory.mktemp("java-producer") / "producer.log"
+    landed = iter(produce_with_java(kafka, records, log=log))
+    placements = JavaPlacements({}, {}, {})
+    for count in topics:
+        placements.keyed[count] = [next(landed) for _ in keys]
+        placements.keyless[count] = [next(landed) for _ in range(JAVA_KEYLESS_RECORDS)]
+        placements.empty[count] = [next(landed) for _ in range(KEYLESS_RECORDS)]
+    return placements
+
+
+def test_java_producer_places_every_key_where_partition_for_key_says(
+    java_placements: JavaPlacements, binary_keys: list[bytes], text_keys: list[str]
 ) -> None:
     keys: list[bytes | str] = [*binary_keys, *text_keys]
-    records = [(topic, key) for topic in topics.values() for key in keys]
-    landed = produce_with_java(kafka, records, value_bytes=1, log=tmp_path / "producer.log")
-    for index, (count, topic) in enumerate(topics.items()):
-        on_topic = landed[index * len(keys) : (index + 1) * len(keys)]
+    for count, landed in java_placements.keyed.items():
         expected = [
             partition_for_key(k.encode("utf-8") if isinstance(k, str) else k, count) for k in keys
         ]
         wrong = [
             (k, got, want)
-            for k, got, want in zip(keys, on_topic, expected, strict=True)
+            for k, got, want in zip(keys, landed, expected, strict=True)
             if got != want
         ]
-        assert not wrong, f"{topic}: {len(wrong)} keys elsewhere, first {wrong[:3]}"
+        assert not wrong, f"{count} partitions: {len(wrong)} keys elsewhere, first {wrong[:3]}"
         # The same, vectorised over an Arrow string array (a Spark UDF's input).
         arrow = partitions_for_keys(pa.array(text_keys, pa.string()), count, "murmur2_random")
-        assert on_topic[len(binary_keys) :] == arrow.tolist()
+        assert landed[len(binary_keys) :] == arrow.tolist()
 
 
 def test_java_producer_spreads_keyless_records_in_sticky_stints(
-    kafka: KRaftCluster, topics: dict[int, str], tmp_path: Path
+    java_placements: JavaPlacements,
 ) -> None:
     """Kafka 4.4's producer: a null key is spread, an empty key is a key.
 
@@ -112,25 +139,17 @@ def test_java_producer_spreads_keyless_records_in_sticky_stints(
     """
     behaviour = KEYLESS_BEHAVIOUR["murmur2_random"]
     assert behaviour.null_key_spread and not behaviour.empty_key_spread
-    records: list[tuple[str, bytes | str | None]] = []
-    for topic in topics.values():
-        records += [(topic, None)] * JAVA_KEYLESS_RECORDS + [(topic, b"")] * KEYLESS_RECORDS
-    landed = produce_with_java(
-        kafka, records, value_bytes=JAVA_VALUE_BYTES, log=tmp_path / "producer.log"
-    )
-    per_topic = JAVA_KEYLESS_RECORDS + KEYLESS_RECORDS
-    for index, (count, topic) in enumerate(topics.items()):
+    min_records = BATCH_SIZE_BYTES // 2 // JAVA_VALUE_BYTES
+    for count, keyless in java_placements.keyless.items():
         assert keyless_partition(count, "murmur2_random") is None
-        on_topic = landed[index * per_topic : (index + 1) * per_topic]
-        keyless, empty = on_topic[:JAVA_KEYLESS_RECORDS], on_topic[JAVA_KEYLESS_RECORDS:]
-        assert set(empty) == {partition_for_key(b"", count)}, (topic, set(empty))
+        empty = java_placements.empty[count]
+        assert set(empty) == {partition_for_key(b"", count)}, (count, set(empty))
         stints = _run_lengths(keyless)
-        # Spread: many stints, on several partitions (18 or so stints of 32 records here).
-        assert len(set(keyless)) >= 4, (topic, stints)
+        # Spread: many stints, on several partitions (about 18 stints of 32 records here).
+        assert len(set(keyless)) >= 4, (count, stints)
         # Sticky, not per record: every stint but the last holds at least half a batch.
-        min_records = BATCH_SIZE_BYTES // 2 // JAVA_VALUE_BYTES
-        assert min(stints[:-1]) >= min_records, (topic, stints)
-        assert len(stints) <= JAVA_KEYLESS_RECORDS // min_records, (topic, stints)
+        assert min(stints[:-1]) >= min_records, (count, stints)
+        assert len(stints) <= JAVA_KEYLESS_RECORDS // min_records, (count, stints)
 
 
 def _run_lengths(partitions: list[int]) -> list[int]:
@@ -228,7 +247,11 @@ def test_partitions_for_keys_predicts_librdkafka(
 
 
 def test_librdkafka_default_splits_keys_from_the_java_producer(
-    kafka: KRaftCluster, topics: dict[int, str], text_keys: list[str], tmp_path: Path
+    kafka: KRaftCluster,
+    topics: dict[int, str],
+    binary_keys: list[bytes],
+    text_keys: list[str],
+    java_placements: JavaPlacements,
 ) -> None:
     """The fact behind the docs, with both real clients on one topic.
 
@@ -237,9 +260,7 @@ def test_librdkafka_default_splits_keys_from_the_java_producer(
     with Java on every key.
     """
     topic = topics[12]
-    java = produce_with_java(
-        kafka, [(topic, k) for k in text_keys], value_bytes=1, log=tmp_path / "producer.log"
-    )
+    java = java_placements.keyed[12][len(binary_keys) :]
     default = _produce(kafka.bootstrap, "consistent_random", topic, list(text_keys))
     murmur = _produce(kafka.bootstrap, "murmur2_random", topic, list(text_keys))
     same = sum(a == b for a, b in zip(java, default, strict=True))

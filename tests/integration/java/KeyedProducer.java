@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -21,7 +23,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * where each one landed.
  *
  * <p>Argument: {@code BOOTSTRAP}. Reads one JSON document from stdin:
- * {@code {"value_bytes": 100, "records": [{"topic": "t", "key": ...}, ...]}} where a key is
+ * {@code {"records": [{"topic": "t", "key": ..., "value_bytes": 100}, ...]}} where a key is
  * {@code {"bytes": "<base64>"}} (sent through {@link ByteArraySerializer}),
  * {@code {"text": "..."}} (sent through {@link StringSerializer}, UTF-8) or absent/null (a
  * keyless record). Sends them in order from one thread, flushes, and prints
@@ -53,7 +55,7 @@ public final class KeyedProducer {
         try (InputStream in = System.in) {
             input = JSON.readTree(in);
         }
-        byte[] value = new byte[input.get("value_bytes").asInt()];
+        Map<Integer, byte[]> values = new HashMap<>();
         JsonNode records = input.get("records");
         int[] landed = new int[records.size()];
         AtomicReference<Exception> failure = new AtomicReference<>();
@@ -73,6 +75,7 @@ public final class KeyedProducer {
                         ? key.get("text").asText()
                         : Base64.getDecoder().decode(key.get("bytes").asText());
                 }
+                byte[] value = values.computeIfAbsent(record.get("value_bytes").asInt(), byte[]::new);
                 final int index = i;
                 producer.send(new ProducerRecord<>(record.get("topic").asText(), keyObject, value),
                     (metadata, error) -> {
