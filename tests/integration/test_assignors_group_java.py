@@ -36,7 +36,6 @@ import pytest
 
 from planner.adapters.kraft import KRaftCluster
 from planner.assignors import STRATEGIES
-from tests.integration.conftest import GROUP_PARTITIONS
 from tests.integration.group_rounds import (
     Owned,
     Round,
@@ -47,6 +46,7 @@ from tests.integration.group_rounds import (
     settling_rounds,
 )
 from tests.integration.java_clients import JavaGroup
+from tests.integration.topics import GROUP_PARTITIONS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

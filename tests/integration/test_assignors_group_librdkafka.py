@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from planner.adapters.kraft import KRaftCluster
-from tests.integration.conftest import GROUP_PARTITIONS
 from tests.integration.group_rounds import Owned, Partition, plain, settling_rounds
+from tests.integration.topics import GROUP_PARTITIONS
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 

@@ -30,8 +30,8 @@ from planner.partitioners import (
     partition_for_key,
     partitions_for_keys,
 )
-from tests.integration.conftest import create_topics
 from tests.integration.java_clients import produce_with_java
+from tests.integration.topics import create_topics
 
 pytestmark = pytest.mark.integration
 
