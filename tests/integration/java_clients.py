@@ -43,6 +43,17 @@ def _command(kafka: KRaftCluster, main: str, args: Sequence[str], log: Path) -> 
     )
 
 
+def thread_dump(pid: int) -> str:
+    """A JVM's threads and where each one is (``jcmd <pid> Thread.print``), for a hang."""
+    try:
+        done = subprocess.run(
+            ["jcmd", str(pid), "Thread.print"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"(no thread dump: {error})"
+    return done.stdout[-20000:] or done.stderr
+
+
 def _tail(path: Path, lines: int = 60) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
@@ -88,7 +99,8 @@ class JavaGroup:
             line = self._replies.get(timeout=timeout_s)
         except queue.Empty:
             raise AssertionError(
-                f"LiveGroup gave no answer to {command} in {timeout_s} s\n{self.log_tail()}"
+                f"LiveGroup gave no answer to {command} in {timeout_s} s; its threads:\n"
+                f"{thread_dump(self._process.pid)}\n{self.log_tail()}"
             ) from None
         if not line:
             raise AssertionError(f"LiveGroup exited on {command}\n{self.log_tail()}")
@@ -138,7 +150,7 @@ def produce_with_java(
     records: Sequence[tuple[str, bytes | str | None, int]],
     *,
     log: Path,
-    timeout_s: float = 120,
+    timeout_s: float = 300,
 ) -> list[int]:
     """Send ``(topic, key, value_bytes)`` records from one Java ``KafkaProducer``, in order.
 
@@ -163,17 +175,26 @@ def produce_with_java(
         ],
     }
     started = time.monotonic()
-    done = subprocess.run(
+    process = subprocess.Popen(
         _command(kafka, "KeyedProducer", [kafka.bootstrap], log),
-        input=json.dumps(document).encode(),
-        capture_output=True,
-        timeout=timeout_s,
-        check=False,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
-    if done.returncode != 0:
+    try:
+        stdout, stderr = process.communicate(json.dumps(document).encode(), timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        threads = thread_dump(process.pid)
+        process.kill()
+        process.communicate()
         raise AssertionError(
-            f"KeyedProducer failed ({done.returncode}) after {time.monotonic() - started:.1f} s:\n"
-            f"{done.stderr.decode(errors='replace')}\n{_tail(log)}"
+            f"KeyedProducer still running after {timeout_s} s; its threads:\n{threads}\n"
+            f"{_tail(log)}\nbroker:\n{kafka.log_tail(30)}"
+        ) from None
+    if process.returncode != 0:
+        raise AssertionError(
+            f"KeyedProducer failed ({process.returncode}) after "
+            f"{time.monotonic() - started:.1f} s:\n{stderr.decode(errors='replace')}\n{_tail(log)}"
         )
-    partitions: list[int] = json.loads(done.stdout)["partitions"]
+    partitions: list[int] = json.loads(stdout)["partitions"]
     return partitions
