@@ -15,8 +15,14 @@ is the member's name), must predict every member's partitions:
 - ``cooperative-sticky`` (``client="librdkafka"``: its own sticky algorithm, not Java's):
   members join one at a time and one leaves; each settled state is ``assign`` composed
   over the rounds it predicts (round one on the previous settled state, round two on
-  round one's result), each predicted round is a state the group passed through, and no
-  partition was ever given to a member while another still held it.
+  round one's result), and no partition was ever given to a member while another still
+  held it (checked at every callback, in the order they ran).
+
+The rounds in between are not compared: the Python client does not say which generation
+a callback belongs to, and a member may miss round one altogether (its SyncGroup reaches
+the broker after the revoking member has rejoined for round two; seen once in 25 joins
+on the loaded machine), which changes round one; the settled state was the composed
+prediction all the same in every run here.
 
 librdkafka 2.16 has no eager ``sticky`` (see the last test), so the fourth strategy is
 covered by the Java groups only.
@@ -32,7 +38,13 @@ from typing import Any
 import pytest
 
 from planner.adapters.kraft import KRaftCluster
-from tests.integration.group_rounds import Owned, Partition, plain, settling_rounds
+from tests.integration.group_rounds import (
+    Owned,
+    Partition,
+    plain,
+    settled_states_with_missed_rounds,
+    settling_rounds,
+)
 from tests.integration.topics import GROUP_PARTITIONS
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
@@ -66,7 +78,6 @@ class Group:
         self.consumers: dict[str, Any] = {}
         self.topics: dict[str, list[str]] = {}
         self.held: dict[str, set[Partition]] = {}
-        self.states: list[dict[str, list[Partition]]] = []  # after every callback
         self.overlaps: list[str] = []
         self.admin = AdminClient({"bootstrap.servers": kafka.bootstrap})
 
@@ -107,7 +118,6 @@ class Group:
                 self.held[name] |= changed
             else:
                 self.held[name] -= changed
-            self.states.append({n: sorted(h) for n, h in self.held.items()})
 
         return callback
 
@@ -180,7 +190,6 @@ class Tracked:
 
     def step(self, *, composed: bool) -> list[Owned]:
         """Settle; check the state (composed rounds from the last settled one if asked)."""
-        mark = len(self.group.states)
         ids, observed = self.group.settle()
         subscriptions = {ids[n]: self.group.topics[n] for n in ids}
         rounds = settling_rounds(
@@ -190,14 +199,24 @@ class Tracked:
             self.settled if composed else None,
             client="librdkafka",
         )
-        assert observed == rounds[-1], (
-            f"{self.group.strategy}: librdkafka settled on {observed}, predicted {rounds[-1]} "
-            f"(rounds {rounds}, from {self.settled})"
-        )
-        passed = [{ids[n]: tps for n, tps in state.items()} for state in self.group.states[mark:]]
-        for number, predicted in enumerate(rounds[:-1], start=1):
-            assert predicted in passed, (
-                f"round {number} {predicted} was never the group's state; states {passed}"
+        if observed != rounds[-1] and self.group.strategy == "cooperative-sticky":
+            # A member may have missed round one (see settled_states_with_missed_rounds);
+            # the settled state must then be what the rounds give from what it really had.
+            possible = settled_states_with_missed_rounds(
+                self.group.strategy,
+                self.group.all_partitions,
+                subscriptions,
+                self.settled,
+                client="librdkafka",
+            )
+            assert observed in possible, (
+                f"librdkafka settled on {observed}; assign predicts {rounds[-1]} (rounds "
+                f"{rounds}, from {self.settled}), or with members missing a round {possible}"
+            )
+        else:
+            assert observed == rounds[-1], (
+                f"{self.group.strategy}: librdkafka settled on {observed}, predicted "
+                f"{rounds[-1]} (rounds {rounds}, from {self.settled})"
             )
         assert self.group.overlaps == [], self.group.overlaps
         self.settled = plain(observed)
