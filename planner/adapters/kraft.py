@@ -225,7 +225,11 @@ class KRaftCluster:
         # Kafka's ids are 16 random bytes in URL-safe base64 without padding (22 chars).
         import base64
 
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster_id = "-"
+        # Like Kafka's Uuid.randomUuid, never one starting with "-": the storage tool's
+        # `--cluster-id -x...` would read it as an option and fail (1 start in 64).
+        while cluster_id.startswith("-"):
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         self.folder.mkdir(parents=True, exist_ok=True)
         path.write_text(cluster_id + "\n")
         return cluster_id
