@@ -25,7 +25,9 @@ and the last error after about `(retries + 1) * request_timeout_s` plus the back
 (0.5, 1, 2 s ...): the first call is the metadata read. An error a retry cannot cure
 (authentication, authorization) raises it at once. A broker that is down is not a
 fault: its partitions keep their other replicas, and only a partition left without a
-leader loses its topic's throughput sample (rejected, with the reason).
+leader loses its topic's throughput sample (rejected, with the reason). The group calls
+run in a child process (`isolated`): librdkafka 2.16 can abort the process on a failed
+group describe, and a child's abort costs one retry instead of the run.
 
 Security settings (`security.protocol`, `sasl.*`, `ssl.*`) go in `config`, filled from
 the planner config or the environment by the caller; nothing here reads either, and

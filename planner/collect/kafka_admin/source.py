@@ -12,8 +12,8 @@ import pyarrow as pa
 
 from planner.collect.base import Collected
 from planner.collect.kafka_admin.calls import AdminCalls, names
-from planner.collect.kafka_admin.consumer_groups import committed_topics, read_groups
 from planner.collect.kafka_admin.findings import Bad, Findings
+from planner.collect.kafka_admin.isolated import read_groups_isolated
 from planner.collect.kafka_admin.metadata import (
     read_brokers,
     read_metadata,
@@ -26,7 +26,7 @@ from planner.collect.kafka_admin.offsets import (
     throughput,
     windows,
 )
-from planner.collect.kafka_groups import DescribedGroup, group_rows
+from planner.collect.kafka_groups import DescribedGroup
 from planner.figures.dataset import DataInterval
 
 __all__ = ["KafkaAdminSource"]
@@ -144,7 +144,9 @@ class KafkaAdminSource:
         Raises:
             SourceUnavailable: the cluster could not be reached within the retries.
         """
-        return read_groups(self._calls, self._admin()).described
+        self._admin()  # a setting librdkafka refuses is named here, not in a child
+        read, _ = read_groups_isolated(self._client_config(), self._calls)
+        return read.described
 
     def collect(self, interval: DataInterval) -> Collected:
         """Read topics, brokers, groups, and sample throughput over `sample_window_s`.
@@ -175,7 +177,7 @@ class KafkaAdminSource:
         # The other reads run inside the window, so the window costs no extra time.
         read_brokers(self._calls, admin, metadata, findings)
         retention_ms = retention(self._calls, admin, list(metadata.topics), findings)
-        self._groups(admin, findings)
+        self._groups(findings)
         time.sleep(max(0.0, deadline - time.monotonic()))
         second = read_end_offsets(self._calls, admin, partitions)
         bad: list[Bad] = []
@@ -201,11 +203,12 @@ class KafkaAdminSource:
         topics_table(metadata, retention_ms, keyed, findings)
         return findings.collected
 
-    def _groups(self, admin: Any, findings: Findings) -> None:
-        read = read_groups(self._calls, admin)
+    def _groups(self, findings: Findings) -> None:
+        # In a child process (`isolated`); its librdkafka logs go to its own logger of
+        # the same name, since a Logger pickles by name.
+        read, scan = read_groups_isolated(self._client_config(), self._calls)
         for text in read.notes:
             findings.note(text)
-        scan = group_rows(read.described, lambda g: committed_topics(self._calls, admin, g))
         findings.reject_groups(read.failures + scan.rejected)
         raw = pa.table(
             {
