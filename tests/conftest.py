@@ -10,7 +10,6 @@ import pytest
 from planner.adapters.kafka_dist import project_install
 from planner.adapters.kraft import KRaftCluster
 from tests.support import kafka as reference_kafka
-from tests.support.broker import Broker, running_broker
 
 # py4j logs "Closing down clientserver connection" at INFO from a finaliser that runs at
 # interpreter exit, after pytest has closed the stream its handler writes to: the
@@ -39,13 +38,6 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftClu
     """Three real Apache Kafka nodes in racks a, b and c; started only when a test asks."""
     with reference_kafka.rack_cluster(tmp_path_factory.mktemp("kafka-racks")) as cluster:
         yield cluster
-
-
-@pytest.fixture(scope="session")
-def kafka_broker() -> Iterator[Broker]:
-    """A tansu broker (Kafka-compatible, in Rust) on loopback, memory storage."""
-    with running_broker() as broker:
-        yield broker
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

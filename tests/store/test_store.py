@@ -338,7 +338,7 @@ def test_an_unreachable_sqlite_file_is_reported(tmp_path: Any) -> None:
 
 @pytest.mark.integration
 def test_an_unreachable_postgresql_server_is_reported() -> None:
-    from tests.support.broker import free_port
+    from tests.support.ports import free_port
     from tests.support.postgres import installed_driver
 
     if installed_driver() is None:

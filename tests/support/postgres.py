@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.broker import free_port
+from tests.support.ports import free_port
 
 BIN_DIR = Path("/usr/lib/postgresql/15/bin")
 SUPERUSER = "postgres"

@@ -43,7 +43,7 @@ from threading import Lock, Thread
 
 import numpy as np
 
-from tests.support.broker import free_port
+from tests.support.ports import free_port
 
 # Canonical column -> metric family written for it (the JMX exporter's common names).
 FAMILIES: Mapping[str, str] = {
