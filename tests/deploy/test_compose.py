@@ -20,6 +20,7 @@ from planner.config import load_config
 from planner.deployment import CONFIG_ENV, CONNECTIONS
 from planner.pipeline.connections import ConnectionInfo, apply_connections
 from tests.deploy.compose import COMPOSE_FILE, ROOT, SECRET_VARS, run_compose, sentinels
+from tests.support.kafka import distribution
 
 AIRFLOW_SERVICES = (
     "airflow-init",
@@ -346,7 +347,11 @@ def test_volumes_are_named(config: dict[str, Any]) -> None:
         for mount in service.get("volumes", []):
             if mount["type"] == "bind":
                 source = Path(mount["source"])
-                assert source.is_relative_to(ROOT / "deploy"), f"{name}: binds {source}"
+                # The repository's deploy/ files, or a jar setup installs from Maven
+                # Central (the JMX exporter agent): never a folder written at run time.
+                assert source.is_relative_to(ROOT / "deploy") or source.parent == (
+                    distribution().home / "agents"
+                ), f"{name}: binds {source}"
                 assert source.exists(), f"{name}: {source} does not exist"
                 assert mount.get("read_only") is True, f"{name}: {source} is writable"
 
@@ -358,3 +363,25 @@ def test_pyproject_pins_the_compose_binary_the_tests_run() -> None:
     result = run_compose(["version", "--short"], {})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().lstrip("v") == pins[0].split("==")[1]
+
+
+def test_the_trial_broker_is_the_tested_kafka_with_the_tested_exporter(
+    services: dict[str, Any],
+) -> None:
+    kafka = services["kafka"]
+    installed = distribution()
+    assert kafka["image"] == f"apache/kafka:{installed.version}"
+    agent = installed.agent("jmx_prometheus_javaagent")
+    assert agent is not None
+    mounts = {m["target"]: Path(m["source"]) for m in kafka["volumes"]}
+    assert mounts["/opt/jmx-exporter/jmx_prometheus_javaagent.jar"] == agent
+    assert (
+        mounts["/opt/jmx-exporter/kafka-broker.yml"]
+        == ROOT / "deploy/jmx-exporter/kafka-broker.yml"
+    )
+    assert kafka["environment"]["KAFKA_OPTS"] == (
+        "-javaagent:/opt/jmx-exporter/jmx_prometheus_javaagent.jar=9404:"
+        "/opt/jmx-exporter/kafka-broker.yml"
+    )
+    scrape = (ROOT / "deploy/prometheus.yml").read_text()
+    assert '"kafka:9404"' in scrape
