@@ -71,8 +71,6 @@ class PerfSpec:
         producer_mib_per_s: The producer's steady rate, MiB/s (the whole-run summary
             shows a little less: its first window is slow).
         consumer_fetch_mib_per_s: What the consumer's fetch.MB.sec shows, MiB/s.
-        kafka_major: 3 or 4: the producer summary format (six-decimal or one-decimal
-            records/sec).
         consumer_format: `summary`, `detailed` (`--show-detailed-stats`) or `de` (a JVM
             in a German locale: decimal commas).
         warmup: The producer ran with `--warmup-records` (a steady-state summary follows).
@@ -83,7 +81,6 @@ class PerfSpec:
     record_bytes: int
     producer_mib_per_s: float
     consumer_fetch_mib_per_s: float
-    kafka_major: int
     consumer_format: str
     warmup: bool
     started_at_s: int
@@ -149,7 +146,6 @@ def draw_perf(
                 record_bytes=rb,
                 producer_mib_per_s=float(tp),
                 consumer_fetch_mib_per_s=float(tc),
-                kafka_major=3 if j % 2 == 0 else 4,
                 consumer_format=formats[j % len(formats)],
                 warmup=j % 4 == 3,
                 started_at_s=int(end_s - rng.uniform(3.0, 60.0) * 86_400.0),
