@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from planner.assignors._java_hashing import hash_map_order
 from planner.assignors._members import (
     Assignment,
     PartitionsPerTopic,
@@ -43,7 +44,7 @@ class StickyAssignor:
     its partitions as (1) allows. Invalid claims are dropped first (see
     :func:`planner.assignors._ownership.clean_ownership`): members that left, partitions
     that no longer exist, topics the owner no longer subscribes to, and partitions
-    claimed by two members (dropped from both, as Kafka does within one generation).
+    claimed twice (dropped from every claimant, as Kafka does within one generation).
 
     Identical subscriptions take Kafka's constrained path, with closed forms:
 
@@ -51,8 +52,10 @@ class StickyAssignor:
       to ``N mod C`` of them;
     * each member keeps its previously owned partitions up to its quota, lowest
       partition number first (then topic); members owning at least ``N div C + 1`` keep
-      that many while extra slots remain, taken in member-id order (Java walks a
-      HashMap here, an unspecified order);
+      that many while extra slots remain, taken in the iteration order of Java's
+      ``HashMap`` of member ids (:mod:`planner.assignors._java_hashing`; members whose
+      ids share a hash bucket in the order ``subscriptions`` lists them, which stands
+      for the order of the JoinGroup response);
     * the partitions left over, sorted by (topic, partition), are dealt in member-id
       order to the members below ``N div C``, round after round, then one each to the
       members that may still take one more;
@@ -171,7 +174,10 @@ def _constrained(
     under_min: list[str] = []
     exactly_min: list[str] = []  # members at min_quota that may still take one more
     assigned: set[TopicPartition] = set()
-    for member_id in members:
+    # Kafka walks the members in the order of a HashMap (member id -> owned partitions)
+    # filled from the leader's HashMap of Subscriptions: which members keep min_quota + 1
+    # depends on it when more of them own that many than there are such slots.
+    for member_id in hash_map_order(hash_map_order(subscriptions)):
         owned = sorted(
             ownership.owned[member_id], key=lambda tp: (tp.partition, java_order_key(tp.topic))
         )
@@ -189,6 +195,8 @@ def _constrained(
                 exactly_min.append(member_id)
         assignment[member_id] = kept
         assigned.update(kept)
+    under_min = sorted_java(under_min)
+    exactly_min = sorted_java(exactly_min)
 
     waiting = deque(exactly_min)
     position = 0
