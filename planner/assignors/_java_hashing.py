@@ -26,7 +26,9 @@ turns into a red-black tree with its own order (:class:`JavaHashTable` reports i
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
+from functools import lru_cache
 from typing import Generic, TypeVar
 
 from planner.assignors._members import TopicPartition
@@ -39,6 +41,7 @@ _MIN_TREEIFY_CAPACITY = 64
 K = TypeVar("K", bound=Hashable)
 
 
+@lru_cache(maxsize=1 << 16)  # planning grids hash the same member ids over and over
 def string_hash(text: str) -> int:
     """Java's ``String.hashCode()``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units.
 
@@ -77,6 +80,7 @@ class JavaHashTable(Generic[K]):
         self._spread_of: dict[K, int] = {}
         self._inserted: dict[K, int] = {}  # key -> insertion stamp (order within a bucket)
         self._stamp = 0
+        self._chains: Counter[int] = Counter()  # bucket -> entries, at the current capacity
         self.treeified = False
 
     def __len__(self) -> int:
@@ -95,23 +99,29 @@ class JavaHashTable(Generic[K]):
         if key in self._inserted:
             return
         spread = _spread(self._hash_code(key))
-        bucket = spread & (self._capacity - 1)
-        chain = sum(1 for s in self._spread_of.values() if s & (self._capacity - 1) == bucket)
-        if chain >= _TREEIFY_CHAIN:
+        if self._chains[spread & (self._capacity - 1)] >= _TREEIFY_CHAIN:
             if self._capacity < _MIN_TREEIFY_CAPACITY:
-                self._capacity *= 2
+                self._grow()
             else:
                 self.treeified = True
         self._spread_of[key] = spread
         self._inserted[key] = self._stamp
         self._stamp += 1
+        self._chains[spread & (self._capacity - 1)] += 1
         if len(self._inserted) > self._capacity * 3 // 4:
-            self._capacity *= 2
+            self._grow()
 
     def remove(self, key: K) -> None:
         """``remove``; the capacity stays."""
-        self._spread_of.pop(key, None)
-        self._inserted.pop(key, None)
+        spread = self._spread_of.pop(key, None)
+        if spread is not None:
+            del self._inserted[key]
+            self._chains[spread & (self._capacity - 1)] -= 1
+
+    def _grow(self) -> None:
+        self._capacity *= 2
+        mask = self._capacity - 1
+        self._chains = Counter(s & mask for s in self._spread_of.values())
 
     def order(self) -> list[K]:
         """The keys in Java's iteration order."""

@@ -175,9 +175,14 @@ def _constrained(
     exactly_min: list[str] = []  # members at min_quota that may still take one more
     assigned: set[TopicPartition] = set()
     # Kafka walks the members in the order of a HashMap (member id -> owned partitions)
-    # filled from the leader's HashMap of Subscriptions: which members keep min_quota + 1
-    # depends on it when more of them own that many than there are such slots.
-    for member_id in hash_map_order(hash_map_order(subscriptions)):
+    # filled from the leader's HashMap of Subscriptions. The order decides who keeps
+    # min_quota + 1 only when more members own that many than there are such slots;
+    # otherwise the lists built here are sorted below and any order gives the same result.
+    contenders = sum(1 for m in members if len(ownership.owned[m]) >= max_quota)
+    visit = members
+    if 0 < expected_over < contenders:
+        visit = hash_map_order(hash_map_order(subscriptions))
+    for member_id in visit:
         owned = sorted(
             ownership.owned[member_id], key=lambda tp: (tp.partition, java_order_key(tp.topic))
         )
