@@ -147,10 +147,31 @@ def hash_map_order(member_ids: Iterable[str]) -> list[str]:
         >>> hash_map_order(["consumer-1", "consumer-10", "b", "a"])
         ['a', 'b', 'consumer-10', 'consumer-1']
     """
-    table: JavaHashTable[str] = JavaHashTable(string_hash)
-    for member_id in member_ids:
-        table.add(member_id)
-    return table.order()
+    ids = list(dict.fromkeys(member_ids))
+    spreads = [_spread(string_hash(m)) for m in ids]
+    capacity = _grown_by_size_only(spreads)
+    if capacity is None:  # a long chain grew the table early: replay every insertion
+        table: JavaHashTable[str] = JavaHashTable(string_hash)
+        for member_id in ids:
+            table.add(member_id)
+        return table.order()
+    mask = capacity - 1
+    return [ids[i] for i in sorted(range(len(ids)), key=lambda i: (spreads[i] & mask, i))]
+
+
+def _grown_by_size_only(spreads: list[int]) -> int | None:
+    """The final capacity if no bucket ever reached 9 entries while the table was filling
+    (then only the size decided when it doubled), else None."""
+    capacity = _INITIAL_CAPACITY
+    while True:
+        # Entries 1..threshold+1 are inserted while the table has `capacity` buckets.
+        inserted = spreads[: capacity * 3 // 4 + 1]
+        longest = max(Counter(s & (capacity - 1) for s in inserted).values(), default=0)
+        if longest > _TREEIFY_CHAIN:
+            return None
+        if len(spreads) <= capacity * 3 // 4:
+            return capacity
+        capacity *= 2
 
 
 # Emulates java.util.HashMap (OpenJDK 8 and later: hash spreading, power-of-two tables,

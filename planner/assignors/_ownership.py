@@ -17,18 +17,29 @@ class Ownership:
     """Valid previous ownership of the members still in the group.
 
     Attributes:
-        owned: Member id -> partitions it keeps a claim on, in the order given.
+        owned: Member id -> partitions it keeps a claim on.
         revocation_required: Some member still in the group owned a partition of a topic
             it no longer subscribes to (Kafka then skips its "move only new partitions
             first" balancing pass).
-        live_claimants: Partition -> every claim on it by a member still in the group,
-            valid or not, a member listed once per claim (the cooperative protocol
-            revokes from all of them).
+        first_claimant: Partition -> the first member still in the group that claimed
+            it, valid or not.
+        more_claimants: Partition -> every claim on it by a member still in the group, a
+            member listed once per claim, for the partitions claimed more than once.
     """
 
     owned: dict[str, list[TopicPartition]]
     revocation_required: bool
-    live_claimants: dict[TopicPartition, tuple[str, ...]]
+    first_claimant: dict[tuple[str, int], str]
+    more_claimants: dict[tuple[str, int], list[str]]
+
+    def claimants(self, tp: tuple[str, int]) -> tuple[str, ...]:
+        """Every claim on ``tp`` by a live member (the cooperative protocol revokes from
+        all of them); empty when nobody in the group claimed it."""
+        more = self.more_claimants.get(tp)
+        if more is not None:
+            return tuple(more)
+        first = self.first_claimant.get(tp)
+        return () if first is None else (first,)
 
 
 def clean_ownership(
@@ -66,22 +77,26 @@ def clean_ownership(
     """
     owned: dict[str, list[TopicPartition]] = {m: [] for m in subscriptions}
     if not previous:
-        return Ownership(owned, False, {})
-    claimants: dict[TopicPartition, list[str]] = {}
+        return Ownership(owned, False, {}, {})
+    first: dict[tuple[str, int], str] = {}
+    more: dict[tuple[str, int], list[str]] = {}
     for member_id, claims in previous.items():
         if member_id not in subscriptions:
             continue
-        for topic, partition in claims:
-            claimants.setdefault(TopicPartition(topic, partition), []).append(member_id)
+        for tp in claims:
+            if tp in first:
+                more.setdefault(tp, [first[tp]]).append(member_id)
+            else:
+                first[tp] = member_id
     revocation_required = False
-    live_claimants: dict[TopicPartition, tuple[str, ...]] = {}
-    for tp, members in claimants.items():
-        live_claimants[tp] = tuple(members)
-        if tp.topic not in subscribed_topics or len(members) > 1:
+    for tp, member_id in first.items():
+        topic, partition = tp
+        if topic not in subscribed_topics or tp in more:
             continue
-        member_id = members[0]
-        if tp.topic not in subscriptions[member_id]:
+        if topic not in subscriptions[member_id]:
             revocation_required = True
-        elif 0 <= tp.partition < partitions_per_topic[tp.topic]:
-            owned[member_id].append(tp)
-    return Ownership(owned, revocation_required, live_claimants)
+        elif 0 <= partition < partitions_per_topic[topic]:
+            owned[member_id].append(
+                tp if type(tp) is TopicPartition else TopicPartition(topic, partition)
+            )
+    return Ownership(owned, revocation_required, first, more)

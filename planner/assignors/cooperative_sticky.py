@@ -84,10 +84,10 @@ class CooperativeStickyAssignor:
             return target
         topic_sets = set(subs.values())
         subscribed = frozenset(t for topics in topic_sets for t in topics if ppt.get(t, 0) > 0)
-        claimants = clean_ownership(ppt, subs, prev, subscribed).live_claimants
+        claimants = clean_ownership(ppt, subs, prev, subscribed).claimants
         held_back = _held_back_constrained if len(topic_sets) == 1 else _held_back_general
         return {
-            member_id: [tp for tp in partitions if not held_back(claimants.get(tp, ()), member_id)]
+            member_id: [tp for tp in partitions if not held_back(claimants(tp), member_id)]
             for member_id, partitions in target.items()
         }
 

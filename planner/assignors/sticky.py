@@ -143,8 +143,9 @@ def sticky_target(
         return _constrained(partitions_per_topic, subscriptions, previous, subscribed)
     ownership = clean_ownership(partitions_per_topic, subscriptions, previous, subscribed)
     result = general_assign(partitions_per_topic, subscriptions, ownership, subscribed)
+    topic_key = {t: java_order_key(t) for t in subscribed}
     for partitions in result.values():
-        partitions.sort(key=lambda tp: (java_order_key(tp.topic), tp.partition))
+        partitions.sort(key=lambda tp: (topic_key[tp.topic], tp.partition))
     return result
 
 
@@ -168,6 +169,7 @@ def _constrained(
             assignment[member_id] = all_partitions[i::n_members]
         return assignment
 
+    topic_key = {t: java_order_key(t) for t in topics}
     min_quota, expected_over = divmod(len(all_partitions), n_members)
     max_quota = min_quota + (1 if expected_over else 0)
     over = 0
@@ -184,7 +186,7 @@ def _constrained(
         visit = hash_map_order(hash_map_order(subscriptions))
     for member_id in visit:
         owned = sorted(
-            ownership.owned[member_id], key=lambda tp: (tp.partition, java_order_key(tp.topic))
+            ownership.owned[member_id], key=lambda tp: (tp.partition, topic_key[tp.topic])
         )
         if len(owned) < min_quota:
             kept = owned
@@ -226,7 +228,7 @@ def _constrained(
             else:
                 position += 1
     for partitions in assignment.values():
-        partitions.sort(key=lambda tp: (java_order_key(tp.topic), tp.partition))
+        partitions.sort(key=lambda tp: (topic_key[tp.topic], tp.partition))
     return assignment
 
 

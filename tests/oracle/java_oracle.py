@@ -31,7 +31,9 @@ MAIN_CLASS = "KafkaOracle"
 HEAP_MB = 128
 # One small JVM on a shared 2-core machine: the serial collector and C1 only start fast and
 # keep to one or two threads; each request is far too small for C2 to pay off.
-JVM_OPTIONS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss4m")
+TEST_JVM_OPTIONS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+# Timing Kafka's classes needs the JVM they run in production: both JIT tiers.
+BENCHMARK_JVM_OPTIONS = ("-XX:+UseSerialGC",)
 
 TopicPartitions = list[tuple[str, int]]
 
@@ -69,13 +71,22 @@ class JavaOracle:
         kafka: The Kafka whose jars the program runs on.
         folder: Where the JVM's log goes.
         timeout_s: Longest wait for one answer, in seconds.
+        jvm_options: Options of the JVM.
     """
 
-    def __init__(self, kafka: KafkaDistribution, folder: Path, *, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        kafka: KafkaDistribution,
+        folder: Path,
+        *,
+        timeout_s: float = 60.0,
+        jvm_options: Sequence[str] = TEST_JVM_OPTIONS,
+    ) -> None:
         self.kafka = kafka
         self.classes = compiled("kafka-oracle", SOURCES, kafka)
         self.log_path = folder / "kafka-oracle.log"
         self.timeout_s = timeout_s
+        self.jvm_options = tuple(jvm_options)
         self.requests = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -87,7 +98,7 @@ class JavaOracle:
         command = self.kafka.java_command(
             MAIN_CLASS,
             heap_mb=HEAP_MB,
-            jvm_options=JVM_OPTIONS,
+            jvm_options=self.jvm_options,
             extra_classpath=[self.classes],
         )
         self._log = self.log_path.open("ab")
@@ -242,14 +253,30 @@ class JavaOracle:
         return [(t, p) for t, p in reply["order"]]
 
     def bench(
-        self, strategy: str, partition_counts: Sequence[int], *, warmup: int = 3, repeat: int = 5
+        self,
+        strategy: str,
+        partition_counts: Sequence[int],
+        *,
+        scenario: str = "fresh",
+        warmup: int = 3,
+        repeat: int = 5,
     ) -> tuple[float, int]:
-        """Best time in seconds of the fresh-group grid inside the JVM, and its size."""
+        """Best time in seconds of the benchmark grid inside the JVM, and its size.
+
+        Args:
+            strategy: The assignor.
+            partition_counts: The grid's partition counts (every group size 1..P each).
+            scenario: ``"fresh"`` (nobody owns anything) or ``"grow"`` (a settled group
+                of C members, one member joins).
+            warmup: Untimed rounds first, for the JIT.
+            repeat: Timed rounds; the best counts.
+        """
         reply = self.request(
             {
                 "op": "bench",
                 "strategy": strategy,
                 "partitionCounts": list(partition_counts),
+                "scenario": scenario,
                 "warmup": warmup,
                 "repeat": repeat,
             }
@@ -259,10 +286,14 @@ class JavaOracle:
 
 @contextlib.contextmanager
 def running_oracle(
-    kafka: KafkaDistribution, folder: Path, *, timeout_s: float = 60.0
+    kafka: KafkaDistribution,
+    folder: Path,
+    *,
+    timeout_s: float = 60.0,
+    jvm_options: Sequence[str] = TEST_JVM_OPTIONS,
 ) -> Iterator[JavaOracle]:
     """A started :class:`JavaOracle`, closed on exit."""
-    oracle = JavaOracle(kafka, folder, timeout_s=timeout_s)
+    oracle = JavaOracle(kafka, folder, timeout_s=timeout_s, jvm_options=jvm_options)
     oracle.start()
     try:
         yield oracle

@@ -19,8 +19,12 @@
  *   hash_order  {"strings": [...]}  -> the iteration order of a HashMap<String, ...> filled
  *               in that order; {"partitions": [[op, topic, partition], ...]} with op "add" or
  *               "remove" -> the iteration order of a HashSet<TopicPartition> after those ops
- *   bench       {"strategy": ..., "partitionCounts": [...], "warmup": n, "repeat": n}
+ *   bench       {"strategy": ..., "partitionCounts": [...], "scenario": "fresh" | "grow",
+ *                "warmup": n, "repeat": n}
  *               -> {"ok": true, "seconds": best time of the grid, "assignments": n}
+ *               The grid of benchmarks/assignors_bench.py: one topic t of P partitions and
+ *               every group size C = 1..P; "fresh" groups own nothing, "grow" groups are
+ *               a settled group of C members (Kafka's own assignment) joined by one more.
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -288,6 +292,7 @@ public final class KafkaOracle {
 
     private static ObjectNode bench(JsonNode request) {
         String strategy = request.get("strategy").asText();
+        boolean grow = request.path("scenario").asText("fresh").equals("grow");
         List<Cluster> clusters = new ArrayList<>();
         List<GroupSubscription> groups = new ArrayList<>();
         for (JsonNode count : request.get("partitionCounts")) {
@@ -296,12 +301,8 @@ public final class KafkaOracle {
             topics.put("t", partitions);
             Cluster cluster = cluster(topics);
             for (int members = 1; members <= partitions; members++) {
-                Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-                for (int m = 0; m < members; m++) {
-                    subscriptions.put("consumer-" + m, new Subscription(List.of("t")));
-                }
                 clusters.add(cluster);
-                groups.add(new GroupSubscription(new HashMap<>(subscriptions)));
+                groups.add(grow ? grownGroup(strategy, cluster, members) : freshGroup(members));
             }
         }
         int warmup = request.path("warmup").asInt(3);
@@ -323,5 +324,38 @@ public final class KafkaOracle {
         reply.put("seconds", best / 1e9);
         reply.put("assignments", groups.size());
         return reply;
+    }
+
+    private static String memberId(int index) {
+        return "consumer-" + index;
+    }
+
+    /** Members consumer-0 .. consumer-(n-1), all subscribed to topic t, owning nothing. */
+    private static GroupSubscription freshGroup(int members) {
+        Map<String, Subscription> subscriptions = new HashMap<>();
+        for (int m = 0; m < members; m++) {
+            subscriptions.put(memberId(m), new Subscription(List.of("t")));
+        }
+        return new GroupSubscription(subscriptions);
+    }
+
+    /** A fresh group of n members as Kafka assigned it, joined by one more member. */
+    private static GroupSubscription grownGroup(String strategy, Cluster cluster, int members) {
+        String settledWith = strategy.equals("cooperative-sticky") ? strategy : "sticky";
+        Map<String, Assignment> settled =
+                leader(settledWith).assign(cluster, freshGroup(members)).groupAssignment();
+        ArrayNode group = JSON.createArrayNode();
+        for (int m = 0; m <= members; m++) {
+            ObjectNode member = group.addObject();
+            member.put("id", memberId(m));
+            member.putArray("topics").add("t");
+            if (m < members) {
+                ArrayNode owned = member.putArray("owned");
+                for (TopicPartition tp : settled.get(memberId(m)).partitions()) {
+                    owned.addArray().add(tp.topic()).add(tp.partition());
+                }
+            }
+        }
+        return new GroupSubscription(group(strategy, group));
     }
 }

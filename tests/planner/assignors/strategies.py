@@ -106,6 +106,21 @@ def has_vanished_claims(group: Group) -> bool:
 
 
 @st.composite
+def vanished_groups(draw: st.DrawFn, *, ids: st.SearchStrategy[str] = MEMBER_IDS) -> Group:
+    """A messy group where some member claims a partition number beyond its topic's count
+    (a topic deleted and recreated with fewer partitions)."""
+    group = draw(groups(ids=ids))
+    partitions = dict(group.partitions_per_topic)
+    topic = draw(st.sampled_from(sorted(partitions)))
+    partitions[topic] = max(partitions[topic], 1)
+    previous = {m: list(tps) for m, tps in (group.previous or {}).items()}
+    claimant = draw(st.sampled_from([*group.subscriptions, "left-member"]))
+    beyond = partitions[topic] + draw(st.integers(0, 2))
+    previous.setdefault(claimant, []).append((topic, beyond))
+    return Group(partitions, group.subscriptions, previous)
+
+
+@st.composite
 def skewed_groups(
     draw: st.DrawFn,
     *,
