@@ -98,6 +98,50 @@ def test_range_and_roundrobin_equal_kafka(
     assert ours(strategy, group) == kafka(kafka_oracle, strategy, group)
 
 
+@examples(200)
+@given(
+    group=groups(with_previous=False),
+    strategy=st.sampled_from(["range", "roundrobin", "sticky"]),
+    static=st.data(),
+)
+def test_static_members_come_first_ordered_by_group_instance_id(
+    kafka_oracle: JavaOracle, group: Group, strategy: str, static: st.DataObject
+) -> None:
+    """What ``docs/assignors.md`` says of static membership (KIP-345), checked on Kafka:
+    ``range`` and ``roundrobin`` order the static members first, by ``group.instance.id``,
+    then the dynamic ones by member id; ``sticky`` ignores instance ids. ``assign`` takes
+    member ids only, so the expected order is built by renaming: NUL + instance id for a
+    static member, SOH + member id for a dynamic one."""
+    members = list(group.subscriptions)
+    chosen = static.draw(st.lists(st.sampled_from(members), unique=True))
+    names = st.text(alphabet="abz09-", min_size=1, max_size=4)
+    instance_ids = dict(
+        zip(
+            chosen,
+            static.draw(st.lists(names, min_size=len(chosen), max_size=len(chosen), unique=True)),
+            strict=True,
+        )
+    )
+    java = kafka_oracle.assign(
+        strategy,
+        group.partitions_per_topic,
+        group.subscriptions,
+        group_instance_ids=instance_ids,
+    )
+    if strategy == "sticky":
+        assert plain(java.assignment) == ours(strategy, group)
+        return
+    renamed = {
+        m: ("\x00" + instance_ids[m]) if m in instance_ids else ("\x01" + m) for m in members
+    }
+    expected = assign(
+        strategy,
+        group.partitions_per_topic,
+        {renamed[m]: group.subscriptions[m] for m in members},
+    )
+    assert plain(java.assignment) == plain({m: expected[renamed[m]] for m in members})
+
+
 # --- sticky and cooperative-sticky: exactly Kafka's --------------------------------------
 
 STICKY = st.sampled_from(["sticky", "cooperative-sticky"])
