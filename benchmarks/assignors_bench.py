@@ -1,14 +1,17 @@
-"""Benchmark: planner.assignors.assign() against kafka-python's assignors on the planning grid.
+"""Benchmark: planner.assignors.assign() against kafka-python's and Kafka's own assignors.
 
 The grid for one topic: partition counts 12, 24, 48, 96, 192 and every group size
-1..P, fresh group, strategies range, roundrobin and sticky (1,116 assignments). Both
-sides run in this process, side by side; kafka-python's inputs (fake cluster, decoded
+1..P, fresh group, strategies range, roundrobin and sticky (1,116 assignments). Our side
+and kafka-python's run in this process; kafka-python's inputs (fake cluster, decoded
 JoinGroup members, assignor instances) are built before its clock starts, ours are the
-plain dicts ``assign`` takes. Also timed: the grid with cooperative-sticky, and a
-"grow by one member" rebalance per size (previous = the sticky assignment of C members,
-one member joins) for sticky and cooperative-sticky.
+plain dicts ``assign`` takes. Kafka 4.4.0's own Java assignors run the same grid in one
+warm JVM (the tests' oracle program, ``tests/oracle``, with both JIT tiers), their inputs
+(Cluster, GroupSubscription) built before the clock starts, best of N after warm-up
+rounds. Also timed: the grid with cooperative-sticky, and a "grow by one member"
+rebalance per size (previous = the sticky assignment of C members, one member joins) for
+sticky and cooperative-sticky.
 
-Run: ``.venv/bin/python benchmarks/assignors_bench.py [--json] [--repeat N]``.
+Run: ``.venv/bin/python benchmarks/assignors_bench.py [--json] [--repeat N] [--no-java]``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import json
 import logging
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,10 +33,6 @@ from planner.assignors import assign
 PARTITION_COUNTS = (12, 24, 48, 96, 192)
 STRATEGIES = ("range", "roundrobin", "sticky")
 TARGET_SPEEDUP = 100.0
-# Kafka's Java assignors (RangeAssignor, RoundRobinAssignor, StickyAssignor) on the same
-# grid with a warm JVM, as measured on this machine kind (figure supplied with the task,
-# not re-measured here).
-JAVA_WARM_JVM_S = 0.038
 
 Case = tuple[str, dict[str, int], dict[str, list[str]]]
 
@@ -89,6 +89,34 @@ def time_kafka_python(cases: list[Case]) -> float:
     return time.perf_counter() - start
 
 
+def time_java(repeat: int) -> dict[str, float] | None:
+    """Kafka's own assignors on the same grids in a warm JVM, or None if Kafka is missing.
+
+    Keys: each of STRATEGIES and ``cooperative-sticky`` (fresh grid), ``grow-sticky`` and
+    ``grow-cooperative-sticky`` (grow by one member).
+    """
+    from planner.adapters.kafka_dist import project_install
+    from tests.oracle.java_oracle import BENCHMARK_JVM_OPTIONS, running_oracle
+
+    kafka = project_install()
+    if kafka is None:
+        return None
+    seconds: dict[str, float] = {}
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        running_oracle(
+            kafka, Path(folder), timeout_s=600, jvm_options=BENCHMARK_JVM_OPTIONS
+        ) as oracle,
+    ):
+        for strategy in (*STRATEGIES, "cooperative-sticky"):
+            seconds[strategy], _ = oracle.bench(strategy, PARTITION_COUNTS, warmup=5, repeat=repeat)
+        for strategy in ("sticky", "cooperative-sticky"):
+            seconds[f"grow-{strategy}"], _ = oracle.bench(
+                strategy, PARTITION_COUNTS, scenario="grow", warmup=5, repeat=repeat
+            )
+    return seconds
+
+
 def time_grow_by_one(strategy: str, repeat: int) -> tuple[float, int, int]:
     """Time the rebalances; return (seconds, rebalances, partitions moved or revoked)."""
     cases = []
@@ -116,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--repeat", type=int, default=5, help="best of N for our timings")
+    parser.add_argument(
+        "--no-java", action="store_true", help="skip Kafka's own assignors (no JVM)"
+    )
     args = parser.parse_args(argv)
 
     cases = grid()
@@ -125,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     cooperative_s = time_ours(grid(("cooperative-sticky",)), args.repeat)
     grow_sticky = time_grow_by_one("sticky", args.repeat)
     grow_coop = time_grow_by_one("cooperative-sticky", args.repeat)
+    java = None if args.no_java else time_java(args.repeat)
+    java_grid_s = sum(java[s] for s in STRATEGIES) if java else None
     speedup = kafka_python_s / ours_s
     report = {
         "assignments": len(cases),
@@ -133,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         "speedup": round(speedup, 1),
         "target_speedup": TARGET_SPEEDUP,
         "target_met": speedup >= TARGET_SPEEDUP,
-        "java_warm_jvm_reference_s": JAVA_WARM_JVM_S,
+        "java_warm_jvm_s": round(java_grid_s, 5) if java_grid_s is not None else None,
+        "java_warm_jvm_per_grid_s": {k: round(v, 5) for k, v in java.items()} if java else None,
         "ours_per_strategy_s": {s: round(v, 5) for s, v in per_strategy.items()},
         "cooperative_sticky_grid_s": round(cooperative_s, 5),
         "grow_by_one": {
@@ -157,20 +191,32 @@ def main(argv: list[str] | None = None) -> int:
             f"({speedup:,.0f}x faster; target {TARGET_SPEEDUP:.0f}x: "
             f"{'met' if report['target_met'] else 'NOT met'})"
         )
-        print(f"  Java assignors, warm JVM  {JAVA_WARM_JVM_S * 1000:9.1f} ms   (reference)")
+        if java_grid_s is not None and java is not None:
+            print(f"  Kafka 4.4.0, warm JVM     {java_grid_s * 1000:9.1f} ms   (measured now)")
+        else:
+            print("  Kafka 4.4.0, warm JVM     not measured (--no-java, or Kafka not installed)")
+        print(f"    {'':<18} {'ours':>8} {'Kafka':>9}")
         for s, v in per_strategy.items():
-            print(f"    {s:<12} {v * 1000:8.1f} ms")
-        print(f"  cooperative-sticky grid   {cooperative_s * 1000:9.1f} ms")
+            print(f"    {s:<18} {v * 1000:6.1f} ms {_java_ms(java, s)}")
+        print(
+            f"    {'cooperative-sticky':<18} {cooperative_s * 1000:6.1f} ms "
+            f"{_java_ms(java, 'cooperative-sticky')}"
+        )
         print(f"grow by one member ({grow_sticky[1]} rebalances, previous = sticky of C members):")
         print(
-            f"  sticky                    {grow_sticky[0] * 1000:9.1f} ms, "
-            f"{grow_sticky[2]} partitions moved"
+            f"    {'sticky':<18} {grow_sticky[0] * 1000:6.1f} ms {_java_ms(java, 'grow-sticky')}"
+            f"   {grow_sticky[2]} partitions moved"
         )
         print(
-            f"  cooperative-sticky        {grow_coop[0] * 1000:9.1f} ms, "
-            f"{grow_coop[2]} partitions revoked in round one"
+            f"    {'cooperative-sticky':<18} {grow_coop[0] * 1000:6.1f} ms "
+            f"{_java_ms(java, 'grow-cooperative-sticky')}"
+            f"   {grow_coop[2]} partitions revoked in round one"
         )
     return 0
+
+
+def _java_ms(java: dict[str, float] | None, key: str) -> str:
+    return f"{java[key] * 1000:6.1f} ms" if java else "     n/a"
 
 
 if __name__ == "__main__":

@@ -95,7 +95,9 @@ def assign(
         partitions_per_topic: Topic -> partition count. Topics nobody subscribes to,
             and topics with 0 partitions, are ignored.
         subscriptions: Member id -> the topics it subscribes to (its Subscription).
-            Topics missing from ``partitions_per_topic`` are ignored.
+            Topics missing from ``partitions_per_topic`` are ignored. The order of the
+            members stands for the JoinGroup response's order, which the sticky
+            strategies' Java hash tables follow for member ids sharing a bucket.
         previous: Member id -> the partitions it owned in the last generation, or None
             for a fresh group. Only the sticky strategies read it.
         client: Whose assignor to reproduce, one of :data:`CLIENTS`: ``"java"``

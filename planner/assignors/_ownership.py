@@ -17,17 +17,29 @@ class Ownership:
     """Valid previous ownership of the members still in the group.
 
     Attributes:
-        owned: Member id -> partitions it keeps a claim on, in the order given.
+        owned: Member id -> partitions it keeps a claim on.
         revocation_required: Some member still in the group owned a partition of a topic
             it no longer subscribes to (Kafka then skips its "move only new partitions
             first" balancing pass).
-        live_claimants: Partition -> every member still in the group that claimed it,
-            valid or not (the cooperative protocol revokes from all of them).
+        first_claimant: Partition -> the first member still in the group that claimed
+            it, valid or not.
+        more_claimants: Partition -> every claim on it by a member still in the group, a
+            member listed once per claim, for the partitions claimed more than once.
     """
 
     owned: dict[str, list[TopicPartition]]
     revocation_required: bool
-    live_claimants: dict[TopicPartition, tuple[str, ...]]
+    first_claimant: dict[tuple[str, int], str]
+    more_claimants: dict[tuple[str, int], list[str]]
+
+    def claimants(self, tp: tuple[str, int]) -> tuple[str, ...]:
+        """Every claim on ``tp`` by a live member (the cooperative protocol revokes from
+        all of them); empty when nobody in the group claimed it."""
+        more = self.more_claimants.get(tp)
+        if more is not None:
+            return tuple(more)
+        first = self.first_claimant.get(tp)
+        return () if first is None else (first,)
 
 
 def clean_ownership(
@@ -41,14 +53,18 @@ def clean_ownership(
     Rules, in Kafka's order:
 
     * members absent from ``subscriptions`` (they left) lose everything;
-    * a member listing a partition twice counts it once;
-    * partitions of topics that no member subscribes to, that do not exist, or whose
-      number is beyond the topic's partition count are dropped;
-    * a partition claimed by two or more members still in the group is dropped from
+    * claims on topics that no member subscribes to, or that have no partitions, are
+      dropped;
+    * a partition claimed more than once by members still in the group is dropped from
       all of them: Kafka's sticky assignors do this for claims of the same generation,
-      and ``previous`` carries no generations (all claims are of the last one);
+      and ``previous`` carries no generations (all claims are of the last one). A member
+      listing a partition twice counts as two claims, as in Kafka;
     * a partition of a topic its owner no longer subscribes to is dropped and marks
-      ``revocation_required``.
+      ``revocation_required`` (whether or not the partition number still exists);
+    * a partition whose number is beyond the topic's partition count is dropped. Kafka
+      4.4 keeps such a claim when its owner still subscribes to the topic and then
+      assigns a partition that does not exist, or one partition twice, or throws
+      (``docs/assignors.md``, "Known gaps"): the planner does not reproduce that.
 
     Args:
         partitions_per_topic: Topic -> partition count.
@@ -61,28 +77,26 @@ def clean_ownership(
     """
     owned: dict[str, list[TopicPartition]] = {m: [] for m in subscriptions}
     if not previous:
-        return Ownership(owned, False, {})
-    claimants: dict[TopicPartition, list[str]] = {}
+        return Ownership(owned, False, {}, {})
+    first: dict[tuple[str, int], str] = {}
+    more: dict[tuple[str, int], list[str]] = {}
     for member_id, claims in previous.items():
         if member_id not in subscriptions:
             continue
-        for topic, partition in dict.fromkeys(claims):
-            tp = TopicPartition(topic, partition)
-            claimants.setdefault(tp, []).append(member_id)
+        for tp in claims:
+            if tp in first:
+                more.setdefault(tp, [first[tp]]).append(member_id)
+            else:
+                first[tp] = member_id
     revocation_required = False
-    live_claimants: dict[TopicPartition, tuple[str, ...]] = {}
-    for tp, members in claimants.items():
-        live_claimants[tp] = tuple(members)
-        if (
-            tp.topic not in subscribed_topics
-            or not 0 <= tp.partition < partitions_per_topic[tp.topic]
-        ):
+    for tp, member_id in first.items():
+        topic, partition = tp
+        if topic not in subscribed_topics or tp in more:
             continue
-        if len(members) > 1:
-            continue
-        member_id = members[0]
-        if tp.topic in subscriptions[member_id]:
-            owned[member_id].append(tp)
-        else:
+        if topic not in subscriptions[member_id]:
             revocation_required = True
-    return Ownership(owned, revocation_required, live_claimants)
+        elif 0 <= partition < partitions_per_topic[topic]:
+            owned[member_id].append(
+                tp if type(tp) is TopicPartition else TopicPartition(topic, partition)
+            )
+    return Ownership(owned, revocation_required, first, more)

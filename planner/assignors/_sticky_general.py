@@ -11,17 +11,71 @@ The steps are Kafka's (AbstractStickyAssignor's general assignment builder):
 4. while the balance rule is broken, walk the partitions (first the newly assigned
    ones, unless a member had to give up a partition of a topic it left, then all) and
    move a partition whose owner has two or more partitions more than some other
-   potential member to the least-loaded potential member; if this round already moved
-   a partition of the same topic the opposite way between the same two members, that
-   move is undone instead, so partitions do not swap places;
+   potential member to the least-loaded potential member, unless an earlier move of
+   this rebalance can be undone instead (see :class:`_Movements`);
 5. keep the result only if it improves the balance score (sum over member pairs of
    the difference in counts) or the group started empty.
 """
 
 from __future__ import annotations
 
+from planner.assignors._java_hashing import JavaHashTable, topic_partition_hash
 from planner.assignors._members import Assignment, TopicPartition, java_order_key, topic_partitions
 from planner.assignors._ownership import Ownership
+
+_Pair = tuple[str, str]
+
+
+class _Movements:
+    """Where each partition moved during this rebalance, as Kafka's PartitionMovements keeps it.
+
+    Kafka records, per moved partition, the member it started on and the member holding
+    it now; and per topic, the partitions moved between each (from, to) pair. Before
+    moving partition ``p`` to ``to``, it looks for a partition of the same topic that
+    already moved from ``to`` to ``p``'s original member (``p``'s current owner if
+    ``p`` has not moved yet) and, if there is one, moves that one back instead. That
+    partition is the first of a Java ``HashSet``, so its iteration order is emulated.
+    When ``p`` had already moved, the partition moved back is held by ``p``'s original
+    member, not by ``p``'s owner: Kafka then moves a partition between two members
+    other than the one it set out to relieve (and the loop carries on from there).
+    """
+
+    def __init__(self) -> None:
+        self.pair_of: dict[TopicPartition, _Pair] = {}
+        self.by_topic: dict[str, dict[_Pair, JavaHashTable[TopicPartition]]] = {}
+
+    def _add(self, tp: TopicPartition, pair: _Pair) -> None:
+        self.pair_of[tp] = pair
+        pairs = self.by_topic.setdefault(tp.topic, {})
+        if pair not in pairs:
+            pairs[pair] = JavaHashTable(topic_partition_hash)
+        pairs[pair].add(tp)
+
+    def _remove(self, tp: TopicPartition) -> _Pair:
+        pair = self.pair_of.pop(tp)
+        pairs = self.by_topic[tp.topic]
+        pairs[pair].remove(tp)
+        if not len(pairs[pair]):
+            del pairs[pair]  # a later move between the pair starts a fresh HashSet
+        if not pairs:
+            del self.by_topic[tp.topic]
+        return pair
+
+    def record(self, tp: TopicPartition, old_owner: str, new_owner: str) -> None:
+        if tp in self.pair_of:
+            origin, _ = self._remove(tp)
+            if origin != new_owner:
+                self._add(tp, (origin, new_owner))
+        else:
+            self._add(tp, (old_owner, new_owner))
+
+    def partition_to_move(self, tp: TopicPartition, owner: str, new_owner: str) -> TopicPartition:
+        pairs = self.by_topic.get(tp.topic)
+        if pairs is None:
+            return tp
+        origin = self.pair_of[tp][0] if tp in self.pair_of else owner
+        reverse = pairs.get((new_owner, origin))
+        return tp if reverse is None else reverse.first()
 
 
 class _State:
@@ -52,9 +106,7 @@ class _State:
         self.owner: dict[TopicPartition, str] = {
             tp: m for m, tps in self.current.items() for tp in tps
         }
-        # (topic, src, dst) -> partitions moved from src to dst during this rebalance
-        self.moves_by_pair: dict[tuple[str, str, str], list[TopicPartition]] = {}
-        self.moved_from: dict[TopicPartition, str] = {}
+        self.movements = _Movements()
         self.active: set[str] = set(subscriptions)
 
     def rank(self, member_id: str) -> tuple[int, bytes]:
@@ -83,35 +135,28 @@ class _State:
                         return False
         return True
 
-    def move(self, tp: TopicPartition, new_owner: str) -> None:
-        old_owner = self.owner[tp]
-        origin = self.moved_from.pop(tp, None)
-        if origin is not None:
-            self.moves_by_pair[(tp.topic, origin, old_owner)].remove(tp)
-        else:
-            origin = old_owner
-        if origin != new_owner:
-            self.moved_from[tp] = origin
-            self.moves_by_pair.setdefault((tp.topic, origin, new_owner), []).append(tp)
-        self.current[old_owner].remove(tp)
-        self.current[new_owner].append(tp)
-        self.owner[tp] = new_owner
-
     def reassign(self, tp: TopicPartition) -> None:
-        owner = self.owner[tp]
         new_owner = self.least_loaded(tp.topic)
-        to_move = tp
-        if tp not in self.moved_from:
-            # Undo an earlier opposite move of the same topic rather than swap partitions.
-            reverse = self.moves_by_pair.get((tp.topic, new_owner, owner))
-            if reverse:
-                to_move = min(reverse, key=lambda p: p.partition)
-        self.move(to_move, new_owner)
+        to_move = self.movements.partition_to_move(tp, self.owner[tp], new_owner)
+        old_owner = self.owner[to_move]
+        self.movements.record(to_move, old_owner, new_owner)
+        self.current[old_owner].remove(to_move)
+        self.current[new_owner].append(to_move)
+        self.owner[to_move] = new_owner
 
     def perform_reassignments(self, partitions: list[TopicPartition]) -> bool:
         performed = False
+        seen: set[tuple[object, ...]] = set()
         while True:
             modified = False
+            state = self.snapshot()
+            if state in seen:
+                # Every step is deterministic: a state seen before repeats forever.
+                raise RuntimeError(
+                    "Kafka's general sticky assignment never settles on this input "
+                    "(its balancing loop cycles); the Java client would loop forever too"
+                )
+            seen.add(state)
             for tp in partitions:
                 if self.is_balanced():
                     break
@@ -126,6 +171,19 @@ class _State:
                     performed = modified = True
             if not modified:
                 return performed
+
+    def snapshot(self) -> tuple[object, ...]:
+        """Everything the balancing loop's next pass depends on."""
+        moves = self.movements
+        return (
+            tuple(sorted(self.owner.items())),
+            tuple(sorted(moves.pair_of.items())),
+            tuple(
+                (topic, pair, table.capacity, tuple(table.order()))
+                for topic, pairs in sorted(moves.by_topic.items())
+                for pair, table in sorted(pairs.items())
+            ),
+        )
 
     def balance_score(self) -> int:
         counts = sorted(len(self.current[m]) for m in self.active)

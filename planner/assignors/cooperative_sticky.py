@@ -25,8 +25,10 @@ class CooperativeStickyAssignor:
     (new partitions, or those of members that left) are handed out at once. Members
     keep consuming the partitions they keep throughout.
 
-    A partition claimed by two live members is also held back for one round, as
-    Kafka's constrained path does, so no partition ever has two owners.
+    A partition claimed twice by live members is held back for one round when
+    subscriptions are identical (Kafka's constrained path); otherwise (Kafka's general
+    path) it goes at once to its new owner if that owner was one of the claimants, and
+    is held back only if it was not.
 
     ``client="librdkafka"`` reproduces a librdkafka leader: its sticky target
     (:mod:`planner.assignors._sticky_librdkafka`), then the same revocation rule.
@@ -80,18 +82,27 @@ class CooperativeStickyAssignor:
         target = sticky_target(ppt, subs, prev)
         if not prev:
             return target
-        subscribed = frozenset(
-            t for topics in set(subs.values()) for t in topics if ppt.get(t, 0) > 0
-        )
-        claimants = clean_ownership(ppt, subs, prev, subscribed).live_claimants
+        topic_sets = set(subs.values())
+        subscribed = frozenset(t for topics in topic_sets for t in topics if ppt.get(t, 0) > 0)
+        claimants = clean_ownership(ppt, subs, prev, subscribed).claimants
+        held_back = _held_back_constrained if len(topic_sets) == 1 else _held_back_general
         return {
-            member_id: [
-                tp
-                for tp in partitions
-                if all(claimant == member_id for claimant in claimants.get(tp, ()))
-            ]
+            member_id: [tp for tp in partitions if not held_back(claimants(tp), member_id)]
             for member_id, partitions in target.items()
         }
+
+
+def _held_back_constrained(claims: tuple[str, ...], new_owner: str) -> bool:
+    # Kafka's constrained path marks as transferring every partition it hands to a member
+    # other than the one that kept a valid claim on it, and every partition claimed twice.
+    return len(claims) > 1 or any(claimant != new_owner for claimant in claims)
+
+
+def _held_back_general(claims: tuple[str, ...], new_owner: str) -> bool:
+    # The general path compares raw ownership instead: a partition is held back when its
+    # new owner did not claim it and another live member did, so of a doubly claimed
+    # partition a claimant receives it at once.
+    return bool(claims) and new_owner not in claims
 
 
 # Follows Apache Kafka's org.apache.kafka.clients.consumer.CooperativeStickyAssignor

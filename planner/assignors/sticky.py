@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from planner.assignors._java_hashing import hash_map_order
 from planner.assignors._members import (
     Assignment,
     PartitionsPerTopic,
@@ -43,7 +44,7 @@ class StickyAssignor:
     its partitions as (1) allows. Invalid claims are dropped first (see
     :func:`planner.assignors._ownership.clean_ownership`): members that left, partitions
     that no longer exist, topics the owner no longer subscribes to, and partitions
-    claimed by two members (dropped from both, as Kafka does within one generation).
+    claimed twice (dropped from every claimant, as Kafka does within one generation).
 
     Identical subscriptions take Kafka's constrained path, with closed forms:
 
@@ -51,8 +52,10 @@ class StickyAssignor:
       to ``N mod C`` of them;
     * each member keeps its previously owned partitions up to its quota, lowest
       partition number first (then topic); members owning at least ``N div C + 1`` keep
-      that many while extra slots remain, taken in member-id order (Java walks a
-      HashMap here, an unspecified order);
+      that many while extra slots remain, taken in the iteration order of Java's
+      ``HashMap`` of member ids (:mod:`planner.assignors._java_hashing`; members whose
+      ids share a hash bucket in the order ``subscriptions`` lists them, which stands
+      for the order of the JoinGroup response);
     * the partitions left over, sorted by (topic, partition), are dealt in member-id
       order to the members below ``N div C``, round after round, then one each to the
       members that may still take one more;
@@ -140,8 +143,9 @@ def sticky_target(
         return _constrained(partitions_per_topic, subscriptions, previous, subscribed)
     ownership = clean_ownership(partitions_per_topic, subscriptions, previous, subscribed)
     result = general_assign(partitions_per_topic, subscriptions, ownership, subscribed)
+    topic_key = {t: java_order_key(t) for t in subscribed}
     for partitions in result.values():
-        partitions.sort(key=lambda tp: (java_order_key(tp.topic), tp.partition))
+        partitions.sort(key=lambda tp: (topic_key[tp.topic], tp.partition))
     return result
 
 
@@ -165,15 +169,24 @@ def _constrained(
             assignment[member_id] = all_partitions[i::n_members]
         return assignment
 
+    topic_key = {t: java_order_key(t) for t in topics}
     min_quota, expected_over = divmod(len(all_partitions), n_members)
     max_quota = min_quota + (1 if expected_over else 0)
     over = 0
     under_min: list[str] = []
     exactly_min: list[str] = []  # members at min_quota that may still take one more
     assigned: set[TopicPartition] = set()
-    for member_id in members:
+    # Kafka walks the members in the order of a HashMap (member id -> owned partitions)
+    # filled from the leader's HashMap of Subscriptions. The order decides who keeps
+    # min_quota + 1 only when more members own that many than there are such slots;
+    # otherwise the lists built here are sorted below and any order gives the same result.
+    contenders = sum(1 for m in members if len(ownership.owned[m]) >= max_quota)
+    visit = members
+    if 0 < expected_over < contenders:
+        visit = hash_map_order(hash_map_order(subscriptions))
+    for member_id in visit:
         owned = sorted(
-            ownership.owned[member_id], key=lambda tp: (tp.partition, java_order_key(tp.topic))
+            ownership.owned[member_id], key=lambda tp: (tp.partition, topic_key[tp.topic])
         )
         if len(owned) < min_quota:
             kept = owned
@@ -189,6 +202,8 @@ def _constrained(
                 exactly_min.append(member_id)
         assignment[member_id] = kept
         assigned.update(kept)
+    under_min = sorted_java(under_min)
+    exactly_min = sorted_java(exactly_min)
 
     waiting = deque(exactly_min)
     position = 0
@@ -213,7 +228,7 @@ def _constrained(
             else:
                 position += 1
     for partitions in assignment.values():
-        partitions.sort(key=lambda tp: (java_order_key(tp.topic), tp.partition))
+        partitions.sort(key=lambda tp: (topic_key[tp.topic], tp.partition))
     return assignment
 
 

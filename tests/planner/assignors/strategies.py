@@ -12,6 +12,14 @@ TOPIC_NAMES = st.text(alphabet="abcxyz.-_09", min_size=1, max_size=3)
 # brings in ids where Python's code-point order and Java's UTF-16 order disagree.
 ASCII_IDS = st.text(alphabet="abcC019-", min_size=1, max_size=4)
 WIDE_IDS = st.text(alphabet="ab1\u00e9\ue000\uffff\U0001f600\U00010000", min_size=1, max_size=3)
+# Characters a JSON or shell layer could trip on (quote, backslash, NUL, line separator).
+ODD_IDS = st.text(alphabet=' \t"\\\x00\u00df\u2028-.:/', min_size=1, max_size=4)
+# Java String.hashCode collisions ("Aa" and "BB" both hash to 2112) and ids whose Java
+# HashMap order differs from their sorted order: they share buckets in Kafka's HashMaps.
+COLLIDING_IDS = st.sampled_from(
+    ["Aa", "BB", "AaAa", "AaBB", "BBAa", "BBBB", "consumer-1", "consumer-10", "consumer-2"]
+)
+MEMBER_IDS = st.one_of(ASCII_IDS, WIDE_IDS, ODD_IDS, COLLIDING_IDS)
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,7 @@ def groups(
     identical: bool | None = None,
     with_previous: bool = True,
     messy_previous: bool = True,
+    vanished: bool = True,
     max_members: int = 7,
     max_partitions: int = 9,
 ) -> Group:
@@ -46,6 +55,8 @@ def groups(
         with_previous: Draw a previous assignment.
         messy_previous: Let it hold invalid claims (double claims, gone partitions,
             members that left, topics no longer subscribed).
+        vanished: With ``messy_previous``, also claims on a partition number beyond its
+            topic's partition count (claims on topics with 0 partitions are kept either way).
         max_members: Largest group size.
         max_partitions: Largest partition count of a topic.
     """
@@ -71,7 +82,8 @@ def groups(
         owners = [*members, "left-member"] if messy_previous else list(members)
         previous = {}
         for topic in topics:
-            for partition in range(partitions[topic] + (1 if messy_previous else 0)):
+            beyond = messy_previous and (vanished or not partitions[topic])
+            for partition in range(partitions[topic] + (1 if beyond else 0)):
                 n_claims = draw(st.sampled_from([0, 1, 1, 1, 2] if messy_previous else [0, 1, 1]))
                 n_claims = min(n_claims, len(owners))
                 claimants = draw(
@@ -82,3 +94,105 @@ def groups(
                 for owner in claimants:
                     previous.setdefault(owner, []).append((topic, partition))
     return Group(partitions, subscriptions, previous)
+
+
+def has_vanished_claims(group: Group) -> bool:
+    """Some claim names a partition number beyond its (existing) topic's partition count."""
+    return any(
+        partition >= group.partitions_per_topic.get(topic, 0) > 0
+        for claims in (group.previous or {}).values()
+        for topic, partition in claims
+    )
+
+
+@st.composite
+def vanished_groups(draw: st.DrawFn, *, ids: st.SearchStrategy[str] = MEMBER_IDS) -> Group:
+    """A messy group where some member claims a partition number beyond its topic's count
+    (a topic deleted and recreated with fewer partitions)."""
+    group = draw(groups(ids=ids))
+    partitions = dict(group.partitions_per_topic)
+    topic = draw(st.sampled_from(sorted(partitions)))
+    partitions[topic] = max(partitions[topic], 1)
+    previous = {m: list(tps) for m, tps in (group.previous or {}).items()}
+    claimant = draw(st.sampled_from([*group.subscriptions, "left-member"]))
+    beyond = partitions[topic] + draw(st.integers(0, 2))
+    previous.setdefault(claimant, []).append((topic, beyond))
+    return Group(partitions, group.subscriptions, previous)
+
+
+@st.composite
+def skewed_groups(
+    draw: st.DrawFn,
+    *,
+    ids: st.SearchStrategy[str] = MEMBER_IDS,
+    max_members: int = 14,
+    max_partitions: int = 24,
+) -> Group:
+    """A group whose previous owners are a few heavy members: long balancing runs.
+
+    Subscriptions differ at random; most partitions were owned by one to three members,
+    some by anyone (including a member that left), some by nobody.
+    """
+    topics = draw(st.lists(TOPIC_NAMES, min_size=2, max_size=5, unique=True))
+    partitions = {t: draw(st.integers(1, max_partitions)) for t in topics}
+    members = draw(st.lists(ids, min_size=3, max_size=max_members, unique=True))
+    subscriptions = {
+        m: draw(st.lists(st.sampled_from(topics), min_size=1, unique=True)) for m in members
+    }
+    heavy = draw(st.lists(st.sampled_from(members), min_size=1, max_size=3, unique=True))
+    previous: dict[str, list[tuple[str, int]]] = {}
+    for topic in topics:
+        for partition in range(partitions[topic]):
+            roll = draw(st.integers(0, 9))
+            if roll == 9:
+                continue
+            pool = heavy if roll < 6 else [*members, "left-member"]
+            previous.setdefault(draw(st.sampled_from(pool)), []).append((topic, partition))
+    return Group(partitions, subscriptions, previous)
+
+
+@st.composite
+def changed_groups(
+    draw: st.DrawFn,
+    *,
+    identical: bool | None = None,
+    ids: st.SearchStrategy[str] = MEMBER_IDS,
+    max_members: int = 9,
+    max_partitions: int = 16,
+) -> Group:
+    """A settled group after a change: members joined or left, partitions were added,
+    subscriptions changed. ``previous`` is the sticky assignment before the change."""
+    from planner.assignors import assign
+
+    before = draw(
+        groups(
+            ids=ids,
+            identical=identical,
+            with_previous=False,
+            messy_previous=False,
+            max_members=max_members,
+            max_partitions=max_partitions,
+        )
+    )
+    settled = assign("sticky", before.partitions_per_topic, before.subscriptions)
+    previous = {m: [tuple(tp) for tp in tps] for m, tps in settled.items()}
+    partitions = dict(before.partitions_per_topic)
+    subscriptions = dict(before.subscriptions)
+    topics = list(partitions)
+    for topic in draw(st.lists(st.sampled_from(topics), unique=True)):
+        partitions[topic] += draw(st.integers(1, 4))
+    members = list(subscriptions)
+    leaving = draw(st.lists(st.sampled_from(members), max_size=len(members) - 1, unique=True))
+    for member in leaving:
+        del subscriptions[member]
+    for joiner in draw(st.lists(ids, max_size=3, unique=True)):
+        if joiner in subscriptions or joiner in previous:
+            continue
+        if identical:
+            subscriptions[joiner] = list(next(iter(subscriptions.values())))
+        else:
+            subscriptions[joiner] = draw(st.lists(st.sampled_from(topics), min_size=1, unique=True))
+    if not identical and draw(st.booleans()):
+        member = draw(st.sampled_from(sorted(subscriptions)))
+        subscriptions[member] = draw(st.lists(st.sampled_from(topics), min_size=1, unique=True))
+    return Group(partitions, subscriptions, previous)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ import planner.assignors
 from planner.assignors import (
     STRATEGIES,
     TopicPartition,
+    _java_hashing,
     assign,
     cooperative_sticky,
     java_order_key,
@@ -37,7 +38,7 @@ SEED_004 = (
 
 
 @pytest.mark.parametrize(
-    "module", [planner.assignors, range, roundrobin, sticky, cooperative_sticky]
+    "module", [planner.assignors, range, roundrobin, sticky, cooperative_sticky, _java_hashing]
 )
 def test_docstring_examples(module: object) -> None:
     failed, attempted = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)  # type: ignore[arg-type]
