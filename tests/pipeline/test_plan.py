@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from planner.store import FAILED, PUBLISHED, RecommendationStore
 from tests.pipeline.conftest import (
     HOSTILE_GROUP,
     HOSTILE_TOPIC,
+    RUN_DAY,
     RUN_KEY,
     Planned,
     plan,
@@ -47,6 +49,23 @@ FIELDS = {
 def _topics(landing: Path) -> list[str]:
     with (landing / "topics" / "topics.csv").open() as handle:
         return [row["topic"] for row in csv.DictReader(handle)]
+
+
+def test_without_interval_the_run_plans_the_exports_last_complete_day_and_says_so_first(
+    planned: Planned,
+) -> None:
+    # The fixture ran `plan` without --interval on figures that end with RUN_DAY.
+    first = planned.stderr.splitlines()[0]
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
+    if yesterday == RUN_DAY:
+        assert first == f"[plan] interval: {RUN_DAY} (no --interval given: yesterday, UTC)"
+    else:
+        assert first.startswith(
+            f"[plan] interval: {RUN_DAY} (no --interval given, and yesterday, {yesterday}, "
+            "has no throughput in the figures: they hold "
+        )
+        assert f"{RUN_DAY} is the last complete day" in first
+    assert f"collected {RUN_DAY}T00:00:00+00:00/" in planned.stderr
 
 
 def test_a_fleet_is_collected_validated_sized_simulated_and_published(planned: Planned) -> None:
