@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.config import PlannerConfig
 from planner.figures.dataset import DataInterval, interval_path, read_manifest
+from planner.pipeline.set_aside import STATUS as SET_ASIDE_STATUS
 from planner.pipeline.state import StageResult, fingerprint, load_stage
 from planner.pipeline.workspace import Workspace
 
@@ -106,9 +107,10 @@ def _check_unchanged(result: StageResult, files: Sequence[Path], root: Path, wha
 
 
 def _history(
-    workspace: Workspace, key: str, lookback_days: float
+    workspace: Workspace, key: str, lookback_days: float, left_out: frozenset[str] = frozenset()
 ) -> tuple[DataInterval, dict[str, ThroughputHistory]]:
-    """Each topic's throughput samples over the window the sizing job read."""
+    """Each topic's throughput samples over the window the sizing job read, but for the
+    topics in `left_out` (set aside: their samples are what broke the rules)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -133,7 +135,12 @@ def _history(
             pieces.append(table.filter(keep))
     if not pieces:
         return figures.run, {}
-    samples = pa.concat_tables(pieces).sort_by([("topic", "ascending"), ("ts", "ascending")])
+    samples = pa.concat_tables(pieces)
+    topic = samples.column("topic")
+    kept = pc.is_valid(topic)
+    if left_out:
+        kept = pc.and_(kept, pc.invert(pc.is_in(topic, pa.array(sorted(left_out)))))
+    samples = samples.filter(kept).sort_by([("topic", "ascending"), ("ts", "ascending")])
     topics = samples.column("topic").to_pylist()
     ts_s = pc.divide(pc.cast(samples.column("ts"), pa.int64()), 1_000_000).to_numpy()
     mib_in = samples.column("bytes_in_per_s").to_numpy(zero_copy_only=False) / _MIB
@@ -147,6 +154,16 @@ def _history(
             records_in=tuple(None if np.isnan(v) else float(v) for v in records[first:last]),
         )
     return figures.run, out
+
+
+def _left_out(workspace: Workspace, key: str) -> frozenset[str]:
+    """The topics the run's input validation set aside (none if it saved no list)."""
+    from planner.pipeline.set_aside import FILE, load_set_aside
+
+    try:
+        return load_set_aside(workspace.run_state(key) / FILE).names
+    except FileNotFoundError:
+        return frozenset()
 
 
 def _topic_simulations(table: pa.Table) -> dict[str, list[dict[str, Any]]]:
@@ -200,14 +217,15 @@ def build_report(
         topic_report,
     )
 
-    interval, history = _history(workspace, key, lookback_days)
+    interval, history = _history(workspace, key, lookback_days, _left_out(workspace, key))
     simulations = _topic_simulations(_read_dataset(workspace, "simulations", key))
     rejected = _rejected(workspace, interval)
     topics = [
         topic_report(
             row,
             simulations.get(row["topic"], []),
-            history=history.get(row["topic"]),
+            # A set-aside topic's samples are what broke the rules: no chart of them.
+            history=None if row["status"] == SET_ASIDE_STATUS else history.get(row["topic"]),
             settings=config.planning,
         )
         for row in recommendations.to_pylist()
