@@ -279,10 +279,26 @@ def _data_docs(stages: Sequence[StageResult], out: Path, key: str, run_time: dat
     build_data_docs(reports, out, run_name=key, run_time=run_time)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _link_recommendations(workspace: Workspace) -> None:
     """`recommendations.json` beside the site, pointing through the site link."""
     link = workspace.recommendations_json
     target = f"{workspace.report.name}/recommendations.json"
+    # A publisher killed between making its link and renaming it left the link behind,
+    # named after its process; another publisher's (a backfill's) is still in use.
+    for stale in link.parent.glob(f".{link.name}.*"):
+        pid = stale.name.rsplit(".", 1)[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
     if link.is_symlink() and os.readlink(link) == target:
         return
     temporary = link.with_name(f".{link.name}.{os.getpid()}")
@@ -356,8 +372,14 @@ def publish_run(
         _data_docs((inputs, outputs), folder / _DATA_DOCS, key, started_at)
         # Last, so that a rendering failure leaves the store untouched as well.
         with RecommendationStore(workspace.store_url) as store:
+            done = _published_attempt(store, key, scope, started_at)
+            # A retry of an attempt whose store write committed before it died (an
+            # Airflow task killed between the commit and the site switch): its rows are
+            # this run's rows, validated; publishing them again would only mark the
+            # first write replaced.
             record.append(
-                store.publish_run(
+                done
+                or store.publish_run(
                     Run(report_interval(report), started_at, source, scope),
                     recommendations,
                     summary,
@@ -374,6 +396,21 @@ def publish_run(
         index=workspace.report / "index.html",
         summary=summary_markdown(report),
     )
+
+
+def _published_attempt(store: Any, key: str, scope: str, started_at: datetime) -> Any:
+    """The store's current published run of this attempt (run, scope, start), if any."""
+    from planner.store import PUBLISHED
+
+    last = store.last_good_run(scope)
+    if (
+        last is not None
+        and last.key == key
+        and last.status == PUBLISHED
+        and last.started_at == started_at.astimezone(UTC)
+    ):
+        return last
+    return None
 
 
 def report_interval(report: FleetReport) -> DataInterval:
@@ -395,9 +432,13 @@ def record_failed_run(
     The stages saved for the run so far go into the record. Returns None when the
     run's interval is unknown (collection never wrote it): there is nothing to key the
     record on, and the failure is in the task log.
+
+    An attempt is recorded once: a retried recording of the same attempt (the same
+    run, scope and `started_at`, as an Airflow task killed half-way and run again
+    gives) returns the failure already recorded.
     """
     from planner.pipeline import jobs
-    from planner.store import RecommendationStore, Run, RunSummary
+    from planner.store import FAILED, RecommendationStore, Run, RunSummary
 
     key = jobs.run_key(run)
     manifest = read_manifest(workspace.figures, key)
@@ -418,6 +459,11 @@ def record_failed_run(
         "config": str(config.path) if config.path else None,
     }
     with RecommendationStore(workspace.store_url) as store:
+        for earlier in store.runs():
+            if (earlier.key, earlier.scope, earlier.status) == (key, scope, FAILED) and (
+                earlier.started_at == started_at.astimezone(UTC)
+            ):
+                return earlier.id
         return store.record_failure(
             Run(interval, started_at, source, scope), message, RunSummary(validation=validation)
         ).id

@@ -184,6 +184,8 @@ def save_set_aside(state_dir: str | Path, set_aside: SetAside) -> Path:
     folder = Path(state_dir)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / FILE
+    for stale in folder.glob(f".{FILE}.*"):  # a killed writer's (see `state.save_stage`)
+        stale.unlink(missing_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{FILE}.", dir=folder)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:

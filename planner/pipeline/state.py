@@ -107,6 +107,10 @@ def save_stage(state_dir: str | Path, result: StageResult) -> Path:
     folder = Path(state_dir)
     folder.mkdir(parents=True, exist_ok=True)
     target = _path(folder, result.stage)
+    # A writer killed before its rename left its temporary file: one run's validations
+    # never overlap (a DAG runs one at a time, a backfill's runs are other intervals).
+    for stale in folder.glob(f".{target.name}.*"):
+        stale.unlink(missing_ok=True)
     document = {
         "stage": result.stage,
         "run_key": result.run_key,
