@@ -68,7 +68,7 @@ def _sized(frame: DataFrame, files: Sequence[Path]) -> DataFrame:
 
 
 class ValidationStageFailed(RuntimeError):
-    """A suite failed; `result` is what was saved for the run."""
+    """The stage failed (a suite, or a run-level check); `result` is what was saved."""
 
     def __init__(self, result: StageResult) -> None:
         super().__init__(result.message)
