@@ -3,8 +3,9 @@
 Collection (`planner.figures.conform`) already checks every row and keeps the bad ones
 out, in the `rejected` table. These suites re-check the same column rules on the whole
 table (a row that reaches sizing broken means a bug or a bypassed collector, or a rule
-that spans tables) and add what no single row can show: unique keys across sources, the replication factor
-against the broker count, one strategy per consumer group, a table that is not empty.
+that spans tables) and add what no single row can show: unique keys across sources,
+the replication factor against the broker count, one strategy per consumer group, a
+table that is not empty.
 
 One builder per suite; `expectations.catalog` names them `<table>.input`.
 
