@@ -2,11 +2,24 @@
 
 Collection (`planner.figures.conform`) already checks every row and keeps the bad ones
 out, in the `rejected` table. These suites re-check the same column rules on the whole
-table (a gate: a table that reaches sizing broken means a bug or a bypassed collector)
-and add what no single row can show: unique keys across sources, the replication factor
-against the broker count, one strategy per consumer group, a table that is not empty.
+table (a row that reaches sizing broken means a bug or a bypassed collector, or a rule
+that spans tables) and add what no single row can show: unique keys across sources,
+the replication factor against the broker count, one strategy per consumer group, a
+table that is not empty.
 
 One builder per suite; `expectations.catalog` names them `<table>.input`.
+
+Every expectation carries its *level* in its `meta` (`{"level": "row"}` or `"run"`),
+so the reviewed JSON says what a failure does (docs/validation.md, "What stops a run"):
+
+- **row**: a rule each row meets or breaks on its own (a value's range, a name, a
+  known strategy, a value given) or a group of rows of one topic or consumer group
+  breaks together (one strategy per group). A failure sets the rows' topics aside
+  (`planner.pipeline.set_aside`); every other topic is planned.
+- **run**: a rule about the table as a whole: its columns and their types (a file of
+  another shape, not a bad row), a unique key (two rows claiming one key: which one is
+  right cannot be told from either), at least one row. A failure stops the run before
+  sizing.
 """
 
 from __future__ import annotations
@@ -21,23 +34,63 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BROKER_COUNT",
+    "LEVEL",
+    "ROW",
+    "RUN",
+    "RUN_LEVEL_TYPES",
     "capacity_input",
     "groups_input",
     "keys_input",
+    "level_of",
     "throughput_input",
     "topics_input",
 ]
 
 #: The suite parameter `topics.input` takes: the number of brokers in the cluster table.
 BROKER_COUNT = "broker_count"
+#: The `meta` key holding an expectation's level, and its two values.
+LEVEL = "level"
+ROW = "row"
+RUN = "run"
+#: The expectation types that judge a table as a whole (every other one judges rows).
+RUN_LEVEL_TYPES = frozenset(
+    {
+        "expect_table_columns_to_match_set",
+        "expect_column_values_to_be_of_type",
+        "expect_column_values_to_be_unique",
+        "expect_compound_columns_to_be_unique",
+        "expect_table_row_count_to_be_between",
+    }
+)
+
+
+def level_of(expectation: Expectation) -> str:
+    """`row` or `run`: what a failure of `expectation` does to the run."""
+    meta = expectation.configuration.meta or {}
+    return str(meta.get(LEVEL) or _level(expectation.expectation_type))
+
+
+def _level(expectation_type: str) -> str:
+    return RUN if expectation_type in RUN_LEVEL_TYPES else ROW
+
+
+def _levelled(expectations: list[Expectation]) -> list[Expectation]:
+    """`expectations` with their level in `meta` (a query rule keeps its `rule` name)."""
+    out = []
+    for e in expectations:
+        meta = {**(e.meta or {}), LEVEL: _level(e.expectation_type)}
+        out.append(e.copy(update={"meta": meta}))
+    return out
 
 
 def throughput_input() -> list[Expectation]:
     """`throughput.input`: rate samples, finite and >= 0, one per (topic, ts), not none."""
-    return [
-        *column_rules(TABLES["throughput"]),
-        rows_at_least(1, "an interval without throughput samples has nothing to size"),
-    ]
+    return _levelled(
+        [
+            *column_rules(TABLES["throughput"]),
+            rows_at_least(1, "an interval without throughput samples has nothing to size"),
+        ]
+    )
 
 
 def topics_input() -> list[Expectation]:
@@ -54,10 +107,12 @@ def topics_input() -> list[Expectation]:
         maximum={"$PARAMETER": BROKER_COUNT},
         why="Kafka refuses more replicas than brokers",
     )
-    return [
-        *column_rules(TABLES["topics"], overrides={"replication_factor": [bound]}),
-        rows_at_least(1, "a run without topics has nothing to size"),
-    ]
+    return _levelled(
+        [
+            *column_rules(TABLES["topics"], overrides={"replication_factor": [bound]}),
+            rows_at_least(1, "a run without topics has nothing to size"),
+        ]
+    )
 
 
 def capacity_input() -> list[Expectation]:
@@ -66,18 +121,20 @@ def capacity_input() -> list[Expectation]:
     An empty table is allowed: every topic then gets a recommendation that says its
     capacity is missing instead of a number (issue 4, bad input).
     """
-    return [
-        *column_rules(TABLES["capacity"]),
-        query(
-            "capacity.has_figure",
-            """
-            SELECT topic, source FROM {batch}
-            WHERE producer_mib_per_s IS NULL AND producer_records_per_s IS NULL
-              AND consumer_mib_per_s IS NULL AND consumer_records_per_s IS NULL
-            """,
-            "every capacity row gives at least one of Tp or Tc (MiB/s or records/s)",
-        ),
-    ]
+    return _levelled(
+        [
+            *column_rules(TABLES["capacity"]),
+            query(
+                "capacity.has_figure",
+                """
+                SELECT topic, source FROM {batch}
+                WHERE producer_mib_per_s IS NULL AND producer_records_per_s IS NULL
+                  AND consumer_mib_per_s IS NULL AND consumer_records_per_s IS NULL
+                """,
+                "every capacity row gives at least one of Tp or Tc (MiB/s or records/s)",
+            ),
+        ]
+    )
 
 
 def groups_input() -> list[Expectation]:
@@ -86,29 +143,33 @@ def groups_input() -> list[Expectation]:
     A classic consumer group runs one assignor: the group coordinator picks a protocol all
     members support, so a group listed with two strategies is a collection error.
     """
-    return [
-        *column_rules(TABLES["groups"]),
-        query(
-            "groups.one_strategy",
-            """
-            SELECT group_id, concat_ws(', ', sort_array(collect_set(strategy))) AS strategies
-            FROM {batch} GROUP BY group_id HAVING count(DISTINCT strategy) > 1
-            """,
-            "each consumer group has one assignment strategy across its topics",
-        ),
-    ]
+    return _levelled(
+        [
+            *column_rules(TABLES["groups"]),
+            query(
+                "groups.one_strategy",
+                """
+                SELECT group_id, concat_ws(', ', sort_array(collect_set(strategy))) AS strategies
+                FROM {batch} GROUP BY group_id HAVING count(DISTINCT strategy) > 1
+                """,
+                "each consumer group has one assignment strategy across its topics",
+            ),
+        ]
+    )
 
 
 def keys_input() -> list[Expectation]:
     """`keys.input`: key samples, counts finite and >= 0, text or hex but not both."""
-    return [
-        *column_rules(TABLES["keys"]),
-        query(
-            "keys.text_or_hex",
-            """
-            SELECT topic, key, key_hex FROM {batch}
-            WHERE key IS NOT NULL AND key_hex IS NOT NULL
-            """,
-            "a key is given as text or as hex bytes, not both",
-        ),
-    ]
+    return _levelled(
+        [
+            *column_rules(TABLES["keys"]),
+            query(
+                "keys.text_or_hex",
+                """
+                SELECT topic, key, key_hex FROM {batch}
+                WHERE key IS NOT NULL AND key_hex IS NOT NULL
+                """,
+                "a key is given as text or as hex bytes, not both",
+            ),
+        ]
+    )

@@ -73,6 +73,9 @@ class Outcome:
         element_count: Rows it looked at (None where GX does not say).
         examples: Some bad rows (dicts keyed by column) or values, or what was observed.
         error: Why GX could not evaluate it (a missing column, a bad query), else None.
+        level: What a failure does, for an input suite: `row` (the bad rows' topics are
+            set aside) or `run` (the run stops); None for an output suite, all of
+            whose failures stop a publish (`expectations.inputs.level_of`).
     """
 
     expectation_type: str
@@ -83,6 +86,7 @@ class Outcome:
     element_count: int | None = None
     examples: tuple[Any, ...] = ()
     error: str | None = None
+    level: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -169,7 +173,9 @@ class ValidationReport:
             + (f" (with {_show_parameters(self.parameters)})" if self.parameters else "")
             + ":"
         ]
-        lines.extend(f"  - {o.line()}" for o in failures)
+        lines.extend(
+            f"  - {o.line()}" + (f" [{o.level}-level]" if o.level else "") for o in failures
+        )
         if self.topics:
             lines.append(f"  topics involved: {', '.join(_show_topic(t) for t in self.topics)}")
         return "\n".join(lines)
@@ -196,6 +202,7 @@ class ValidationReport:
                     "unexpected_count": o.unexpected_count,
                     "examples": [_show(e) for e in o.examples],
                     "error": o.error,
+                    "level": o.level,
                 }
                 for o in self.failures
             ],
@@ -382,6 +389,7 @@ def _outcome(config: Any, gx_outcome: Any, examples: int) -> Outcome:
         element_count=None if element is None else int(element),
         examples=found,
         error=error,
+        level=(config.meta or {}).get("level"),
     )
 
 

@@ -45,6 +45,11 @@ Airflow fills those from its connections. Relative paths are relative to the fil
 
     [work]
     dir = "var/work"              # the Spark jobs' datasets and each run's validation results
+
+    [validation]
+    max_bad_row_share = 0.2       # past this share of a table's rows (or of the topics)
+                                  # breaking row-level rules, the run stops instead of
+                                  # setting their topics aside
 """
 
 from __future__ import annotations
@@ -85,7 +90,16 @@ _PROMETHEUS_KEYS = {
     "user_env",
     "password_env",
 }
-_SECTIONS = ("figures", "sources", "planning", "spark", "store", "report", "work")
+_SECTIONS = (
+    "figures",
+    "sources",
+    "planning",
+    "spark",
+    "store",
+    "report",
+    "work",
+    "validation",
+)
 
 
 class ConfigError(ValueError):
@@ -109,6 +123,8 @@ class PlannerConfig:
         report_dir: Where the report site is published (a symbolic link to its release).
         work_dir: The Spark jobs' datasets (`datasets/`) and each run's validation
             results (`runs/`).
+        max_bad_row_share: The share (0..1) of an input table's rows, or of the run's
+            topics, that row-level failures may set aside before the run stops instead.
         secrets: Secrets handed over in memory by the deployment (Airflow connections,
             `planner.pipeline.connections`), never read from the file:
             `prometheus_bearer_token`, `kafka_config` (librdkafka settings). They win
@@ -128,6 +144,7 @@ class PlannerConfig:
     store_url: str = "sqlite:///var/store.db"
     report_dir: Path = Path("var/report")
     work_dir: Path = Path("var/work")
+    max_bad_row_share: float = 0.2
     secrets: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def resolve(self, value: str | Path) -> Path:
@@ -199,6 +216,11 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
     _unknown(report, {"dir"}, f"{file} [report]")
     work = _table(doc, "work", str(file))
     _unknown(work, {"dir"}, f"{file} [work]")
+    validation = _table(doc, "validation", str(file))
+    _unknown(validation, {"max_bad_row_share"}, f"{file} [validation]")
+    share = validation.get("max_bad_row_share", 0.2)
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+        raise ConfigError(f"{file} [validation] max_bad_row_share: a number from 0 to 1")
     history_days = figures.get("history_days", 30)
     if not isinstance(history_days, int) or history_days < 0:
         raise ConfigError(f"{file} [figures] history_days: a whole number >= 0")
@@ -215,6 +237,7 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
         store_url=str(store.get("url", "sqlite:///var/store.db")),
         report_dir=config.resolve(report.get("dir", "var/report")),
         work_dir=config.resolve(work.get("dir", "var/work")),
+        max_bad_row_share=float(share),
     )
 
 

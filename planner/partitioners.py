@@ -529,14 +529,24 @@ def murmur2_array(keys: Any) -> npt.NDArray[np.int32]:
     Raises:
         ValueError: A key is null (a null key has no hash).
     """
-    arrow = _as_arrow(keys)
+    arrow = key_array(keys)
     if arrow.null_count:
         raise ValueError("murmur2_array: keys must not be null (a null key has no hash)")
     return _raw_hashes(arrow, "murmur2").view(np.int32)
 
 
-def _as_arrow(keys: Any) -> Any:
-    """Keys as a PyArrow (chunked) array of a binary-layout type."""
+def key_array(keys: Any) -> Any:
+    """A key sample as a PyArrow (chunked) array of a binary-layout type.
+
+    Args:
+        keys: A PyArrow binary or string array (view types are cast), or a sequence
+            whose items are `bytes`, `str` (its UTF-8 bytes, as a `StringSerializer`
+            sends it: what `json.load` gives for a key) or None (a null key).
+
+    Raises:
+        TypeError: `keys` is a single key, an Arrow array of another type, or a
+            sequence holding something that is not a key (the message names the first).
+    """
     import pyarrow as pa
 
     if isinstance(keys, pa.Array | pa.ChunkedArray):
@@ -555,7 +565,17 @@ def _as_arrow(keys: Any) -> Any:
         raise TypeError("keys must be a sequence of keys, not a single key")
     # pa.array copies the bytes once into the layout the kernels read; measured faster
     # than hashing a Python list key by key.
-    return pa.array(keys, type=pa.binary())
+    try:
+        return pa.array(keys, type=pa.binary())
+    except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError):
+        pass
+    for i, key in enumerate(keys):
+        if key is not None and not isinstance(key, bytes | str):
+            raise TypeError(
+                f"keys[{i}] is {key!r} ({type(key).__name__}): a key is bytes, str "
+                "(its UTF-8 bytes) or None (a null key)"
+            ) from None
+    raise TypeError(f"keys must be a sequence of bytes, str or None, got {type(keys).__name__}")
 
 
 def _layouts(arrow: Any) -> list[tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]]:
@@ -655,7 +675,7 @@ def hash_keys(keys: Sequence[bytes | None] | Any, partitioner: str = "murmur2_ra
         [0, 6, -1]
     """
     _check(1, partitioner)
-    arrow = _as_arrow(keys)
+    arrow = key_array(keys)
     base = _base(partitioner)
     folded = _fold(_raw_hashes(arrow, base), base)
     behaviour = KEYLESS_BEHAVIOUR[partitioner]
@@ -671,7 +691,7 @@ def hash_keys(keys: Sequence[bytes | None] | Any, partitioner: str = "murmur2_ra
         spread |= null
     if not behaviour.null_key_spread:
         # Null slots may carry arbitrary bytes in Arrow; librdkafka hashes them as b"".
-        folded[null] = _fold(_raw_hashes(_as_arrow([b""]), base), base)[0]
+        folded[null] = _fold(_raw_hashes(key_array([b""]), base), base)[0]
     return KeyHashes(folded, null, spread, partitioner)
 
 
@@ -687,10 +707,11 @@ def partitions_for_keys(
     To place one sample on many partition counts, hash it once with `hash_keys`.
 
     Args:
-        keys: A sequence of ``bytes`` (``None`` for a null key), or a PyArrow
-            ``binary``, ``large_binary``, ``string`` or ``large_string`` array (view
-            types are cast), chunked or not, sliced or not (strings hash as their UTF-8
-            bytes, as a ``StringSerializer`` sends them).
+        keys: A sequence of ``bytes`` or ``str`` (``None`` for a null key; a list of
+            ``str`` is what ``json.load`` gives), or a PyArrow ``binary``,
+            ``large_binary``, ``string`` or ``large_string`` array (view types are
+            cast), chunked or not, sliced or not (strings hash as their UTF-8 bytes, as
+            a ``StringSerializer`` sends them).
         num_partitions: Partition count of the topic (>= 1).
         partitioner: A librdkafka ``partitioner`` name from `PARTITIONERS`.
         keyless: What to do with a record whose partition its key does not decide: a

@@ -13,7 +13,7 @@ cluster table. The error names the folder and what is missing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,8 @@ from spark_jobs.schemas import figures_schema
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+    from planner.pipeline.set_aside import SetAside
 
 __all__ = [
     "OPTIONAL_TABLES",
@@ -69,6 +71,9 @@ class RunFigures:
         history: `(interval, pieces)` for every interval whose throughput is read, the
             run's own first; `pieces` are the `[start, end)` spans of it that are used.
         lookback_days: Days of history before the end of the run.
+        set_aside: What the run's input validation set aside: every table read through
+            `table` and `throughput` comes without those topics' rows (see
+            `planner.pipeline.set_aside`); None: nothing is left out.
     """
 
     root: Path
@@ -76,6 +81,32 @@ class RunFigures:
     tables: dict[str, int]
     history: tuple[tuple[DataInterval, tuple[tuple[datetime, datetime], ...]], ...]
     lookback_days: float
+    set_aside: SetAside | None = None
+
+    def without(self, set_aside: SetAside) -> RunFigures:
+        """The same figures, read without what `set_aside` sets aside."""
+        return replace(self, set_aside=set_aside)
+
+    @property
+    def left_out(self) -> frozenset[str]:
+        """Topic names whose rows are left out (set aside, or illegal names)."""
+        return frozenset() if self.set_aside is None else self.set_aside.names
+
+    def _kept(self, frame: DataFrame, name: str) -> DataFrame:
+        # A set-aside topic's own rows go; the fleet default `*` capacity row is never one
+        # (a bad one stops the run). Groups lose the bad groups whole, and keep the other
+        # groups' rows of a set-aside topic: a group that also reads other topics must
+        # stay one group, to be shown unplanned rather than planned on part of its load.
+        from pyspark.sql import functions as F
+
+        if self.set_aside is None or self.set_aside.empty or name == "cluster":
+            return frame
+        topic = F.col("topic")
+        if name == "groups":
+            drop = sorted(self.set_aside.dropped)
+            kept = topic.isNotNull() & ~topic.isin(drop) & F.col("group_id").isNotNull()
+            return frame.where(kept & ~F.col("group_id").isin(list(self.set_aside.groups)))
+        return frame.where(topic.isNotNull() & ~topic.isin(sorted(self.left_out)))
 
     @property
     def key(self) -> str:
@@ -106,12 +137,13 @@ class RunFigures:
         return int(pc.count_distinct(ids, mode="all").as_py())
 
     def table(self, spark: SparkSession, name: str) -> DataFrame:
-        """One snapshot table of the run's interval (empty, with its schema, if absent)."""
+        """One snapshot table of the run's interval (empty, with its schema, if absent),
+        without what was set aside."""
         schema = figures_schema(name)
         if not self.has(name):
             return spark.createDataFrame([], schema)
         path = interval_path(self.root, self.run) / f"{name}.parquet"
-        return spark.read.schema(schema).parquet(str(path))
+        return self._kept(spark.read.schema(schema).parquet(str(path)), name)
 
     def throughput(self, spark: SparkSession) -> DataFrame:
         """Throughput samples of the history window, each from the interval that owns it.
@@ -150,7 +182,7 @@ class RunFigures:
         kept = joined.where(
             (F.col("ts") >= F.col("span_start")) & (F.col("ts") < F.col("span_end"))
         )
-        return kept.select(*schema.fieldNames())
+        return self._kept(kept.select(*schema.fieldNames()), "throughput")
 
 
 def _window_start(run: DataInterval, lookback_days: float) -> datetime:

@@ -43,6 +43,7 @@ from spark_jobs.units import Unit, read_samples
 __all__ = [
     "ONE_GROUP",
     "PLANNED_STATUSES",
+    "invalid_figures_row",
     "sample_from_rows",
     "size_unit",
     "size_units",
@@ -567,8 +568,41 @@ def _sizing_row(
     return row
 
 
+def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> dict[str, Any]:
+    """The `sizing` row of a topic the input validation set aside (status
+    `invalid-figures`): no figure of it was read, the reason says which rule and values
+    (`planner.pipeline.set_aside`)."""
+    from planner.pipeline.set_aside import STATUS
+
+    row = empty_row(SIZING)
+    row.update(
+        run=run,
+        topic=topic,
+        brokers=brokers,
+        samples=0,
+        history_days=0,
+        consuming_groups=0,
+        status=STATUS,
+        status_detail=reason,
+        warnings=[f"figures set aside by input validation, not planned: {reason}"],
+        rationale=[],
+        groups=[],
+        hot_keys=[],
+        candidates=[],
+        skipped_dimensions=[],
+        cost_warnings=[],
+    )
+    return row
+
+
 def size_unit(
-    rows: pa.Table, unit: Unit, *, run: str, brokers: int, settings: JobSettings
+    rows: pa.Table,
+    unit: Unit,
+    *,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+    left_out: frozenset[str] = frozenset(),
 ) -> pa.Table:
     """The sizing rows of every topic of one unit.
 
@@ -581,6 +615,8 @@ def size_unit(
             any has one row whose `topic` is null.
         unit: The unit.
         run, brokers, settings: The run key, the brokers in the cluster, the settings.
+        left_out: Topics whose samples are skipped (set aside by the input validation);
+            samples without a topic are skipped too.
 
     Returns:
         Their sizing rows, `SIZING` schema.
@@ -594,7 +630,7 @@ def size_unit(
     keyed = [t for t, info in facts.items() if info["keyed"]]
     found = read_key_rows(unit.keys, keyed, lo=unit.lo, hi=unit.hi) if keyed and unit.keys else {}
     columns = _Samples.of(samples.rows)
-    where = {t: i for i, t in enumerate(samples.topics)}
+    where = {t: i for i, t in enumerate(samples.topics) if t is not None and t not in left_out}
     out = []
     for topic in sorted(facts.keys() | where.keys()):
         i = where.get(topic)
@@ -625,6 +661,7 @@ def size_units(
     run: str,
     brokers: int,
     settings: JobSettings,
+    left_out: frozenset[str] = frozenset(),
 ) -> Iterator[pa.RecordBatch]:
     """The `mapInArrow` body of `size_partitions`: the units of one partition.
 
@@ -639,12 +676,24 @@ def size_units(
     unit_of = np.asarray(rows.column("unit").to_numpy(zero_copy_only=False), dtype=np.int64)
     for number in np.unique(unit_of):
         mine = rows.filter(pa.array(unit_of == number))
-        sized = size_unit(mine, units[int(number)], run=run, brokers=brokers, settings=settings)
+        sized = size_unit(
+            mine,
+            units[int(number)],
+            run=run,
+            brokers=brokers,
+            settings=settings,
+            left_out=left_out,
+        )
         yield from sized.to_batches()
 
 
 def size_units_udf(
-    units: Sequence[Unit], *, run: str, brokers: int, settings: JobSettings
+    units: Sequence[Unit],
+    *,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+    left_out: frozenset[str] = frozenset(),
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """`size_units` bound to a run and its units, for `DataFrame.mapInArrow`.
 
@@ -654,6 +703,8 @@ def size_units_udf(
     by_number = {u.unit: u for u in units}
 
     def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return size_units(batches, by_number, run=run, brokers=brokers, settings=settings)
+        return size_units(
+            batches, by_number, run=run, brokers=brokers, settings=settings, left_out=left_out
+        )
 
     return apply

@@ -4,8 +4,8 @@
     spark-submit --master spark://host:7077 spark_jobs/simulate_assignments.py \\
         --figures DIR --out DIR --interval 20261121T0000Z
 
-Exit codes: 0 done, 1 the run's figures or settings cannot be used (nothing written),
-2 bad arguments.
+Exit codes: 0 done, 1 the run's figures or settings cannot be used, or its
+`--set-aside` file is missing (nothing written), 2 bad arguments.
 """
 
 from __future__ import annotations
@@ -82,7 +82,33 @@ def _parser(prog: str, description: str) -> argparse.ArgumentParser:
         "config's [figures] history_days, else 30; the interval itself is always read)",
     )
     p.add_argument("--config", type=Path, help="a TOML settings file (see docs/spark-jobs.md)")
+    p.add_argument(
+        "--set-aside",
+        type=Path,
+        help="the run's set_aside.json from validate_inputs: those topics' rows are not "
+        "read, and each becomes a sizing row of status invalid-figures (the pipeline "
+        "always passes it; the job refuses to run if the file is missing)",
+    )
     return p
+
+
+def _with_set_aside(figures: RunFigures, path: Path | None) -> RunFigures:
+    from planner.pipeline.set_aside import load_set_aside
+
+    if path is None:
+        return figures
+    try:
+        set_aside = load_set_aside(path)
+    except FileNotFoundError:
+        raise JobError(
+            f"{path}: missing: the run's inputs were not validated, or did not pass; run "
+            "validate_inputs for this interval first"
+        ) from None
+    except ValueError as exc:
+        raise JobError(str(exc)) from None
+    if set_aside.run_key != figures.key:
+        raise JobError(f"{path} is run {set_aside.run_key}'s, not run {figures.key}'s")
+    return figures.without(set_aside)
 
 
 def main_for(prog: str, description: str, body: Body, argv: Sequence[str] | None = None) -> int:
@@ -100,7 +126,8 @@ def main_for(prog: str, description: str, body: Body, argv: Sequence[str] | None
             master=args.master, lookback_days=args.lookback_days
         )
         figures = locate_run(args.figures, args.interval, lookback_days=settings.lookback_days)
-    except (SettingsError, MissingFigures) as exc:
+        figures = _with_set_aside(figures, args.set_aside)
+    except (SettingsError, MissingFigures, JobError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     existing = SparkSession.getActiveSession()

@@ -214,11 +214,18 @@ def units_of(figures: RunFigures, settings: JobSettings) -> list[Unit]:
     The topics table and the files' footers are read on the driver with PyArrow: a few
     thousand rows and some metadata, where a Spark job would cost its own scheduling.
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     folder = interval_path(figures.root, figures.run)
     topics = pq.read_table(folder / "topics.parquet", columns=["topic", "keyed"])
+    if figures.left_out:
+        names = topics.column("topic")
+        kept = pc.and_(
+            pc.is_valid(names), pc.invert(pc.is_in(names, pa.array(sorted(figures.left_out))))
+        )
+        topics = topics.filter(kept)
     samples = [
         (
             interval_path(figures.root, interval) / "throughput.parquet",
@@ -246,6 +253,7 @@ def size_topics(
     run: str,
     brokers: int,
     settings: JobSettings,
+    left_out: frozenset[str] = frozenset(),
 ) -> DataFrame:
     """The `sizing` rows: `plan_topic` on every topic, one task per unit.
 
@@ -263,6 +271,8 @@ def size_topics(
         run: The run key, written into every row.
         brokers: Brokers in the cluster.
         settings: The job settings.
+        left_out: Topics whose samples and key rows the tasks skip (set aside by the
+            input validation; `facts` has none of their rows either).
 
     Returns:
         One row per topic found in the topics table or the samples (a topic with
@@ -284,24 +294,44 @@ def size_topics(
         F.broadcast(placed), "unit", "left"
     )
     return rows.mapInArrow(
-        planning.size_units_udf(units, run=run, brokers=brokers, settings=settings), SIZING
+        planning.size_units_udf(
+            units, run=run, brokers=brokers, settings=settings, left_out=left_out
+        ),
+        SIZING,
     )
 
 
 def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> DataFrame:
-    """Read the run's facts and size every topic (the job without its output)."""
+    """Read the run's facts and size every topic (the job without its output).
+
+    A topic the input validation set aside gets one row of status `invalid-figures`,
+    its reason in `status_detail`, and none of its figures is read.
+    """
     facts = topic_facts(
         figures.table(spark, "topics"),
         capacity=figures.table(spark, "capacity"),
         groups=figures.table(spark, "groups"),
     )
-    return size_topics(
+    brokers = figures.brokers()
+    sized = size_topics(
         facts,
         units_of(figures, settings),
         run=figures.key,
-        brokers=figures.brokers(),
+        brokers=brokers,
         settings=settings,
+        left_out=figures.left_out,
     )
+    if figures.set_aside is None or not figures.set_aside.topics:
+        return sized
+    rows = [
+        planning.invalid_figures_row(t.topic, t.reason, run=figures.key, brokers=brokers)
+        for t in figures.set_aside.topics
+    ]
+    # Through Arrow, with the dataset's own schema: nested columns as the job writes them.
+    import pyarrow as pa
+
+    invalid = spark.createDataFrame(pa.Table.from_pylist(rows, schema=arrow_schema("sizing")))
+    return sized.unionByName(invalid)
 
 
 def sizing_output(frame: DataFrame) -> TaskFiles:

@@ -280,10 +280,13 @@ def read_samples(unit: Unit) -> TopicSamples:
         ts_us = np.asarray(table.column("ts").cast(pa.int64()).to_numpy(), dtype=np.int64)
         keep = _inside(ts_us, part.pieces)
         topic = table.column("topic")
+        if topic.null_count:
+            # A sample of no topic belongs to no unit (the input validation sets it aside).
+            keep &= np.asarray(topic.is_valid(), dtype=bool)
         if unit.lo is not None:
-            keep &= np.asarray(pc.greater_equal(topic, unit.lo), dtype=bool)
+            keep &= np.asarray(pc.fill_null(pc.greater_equal(topic, unit.lo), False), dtype=bool)
         if unit.hi is not None:
-            keep &= np.asarray(pc.less(topic, unit.hi), dtype=bool)
+            keep &= np.asarray(pc.fill_null(pc.less(topic, unit.hi), False), dtype=bool)
         tables.append(table.filter(pa.array(keep)) if not keep.all() else table)
     if not tables or not sum(t.num_rows for t in tables):
         empty = pa.table(

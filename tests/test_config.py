@@ -103,3 +103,14 @@ def test_bad_files_name_the_key(tmp_path: Path, text: str, message: str) -> None
 def test_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read the config file"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_the_share_of_bad_rows_a_run_sets_aside_is_configurable(tmp_path: Path) -> None:
+    assert load_config(None).max_bad_row_share == 0.2
+    path = _config(tmp_path, "[validation]\nmax_bad_row_share = 0.05\n")
+    assert load_config(path).max_bad_row_share == 0.05
+    for bad in ("1.5", "-0.1", '"a fifth"', "true"):
+        with pytest.raises(ConfigError, match=r"\[validation\] max_bad_row_share"):
+            load_config(_config(tmp_path, f"[validation]\nmax_bad_row_share = {bad}\n"))
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_config(_config(tmp_path, "[validation]\nmax_bad_rows = 3\n"))

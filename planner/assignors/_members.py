@@ -9,7 +9,7 @@ them, which compares UTF-16 code units, so ``consumer10`` sorts before ``consume
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from typing import NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 
 class TopicPartition(NamedTuple):
@@ -31,8 +31,9 @@ PartitionsPerTopic: TypeAlias = Mapping[str, int]
 Subscriptions: TypeAlias = Mapping[str, Subscription]
 """Member id -> Subscription."""
 
-PreviousAssignment: TypeAlias = Mapping[str, Iterable[tuple[str, int]]]
-"""Member id -> partitions it owned in the last generation."""
+PreviousAssignment: TypeAlias = Mapping[str, Iterable[tuple[str, int]] | Iterable[list[Any]]]
+"""Member id -> partitions it owned in the last generation: ``(topic, partition)`` pairs,
+as tuples or as the two-item lists `json.load` gives."""
 
 
 def java_order_key(text: str) -> bytes:
@@ -133,29 +134,44 @@ def normalise_subscriptions(subscriptions: Subscriptions) -> dict[str, frozenset
 _PLAIN_COLLECTIONS: set[type] = {list, tuple, set, frozenset}
 
 
-def check_previous(previous: PreviousAssignment) -> None:
-    """Reject previous ownership that is not made of ``(topic, partition)`` pairs.
+def _pair(member_id: str, entry: object) -> TopicPartition:
+    """One ``(topic, partition)`` entry as a TopicPartition; a 2-item list counts too."""
+    # JSON has no tuples: `json.load` gives ``["orders", 0]`` for ``("orders", 0)``.
+    if (
+        isinstance(entry, tuple | list)
+        and len(entry) == 2
+        and isinstance(entry[0], str)
+        and not isinstance(entry[1], bool)
+        and isinstance(entry[1], int)
+    ):
+        return TopicPartition(entry[0], entry[1])
+    raise TypeError(
+        f"previous assignment of {member_id!r} holds {entry!r}, "
+        "expected a (topic, partition) pair such as ('orders', 0) or [\"orders\", 0]"
+    )
+
+
+def check_previous(previous: PreviousAssignment) -> dict[str, list[tuple[str, int]]]:
+    """Check previous ownership and return it as TopicPartitions.
+
+    Each entry is a ``(topic, partition)`` pair: a tuple, a TopicPartition, or the
+    two-item list JSON gives for one (``["orders", 0]``).
+
+    Returns:
+        Member id -> its partitions, in the order given.
 
     Raises:
-        TypeError: On a malformed entry.
+        TypeError: On a malformed entry (a bare string, a partition that is not an int,
+            a pair of the wrong length); the message names the member and the entry.
     """
+    out: dict[str, list[tuple[str, int]]] = {}
     for member_id, owned in previous.items():
         if not isinstance(member_id, str):
             raise TypeError(f"member ids must be str, got {member_id!r}")
         if isinstance(owned, str | bytes) or not isinstance(owned, Iterable):
             raise TypeError(f"previous assignment of {member_id!r} must be a list of partitions")
-        for tp in owned:
-            if (
-                not isinstance(tp, tuple)
-                or len(tp) != 2
-                or not isinstance(tp[0], str)
-                or isinstance(tp[1], bool)
-                or not isinstance(tp[1], int)
-            ):
-                raise TypeError(
-                    f"previous assignment of {member_id!r} holds {tp!r}, "
-                    "expected a (topic, partition) pair"
-                )
+        out[member_id] = [_pair(member_id, entry) for entry in owned]
+    return out
 
 
 def eligible_topics(
@@ -203,10 +219,12 @@ def prepare(
     Args:
         partitions_per_topic: Topic -> partition count.
         subscriptions: Member id -> subscribed topics.
-        previous: Member id -> partitions owned in the last generation, or None.
+        previous: Member id -> partitions owned in the last generation, or None; each
+            a ``(topic, partition)`` tuple or the ``[topic, partition]`` list JSON
+            gives.
 
     Returns:
-        The same three inputs, normalised.
+        The same three inputs, normalised (previous ownership as TopicPartitions).
 
     Raises:
         TypeError: On malformed input.
@@ -216,6 +234,5 @@ def prepare(
     subs = normalise_subscriptions(subscriptions)
     prev: dict[str, list[tuple[str, int]]] | None = None
     if previous is not None:
-        prev = {member_id: list(owned) for member_id, owned in previous.items()}
-        check_previous(prev)
+        prev = check_previous(previous)
     return dict(partitions_per_topic), subs, prev

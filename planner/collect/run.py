@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from planner.collect.base import Collected, Source
 from planner.figures.conform import Conformed, dedupe, empty, rejections
-from planner.figures.dataset import DataInterval, list_intervals, write_interval
+from planner.figures.dataset import DataInterval, list_intervals, remove_staging, write_interval
 from planner.figures.schema import SNAPSHOT_TABLES, TABLES
 from planner.locks import exclusive
 
@@ -216,6 +216,8 @@ def collect_interval(
     root = Path(figures_root)
     root.mkdir(parents=True, exist_ok=True)
     with exclusive(root / ".collect.lock"):
+        # What a collection killed half-way left (its staging folder): no writer is live.
+        remove_staging(root)
         return _collect(sources, interval, root, history_days)
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime, timedelta
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--interval",
         metavar="DATE|START/END",
-        help="data interval: a UTC day or START/END in ISO 8601 (default: yesterday, UTC)",
+        help="data interval: a UTC day or START/END in ISO 8601 (default: yesterday, UTC, "
+        "or, when the landing files hold no throughput for yesterday, the last complete "
+        "day they hold: one with a sample in its last hour, or followed by another day)",
     )
     p.add_argument(
         "--store", metavar="URL", help="store URL (default: OUT/store.db or the config's)"
@@ -45,23 +48,31 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from planner.config import ConfigError, load_config
     from planner.figures import DataInterval
+    from planner.pipeline.interval import NoFiguresForInterval, choose_interval
     from planner.pipeline.run import PipelineFailed, run_pipeline
     from planner.pipeline.workspace import Workspace
 
-    try:
-        interval = (
+    if args.interval:
+        try:
             DataInterval.parse(args.interval)
-            if args.interval
-            else DataInterval.day((datetime.now(UTC) - timedelta(days=1)).date())
-        )
-    except ValueError as exc:
-        raise cli.UsageError(f"--interval: {exc}") from None
+        except ValueError as exc:
+            raise cli.UsageError(f"--interval: {exc}") from None
     try:
         config = load_config(Path(args.config).absolute() if args.config else None)
     except ConfigError as exc:
         raise cli.UsageError(str(exc)) from None
     if args.landing and not Path(args.landing).is_dir():
         raise cli.UsageError(f"--landing: {args.landing} is not a folder")
+    landing = Path(args.landing).absolute() if args.landing else None
+    try:
+        choice = choose_interval(
+            config, asked=args.interval, landing=landing, now=datetime.now(UTC)
+        )
+    except NoFiguresForInterval as exc:
+        raise cli.Failed(f"{exc}\nnothing was collected or published") from None
+    # First, so whoever reads the log knows which day the rest is about.
+    print(f"[plan] interval: {choice.reason}", file=sys.stderr, flush=True)
+    interval = choice.interval
     if args.out:
         workspace = Workspace.under(args.out, store_url=args.store)
     else:
@@ -70,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
             import dataclasses
 
             workspace = dataclasses.replace(workspace, store_url=args.store)
-    landing = Path(args.landing).absolute() if args.landing else None
     try:
         done = run_pipeline(config, workspace, interval, landing=landing)
     except PipelineFailed as exc:

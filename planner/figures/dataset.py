@@ -52,6 +52,7 @@ __all__ = [
     "list_intervals",
     "read_manifest",
     "read_table",
+    "remove_staging",
     "write_interval",
 ]
 
@@ -152,6 +153,24 @@ def _recover(root: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
             else:
                 os.replace(entry, target)
+
+
+def remove_staging(root: str | Path) -> list[Path]:
+    """Remove the staging folders writers killed half-way left under `root`.
+
+    Only for a caller that holds the folder's collection lock (`planner.collect.run`):
+    a staging folder is then no live writer's.
+
+    Returns:
+        The folders removed.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    stale = [entry for entry in root.iterdir() if entry.name.startswith(".staging-")]
+    for entry in stale:
+        shutil.rmtree(entry, ignore_errors=True)
+    return stale
 
 
 # Row groups: about this many per file, of at least _MIN_GROUP_ROWS rows each.

@@ -8,7 +8,10 @@ hand each other files, never in-memory state, so each can run in its own process
 - `workspace`: where everything lives.
 - `jobs`: the Spark applications and their arguments.
 - `validation`: the input and output suites on Spark (a Spark application itself).
+- `row_checks`, `set_aside`: row-level input failures turned into topics set aside
+  (status `invalid-figures`), or into a run-level stop when they are too many.
 - `state`: what the validations hand the publish step (results, fingerprints).
+- `interval`: which day `partition-planner plan` plans when not told.
 - `publish`: store, site and Data Docs, only for a validated run.
 - `connections`: Airflow connections over the config file.
 - `run`: all of it in one process.

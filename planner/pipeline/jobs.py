@@ -84,11 +84,16 @@ def job_arguments(workspace: Workspace, interval: str, config: Path | None) -> l
         interval: The run's data interval (START/END, a UTC day, or its key).
         config: The planner config file the jobs read their settings from.
     """
+    from planner.pipeline.set_aside import FILE
+
     return [
         "--figures",
         str(workspace.figures),
         "--out",
         str(workspace.datasets),
+        # What validate_inputs set aside: the jobs must not run on unvalidated figures.
+        "--set-aside",
+        str(workspace.run_state(run_key(interval)) / FILE),
         *_common(workspace, interval, config),
     ]
 

@@ -34,8 +34,12 @@ def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
     from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
     spark = f"ti.xcom_pull(task_ids={plan_task!r})['spark'][{step!r}]"
-    kwargs.setdefault("retries", 0 if step.startswith("validate_") else 1)
-    kwargs.setdefault("retry_delay", timedelta(minutes=1))
+    # One retry each: a submission killed half-way (a lost node, the OOM killer) is run
+    # again and ends as one that was not. A validation that failed fails again, so its
+    # retry comes soon: it costs one more validation, not a minute's wait as well.
+    kwargs.setdefault("retries", 1)
+    validation = step.startswith("validate_")
+    kwargs.setdefault("retry_delay", timedelta(seconds=10) if validation else timedelta(minutes=1))
     return SparkSubmitOperator(
         task_id=step,
         conn_id=SPARK_CONN_ID,

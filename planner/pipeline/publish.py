@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.config import PlannerConfig
 from planner.figures.dataset import DataInterval, interval_path, read_manifest
+from planner.pipeline.set_aside import STATUS as SET_ASIDE_STATUS
 from planner.pipeline.state import StageResult, fingerprint, load_stage
 from planner.pipeline.workspace import Workspace
 
@@ -106,9 +107,10 @@ def _check_unchanged(result: StageResult, files: Sequence[Path], root: Path, wha
 
 
 def _history(
-    workspace: Workspace, key: str, lookback_days: float
+    workspace: Workspace, key: str, lookback_days: float, left_out: frozenset[str] = frozenset()
 ) -> tuple[DataInterval, dict[str, ThroughputHistory]]:
-    """Each topic's throughput samples over the window the sizing job read."""
+    """Each topic's throughput samples over the window the sizing job read, but for the
+    topics in `left_out` (set aside: their samples are what broke the rules)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -133,7 +135,12 @@ def _history(
             pieces.append(table.filter(keep))
     if not pieces:
         return figures.run, {}
-    samples = pa.concat_tables(pieces).sort_by([("topic", "ascending"), ("ts", "ascending")])
+    samples = pa.concat_tables(pieces)
+    topic = samples.column("topic")
+    kept = pc.is_valid(topic)
+    if left_out:
+        kept = pc.and_(kept, pc.invert(pc.is_in(topic, pa.array(sorted(left_out)))))
+    samples = samples.filter(kept).sort_by([("topic", "ascending"), ("ts", "ascending")])
     topics = samples.column("topic").to_pylist()
     ts_s = pc.divide(pc.cast(samples.column("ts"), pa.int64()), 1_000_000).to_numpy()
     mib_in = samples.column("bytes_in_per_s").to_numpy(zero_copy_only=False) / _MIB
@@ -147,6 +154,16 @@ def _history(
             records_in=tuple(None if np.isnan(v) else float(v) for v in records[first:last]),
         )
     return figures.run, out
+
+
+def _left_out(workspace: Workspace, key: str) -> frozenset[str]:
+    """The topics the run's input validation set aside (none if it saved no list)."""
+    from planner.pipeline.set_aside import FILE, load_set_aside
+
+    try:
+        return load_set_aside(workspace.run_state(key) / FILE).names
+    except FileNotFoundError:
+        return frozenset()
 
 
 def _topic_simulations(table: pa.Table) -> dict[str, list[dict[str, Any]]]:
@@ -200,14 +217,15 @@ def build_report(
         topic_report,
     )
 
-    interval, history = _history(workspace, key, lookback_days)
+    interval, history = _history(workspace, key, lookback_days, _left_out(workspace, key))
     simulations = _topic_simulations(_read_dataset(workspace, "simulations", key))
     rejected = _rejected(workspace, interval)
     topics = [
         topic_report(
             row,
             simulations.get(row["topic"], []),
-            history=history.get(row["topic"]),
+            # A set-aside topic's samples are what broke the rules: no chart of them.
+            history=None if row["status"] == SET_ASIDE_STATUS else history.get(row["topic"]),
             settings=config.planning,
         )
         for row in recommendations.to_pylist()
@@ -261,10 +279,26 @@ def _data_docs(stages: Sequence[StageResult], out: Path, key: str, run_time: dat
     build_data_docs(reports, out, run_name=key, run_time=run_time)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _link_recommendations(workspace: Workspace) -> None:
     """`recommendations.json` beside the site, pointing through the site link."""
     link = workspace.recommendations_json
     target = f"{workspace.report.name}/recommendations.json"
+    # A publisher killed between making its link and renaming it left the link behind,
+    # named after its process; another publisher's (a backfill's) is still in use.
+    for stale in link.parent.glob(f".{link.name}.*"):
+        pid = stale.name.rsplit(".", 1)[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
     if link.is_symlink() and os.readlink(link) == target:
         return
     temporary = link.with_name(f".{link.name}.{os.getpid()}")
@@ -338,8 +372,14 @@ def publish_run(
         _data_docs((inputs, outputs), folder / _DATA_DOCS, key, started_at)
         # Last, so that a rendering failure leaves the store untouched as well.
         with RecommendationStore(workspace.store_url) as store:
+            done = _published_attempt(store, key, scope, started_at)
+            # A retry of an attempt whose store write committed before it died (an
+            # Airflow task killed between the commit and the site switch): its rows are
+            # this run's rows, validated; publishing them again would only mark the
+            # first write replaced.
             record.append(
-                store.publish_run(
+                done
+                or store.publish_run(
                     Run(report_interval(report), started_at, source, scope),
                     recommendations,
                     summary,
@@ -356,6 +396,21 @@ def publish_run(
         index=workspace.report / "index.html",
         summary=summary_markdown(report),
     )
+
+
+def _published_attempt(store: Any, key: str, scope: str, started_at: datetime) -> Any:
+    """The store's current published run of this attempt (run, scope, start), if any."""
+    from planner.store import PUBLISHED
+
+    last = store.last_good_run(scope)
+    if (
+        last is not None
+        and last.key == key
+        and last.status == PUBLISHED
+        and last.started_at == started_at.astimezone(UTC)
+    ):
+        return last
+    return None
 
 
 def report_interval(report: FleetReport) -> DataInterval:
@@ -377,9 +432,13 @@ def record_failed_run(
     The stages saved for the run so far go into the record. Returns None when the
     run's interval is unknown (collection never wrote it): there is nothing to key the
     record on, and the failure is in the task log.
+
+    An attempt is recorded once: a retried recording of the same attempt (the same
+    run, scope and `started_at`, as an Airflow task killed half-way and run again
+    gives) returns the failure already recorded.
     """
     from planner.pipeline import jobs
-    from planner.store import RecommendationStore, Run, RunSummary
+    from planner.store import FAILED, RecommendationStore, Run, RunSummary
 
     key = jobs.run_key(run)
     manifest = read_manifest(workspace.figures, key)
@@ -400,6 +459,11 @@ def record_failed_run(
         "config": str(config.path) if config.path else None,
     }
     with RecommendationStore(workspace.store_url) as store:
+        for earlier in store.runs():
+            if (earlier.key, earlier.scope, earlier.status) == (key, scope, FAILED) and (
+                earlier.started_at == started_at.astimezone(UTC)
+            ):
+                return earlier.id
         return store.record_failure(
             Run(interval, started_at, source, scope), message, RunSummary(validation=validation)
         ).id

@@ -171,12 +171,21 @@ def run_pipeline(
     existing = SparkSession.getActiveSession()
     spark = build_session(settings.spark, "partition-planner plan")
     try:
-        attempt(
+        checked = attempt(
             "validate_inputs",
-            lambda: validate_inputs(spark, workspace, key, lookback_days=settings.lookback_days),
+            lambda: validate_inputs(
+                spark,
+                workspace,
+                key,
+                lookback_days=settings.lookback_days,
+                max_bad_share=config.max_bad_row_share,
+            ),
             ValidationStageFailed,
             MissingFigures,
         )
+        if checked.set_aside.get("topics") or checked.set_aside.get("unnamed_rows"):
+            # Row-level failures: the run goes on without those topics, and says so.
+            print(checked.message, file=log, flush=True)
         args = jobs.job_arguments(workspace, str(interval), config.path)
         attempt("size_partitions", lambda: _job(size_partitions.main, "size_partitions", args))
         attempt(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -54,6 +55,8 @@ class StageResult:
             the record: the publish step compares relative paths, so a workspace
             moved whole still publishes).
         finished_at: When the stage finished, UTC, ISO 8601.
+        set_aside: For a passed inputs stage, what row-level failures set aside
+            (`SetAside.summary()`: counts and the topics); empty otherwise.
     """
 
     stage: str
@@ -65,18 +68,38 @@ class StageResult:
     fingerprint: Mapping[str, str] = field(default_factory=dict, repr=False)
     root: str = ""
     finished_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    set_aside: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.stage not in STAGES:
             raise ValueError(f"stage must be one of {STAGES}, got {self.stage!r}")
 
     def summary(self) -> dict[str, Any]:
-        """The stage for the store's run record: success and each suite's summary."""
-        return {"success": self.success, "suites": [dict(s) for s in self.suites]}
+        """The stage for the store's run record: success, each suite's summary, and what
+        was set aside (counted)."""
+        out: dict[str, Any] = {"success": self.success, "suites": [dict(s) for s in self.suites]}
+        if self.set_aside:
+            out["set_aside"] = dict(self.set_aside)
+        return out
 
 
 def _path(state_dir: Path, stage: str) -> Path:
     return state_dir / f"{stage}.json"
+
+
+def _json_safe(value: Any) -> Any:
+    """`value` with every NaN or infinite float as its text (`nan`, `inf`, `-inf`).
+
+    A failed input suite's examples are the bad values themselves, and JSON has no NaN
+    or infinity: written as numbers, the file would not be JSON.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 def save_stage(state_dir: str | Path, result: StageResult) -> Path:
@@ -84,6 +107,10 @@ def save_stage(state_dir: str | Path, result: StageResult) -> Path:
     folder = Path(state_dir)
     folder.mkdir(parents=True, exist_ok=True)
     target = _path(folder, result.stage)
+    # A writer killed before its rename left its temporary file: one run's validations
+    # never overlap (a DAG runs one at a time, a backfill's runs are other intervals).
+    for stale in folder.glob(f".{target.name}.*"):
+        stale.unlink(missing_ok=True)
     document = {
         "stage": result.stage,
         "run_key": result.run_key,
@@ -94,11 +121,12 @@ def save_stage(state_dir: str | Path, result: StageResult) -> Path:
         "fingerprint": dict(result.fingerprint),
         "root": result.root,
         "finished_at": result.finished_at,
+        "set_aside": dict(result.set_aside),
     }
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(document, out, indent=1, allow_nan=False, default=str)
+            json.dump(_json_safe(document), out, indent=1, allow_nan=False, default=str)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
@@ -125,13 +153,18 @@ def load_stage(state_dir: str | Path, stage: str) -> StageResult | None:
         fingerprint=document.get("fingerprint", {}),
         root=document.get("root", ""),
         finished_at=document.get("finished_at", ""),
+        set_aside=document.get("set_aside", {}),
     )
 
 
 def clear_stages(state_dir: str | Path) -> None:
-    """Forget a run's earlier validations (a new attempt of the run starts)."""
+    """Forget a run's earlier validations, and what they set aside (a new attempt of the
+    run starts)."""
+    from planner.pipeline.set_aside import FILE
+
     for stage in STAGES:
         _path(Path(state_dir), stage).unlink(missing_ok=True)
+    (Path(state_dir) / FILE).unlink(missing_ok=True)
 
 
 def _sha256(path: Path) -> str:

@@ -32,9 +32,11 @@ from planner.store.records import FLEET_SCOPE, topic_scope
 
 __all__ = [
     "RunPlan",
+    "collect_run",
     "collect_task",
     "new_topic_task",
     "planner_config",
+    "prepare_new_topic",
     "publish_task",
     "record_failure_task",
     "run_interval",
@@ -165,9 +167,18 @@ class RunPlan:
         )
 
 
-def _collect(
+def collect_run(
     config: PlannerConfig, workspace: Workspace, interval: DataInterval, landing: Path | None
 ) -> dict[str, int]:
+    """The body of a run's first task: collect the interval, forget earlier validations.
+
+    Returns:
+        Rows written per figures table, and rejected rows.
+
+    Raises:
+        AirflowFailException: a source's input cannot be used (no retry can help).
+        planner.collect.base.SourceUnavailable: a source could not be reached (retried).
+    """
     from planner.collect.base import SourceUnavailable
     from planner.figures import FiguresError
     from planner.pipeline.run import collect_figures
@@ -189,39 +200,47 @@ def collect_task(context: Mapping[str, Any]) -> dict[str, Any]:
     config = planner_config()
     workspace = Workspace.from_config(config)
     interval = run_interval(context)
-    collected = _collect(config, workspace, interval, None)
+    collected = collect_run(config, workspace, interval, None)
     return RunPlan(interval, FLEET_SCOPE, config.path, workspace, collected).to_xcom()
 
 
 def new_topic_task(params: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
     """`plan_new_topic.prepare_new_topic`: the request as figures of its own, and the plan.
 
-    The new topic gets its own folders under the work folder
-    (`new-topics/<page name>/`) and its own report site beside the fleet's
-    (`<report>-new-topics/<page name>`), and its store run has the scope
-    `topic:<name>`, so nothing of the fleet's is replaced.
+    See `prepare_new_topic`; a request that cannot be planned fails the task at once.
     """
-    from planner.pipeline.new_topic import (
-        NewTopicError,
-        NewTopicRequest,
-        write_request,
-        write_run_config,
-    )
-    from planner.report.names import page_names
+    from planner.pipeline.new_topic import NewTopicError
 
     base = planner_config()
     try:
-        request = NewTopicRequest.from_params(params)
+        plan = prepare_new_topic(base, params, run_interval(context))
     except NewTopicError as exc:
         raise _fail(f"plan_new_topic: {exc}") from None
+    return plan.to_xcom()
+
+
+def prepare_new_topic(
+    base: PlannerConfig, params: Mapping[str, Any], interval: DataInterval
+) -> RunPlan:
+    """A new topic's request written as figures of its own and collected; its run plan.
+
+    The new topic gets its own folders under the work folder
+    (`new-topics/<page name>/`) and its own report site beside the fleet's
+    (`<report>-new-topics/<page name>`), and its store run has the scope
+    `topic:<name>`, so nothing of the fleet's is replaced. Every file is rewritten
+    whole, so a task killed half-way and run again ends as one that was not.
+
+    Raises:
+        planner.pipeline.new_topic.NewTopicError: the request cannot be planned.
+    """
+    from planner.pipeline.new_topic import NewTopicRequest, write_request, write_run_config
+    from planner.report.names import page_names
+
+    request = NewTopicRequest.from_params(params)
     name = page_names([request.topic])[request.topic].removesuffix(".html")
     root = base.work_dir / "new-topics" / name
-    interval = run_interval(context)
     landing = root / "landing"
-    try:
-        write_request(request, landing, interval)
-    except NewTopicError as exc:
-        raise _fail(f"plan_new_topic: {exc}") from None
+    write_request(request, landing, interval)
     run_config = write_run_config(base, request, root / "planner.toml", landing=landing)
     config = load_config(run_config)
     workspace = Workspace(
@@ -230,8 +249,8 @@ def new_topic_task(params: Mapping[str, Any], context: Mapping[str, Any]) -> dic
         report=base.report_dir.parent / f"{base.report_dir.name}-new-topics" / name,
         store_url=base.store_url,
     )
-    collected = _collect(config, workspace, interval, landing)
-    return RunPlan(interval, topic_scope(request.topic), run_config, workspace, collected).to_xcom()
+    collected = collect_run(config, workspace, interval, landing)
+    return RunPlan(interval, topic_scope(request.topic), run_config, workspace, collected)
 
 
 def _run_config(plan: Mapping[str, Any]) -> tuple[PlannerConfig, Workspace]:

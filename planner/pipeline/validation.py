@@ -8,15 +8,19 @@ and the Airflow DAG submits this file with `spark-submit`:
     spark-submit planner/pipeline/validation.py outputs --config FILE --interval KEY
 
 Each writes its result into the run's state folder (`planner.pipeline.state`) whether
-it passed or not, and exits 1 with the failure message when a suite failed: the message
+it passed or not, and exits 1 with the failure message when it failed: the message
 names the suite, the expectations, example rows and the topics involved.
 
 - **inputs**: `throughput.input` on the whole throughput window the sizing job reads
   (the run's interval and its history), `topics.input` with the run's broker count,
-  `capacity.input`, `groups.input`, `keys.input` on the run's tables. The fingerprint
-  is the manifests of every interval read (a re-collection rewrites them).
+  `capacity.input`, `groups.input`, `keys.input` on the run's tables. A failed
+  run-level expectation stops the run; failed row-level ones set their topics aside
+  (`planner.pipeline.row_checks`), unless they are too many, and the stage passes with
+  `set_aside.json` beside its result, which the Spark jobs read. The fingerprint is the
+  manifests of every interval read (a re-collection rewrites them).
 - **outputs**: `sizing.output`, `simulations.output`, `recommendations.output` on the
-  run's datasets. The fingerprint is every data file of the three run folders.
+  run's datasets, all or nothing: a failure names the topics. The fingerprint is every
+  data file of the three run folders.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from planner.figures.dataset import MANIFEST, interval_path
 from planner.pipeline import jobs
+from planner.pipeline.row_checks import DEFAULT_MAX_BAD_SHARE
+from planner.pipeline.set_aside import FILE as SET_ASIDE_FILE
+from planner.pipeline.set_aside import SetAside, save_set_aside
 from planner.pipeline.state import StageResult, dataset_files, fingerprint, save_stage
 from planner.pipeline.workspace import Workspace
 
@@ -61,7 +68,7 @@ def _sized(frame: DataFrame, files: Sequence[Path]) -> DataFrame:
 
 
 class ValidationStageFailed(RuntimeError):
-    """A suite failed; `result` is what was saved for the run."""
+    """The stage failed (a suite, or a run-level check); `result` is what was saved."""
 
     def __init__(self, result: StageResult) -> None:
         super().__init__(result.message)
@@ -75,22 +82,42 @@ class _Checked:
     root: Path
 
 
-def _stage_result(stage: str, run_key: str, checked: _Checked) -> StageResult:
+def _stage_result(
+    stage: str,
+    run_key: str,
+    checked: _Checked,
+    *,
+    stopped: str | None = None,
+    set_aside: SetAside | None = None,
+) -> StageResult:
+    """The stage's result: it fails on any failed suite, except where only row-level
+    rules failed and their topics were set aside (`set_aside`); `stopped` is why a
+    run-level check outside the suites failed."""
     failed = [r for r in checked.reports if not r.success]
-    if failed:
-        message = "\n".join(r.message() for r in failed)
-    else:
-        names = ", ".join(r.suite_name for r in checked.reports)
+    run_level = [o for r in failed for o in r.failures if o.level != "row"]
+    success = stopped is None and (not failed or (not run_level and set_aside is not None))
+    names = ", ".join(r.suite_name for r in checked.reports)
+    if not failed and stopped is None:
         message = f"validated {stage} of run {run_key}: {names}: every expectation met"
+    else:
+        message = "\n".join(r.message() for r in failed)
+        if stopped is not None:
+            message = f"{message}\nthe run stops: {stopped}".lstrip("\n")
+        elif success and set_aside is not None:
+            message = (
+                f"validated {stage} of run {run_key}: {names}: run-level expectations met; "
+                f"row-level failures below\n{message}\n{set_aside.message()}"
+            )
     return StageResult(
         stage=stage,
         run_key=run_key,
-        success=not failed,
+        success=success,
         message=message,
         suites=tuple(r.summary() for r in checked.reports),
         gx_results={r.suite_name: r.gx_result.to_json_dict() for r in checked.reports},
         fingerprint=fingerprint(checked.files, checked.root),
         root=str(checked.root),
+        set_aside=set_aside.summary() if success and set_aside is not None else {},
     )
 
 
@@ -102,21 +129,30 @@ def _finish(workspace: Workspace, result: StageResult) -> StageResult:
 
 
 def validate_inputs(
-    spark: SparkSession, workspace: Workspace, run: str, *, lookback_days: float
+    spark: SparkSession,
+    workspace: Workspace,
+    run: str,
+    *,
+    lookback_days: float,
+    max_bad_share: float = DEFAULT_MAX_BAD_SHARE,
 ) -> StageResult:
-    """Validate the figures the sizing job will read for `run`.
+    """Validate the figures the sizing job will read for `run`, and set bad topics aside.
 
     Args:
         spark: The session.
         workspace: Where the figures are.
         run: The run: an interval key, a UTC day or START/END.
         lookback_days: Days of history the sizing job reads (the same setting).
+        max_bad_share: The share of a table's rows, and of the run's topics, that
+            row-level failures may set aside before the run stops instead (0..1).
 
     Returns:
-        The saved result (every suite passed).
+        The saved result (the run may go on: every run-level expectation met, and any
+        row-level failures set aside; `set_aside.json` is saved too).
 
     Raises:
-        ValidationStageFailed: a suite failed (its result is saved too).
+        ValidationStageFailed: a run-level expectation failed, or too many rows did (its
+            result is saved too, and no `set_aside.json` is left for the jobs).
         spark_jobs.figures.MissingFigures: the run's interval or a required table is
             missing.
     """
@@ -125,6 +161,9 @@ def validate_inputs(
 
     figures = locate_run(workspace.figures, run, lookback_days=lookback_days)
     folder = interval_path(workspace.figures, figures.run)
+    state = workspace.run_state(figures.key)
+    # What an earlier attempt set aside is void until this validation says otherwise.
+    (state / SET_ASIDE_FILE).unlink(missing_ok=True)
 
     def table(name: str) -> DataFrame:
         return _sized(figures.table(spark, name), [folder / f"{name}.parquet"])
@@ -132,20 +171,90 @@ def validate_inputs(
     samples = [
         interval_path(workspace.figures, i) / "throughput.parquet" for i, _ in figures.history
     ]
+    frames = {"throughput": _sized(figures.throughput(spark), samples), "topics": table("topics")}
+    frames.update({name: table(name) for name in _OPTIONAL_INPUTS if figures.has(name)})
+    # The broker count the sizing job uses (distinct broker ids), so the suite's
+    # replication-factor bound and the job's agree.
+    brokers = figures.brokers()
+    parameters: dict[str, dict[str, Any]] = {"topics": {"broker_count": brokers}}
     reports = [
-        validate(_sized(figures.throughput(spark), samples), "throughput.input"),
-        # The broker count the sizing job uses (distinct broker ids), so the suite's
-        # replication-factor bound and the job's agree.
-        validate(table("topics"), "topics.input", broker_count=figures.brokers()),
-    ]
-    reports += [
-        validate(table(name), f"{name}.input") for name in _OPTIONAL_INPUTS if figures.has(name)
+        validate(frame, f"{name}.input", **parameters.get(name, {}))
+        for name, frame in frames.items()
     ]
     manifests = [interval_path(workspace.figures, i) / MANIFEST for i, _ in figures.history]
     run_manifest = interval_path(workspace.figures, figures.run) / MANIFEST
     files = sorted({run_manifest, *manifests})
     checked = _Checked(reports, files, workspace.figures)
-    return _finish(workspace, _stage_result("inputs", figures.key, checked))
+    missing = _missing_columns(
+        [folder / f"{name}.parquet" for name in frames if name != "throughput"] + samples
+    )
+    set_aside: SetAside | None = None
+    stopped: str | None = missing
+    if missing is None:
+        set_aside, stopped = _set_aside(
+            frames, reports, figures.key, figures.tables.get("topics", 0), brokers, max_bad_share
+        )
+    result = _stage_result("inputs", figures.key, checked, stopped=stopped, set_aside=set_aside)
+    if result.success:
+        save_set_aside(state, set_aside or SetAside(figures.key))
+    return _finish(workspace, result)
+
+
+def _missing_columns(files: list[Path]) -> str | None:
+    """Which files lack a required column (read from their footers), in words; None: none.
+
+    Spark reads a figures file with the table's schema, so a column a file lacks comes
+    back as nulls, and the suites would see a column of null values: row-level
+    failures in every row. The file is of another shape: that is a run-level failure.
+    """
+    import pyarrow.parquet as pq
+
+    from planner.figures.schema import TABLES
+
+    problems = []
+    for file in files:
+        table = TABLES[file.stem]
+        have = set(pq.read_schema(file).names)
+        lost = [c for c in table.required if c not in have]
+        if lost:
+            problems.append(
+                f"{file} lacks the required column{'s' if len(lost) > 1 else ''} {', '.join(lost)}"
+            )
+    return "; ".join(problems) or None
+
+
+def _set_aside(
+    frames: dict[str, DataFrame],
+    reports: list[Any],
+    run_key: str,
+    topics_listed: int,
+    brokers: int,
+    max_bad_share: float,
+) -> tuple[SetAside | None, str | None]:
+    """What row-level failures set aside, or why the run stops instead (both None: a
+    run-level expectation failed, which the suites' message says)."""
+    from planner.pipeline.row_checks import RunLevelFailure, TableCheck, set_aside_rows
+
+    failures = [o for r in reports for o in r.failures]
+    if any(o.level != "row" for o in failures):
+        return None, None
+    if not failures:
+        return SetAside(run_key), None
+    checks = [
+        TableCheck(name, frame, report)
+        for (name, frame), report in zip(frames.items(), reports, strict=True)
+    ]
+    try:
+        found = set_aside_rows(
+            checks,
+            run_key=run_key,
+            topics_listed=topics_listed,
+            brokers=brokers,
+            max_bad_share=max_bad_share,
+        )
+    except RunLevelFailure as exc:
+        return None, str(exc)
+    return found, None
 
 
 def output_files(workspace: Workspace, run_key: str) -> list[Path]:
@@ -223,7 +332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.stage == "inputs":
             result = validate_inputs(
-                spark, workspace, args.interval, lookback_days=settings.lookback_days
+                spark,
+                workspace,
+                args.interval,
+                lookback_days=settings.lookback_days,
+                max_bad_share=config.max_bad_row_share,
             )
         else:
             result = validate_outputs(spark, workspace, jobs.run_key(args.interval))

@@ -138,6 +138,38 @@ class GroupInfo:
     strategy: str
     members: int
 
+    @classmethod
+    def of(cls, spec: object) -> GroupInfo:
+        """A group from a `GroupInfo`, a mapping with its three fields, or a sequence of
+        them in order: what `json.load` gives for one (`{"group_id": "billing",
+        "strategy": "range", "members": 3}` or `["billing", "range", 3]`).
+
+        Raises:
+            TypeError: anything else, or a field of the wrong type (the message names it).
+        """
+        if isinstance(spec, GroupInfo):
+            return spec
+        names = ("group_id", "strategy", "members")
+        if isinstance(spec, Mapping):
+            if set(spec) != set(names):
+                raise TypeError(
+                    f"a group spec has the keys {', '.join(names)}, got {sorted(map(str, spec))}"
+                )
+            values = tuple(spec[n] for n in names)
+        elif isinstance(spec, list | tuple) and len(spec) == len(names):
+            values = tuple(spec)
+        else:
+            raise TypeError(
+                f"a group spec is a GroupInfo, a mapping of {', '.join(names)} or a list of "
+                f"them in that order, got {spec!r}"
+            )
+        group_id, strategy, members = values
+        if not isinstance(group_id, str) or not isinstance(strategy, str):
+            raise TypeError(f"group_id and strategy are str, got {spec!r}")
+        if isinstance(members, bool) or not isinstance(members, int):
+            raise TypeError(f"members is a whole number (int), got {members!r} in {spec!r}")
+        return cls(group_id, strategy, members)
+
 
 @dataclass(frozen=True)
 class TopicHistory:
@@ -417,7 +449,7 @@ def plan_topic(
     consumer: SideCapacity,
     *,
     brokers: int,
-    groups: Sequence[GroupInfo] = (),
+    groups: Sequence[GroupInfo | Mapping[str, Any] | Sequence[Any]] = (),
     consuming_groups: int | None = None,
     settings: PlanSettings | None = None,
 ) -> TopicPlan:
@@ -429,7 +461,8 @@ def plan_topic(
         consumer: Tc, the single-partition consumer throughput, processing included.
         brokers: Live brokers in the cluster.
         groups: Consumer groups reading the topic (one-topic groups; multi-topic groups
-            are simulated by `planner.simulate.simulate_group`).
+            are simulated by `planner.simulate.simulate_group`): `GroupInfo`s, or their
+            JSON form (see `GroupInfo.of`).
         consuming_groups: How many consumer groups fetch the topic's bytes in all,
             groups that also read other topics included (None: `len(groups)`). Each
             reads every byte, so bytes out are divided over them to give one group's
@@ -442,6 +475,7 @@ def plan_topic(
             dimension with both a target and a capacity.
     """
     s = settings or PlanSettings()
+    infos = [GroupInfo.of(g) for g in groups]
     cluster = ClusterShape(brokers, history.replication_factor)
     if consuming_groups is not None and consuming_groups < 0:
         raise ValueError(
@@ -520,7 +554,7 @@ def plan_topic(
         consumer_capacity=1.0,
         headroom_pct=member_headroom_pct(s.headroom_pct),
         partition_counts=counts,
-        extra_members=grid_extra_members(s.min_group_members, (g.members for g in groups)),
+        extra_members=grid_extra_members(s.min_group_members, (g.members for g in infos)),
     )
     at_p = grid.where(grid.partitions == p)
     current = history.current_partitions
@@ -529,7 +563,7 @@ def plan_topic(
     # even spread) are placed on today's count at today's load.
     loads_now = (
         partition_loads(topic_load.with_load(util_now), current)
-        if current is not None and current != p and any(g.members >= 1 for g in groups)
+        if current is not None and current != p and any(g.members >= 1 for g in infos)
         else None
     )
     group_plans = tuple(
@@ -547,7 +581,7 @@ def plan_topic(
                 else None
             ),
         )
-        for g in groups
+        for g in infos
     )
     warnings = (
         *_record_size_warnings(history, producer, consumer),

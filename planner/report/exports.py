@@ -206,7 +206,13 @@ def summary_markdown(report: FleetReport) -> str:
         f"**{_count(len(by_status['increase']), 'topic needs', 'topics need')} more "
         f"partitions now, {len(by_status['plan-increase'])} within the horizon, "
         f"{_count(len(by_status['ok']), 'is', 'are')} fine, {len(unsized)} could not be "
-        f"sized.** Consumer groups: {under} under-provisioned, {over} over-provisioned"
+        f"sized"
+        + (
+            f" ({len(by_status['invalid-figures'])} with figures set aside by input validation)"
+            if by_status["invalid-figures"]
+            else ""
+        )
+        + f".** Consumer groups: {under} under-provisioned, {over} over-provisioned"
         + (f", {unplanned} not planned." if unplanned else "."),
     ]
     lines += _section("Increase now", [_topic_line(t) for t in by_status["increase"]])

@@ -23,12 +23,13 @@ __all__ = ["index_page"]
 #: sized first of all: its figures need fixing before anything can be said about it).
 STATUS_RANK = {
     "error": 0,
-    "missing-capacity": 1,
-    "no-figures": 2,
-    "unknown-topic": 3,
-    "increase": 4,
-    "plan-increase": 5,
-    "ok": 6,
+    "invalid-figures": 1,
+    "missing-capacity": 2,
+    "no-figures": 3,
+    "unknown-topic": 4,
+    "increase": 5,
+    "plan-increase": 6,
+    "ok": 7,
 }
 _CARD_MOST = 10
 _DASH = "\u2014"

@@ -43,6 +43,10 @@ STATUS_LABELS: dict[str, tuple[str, str]] = {
         "unknown topic",
         "throughput figures for a topic the run's topics table does not list",
     ),
+    "invalid-figures": (
+        "figures set aside",
+        "its figures broke an input rule and were set aside; the reason says which",
+    ),
     "under-provisioned": ("under-provisioned", "fewer members than today's peak needs"),
     "over-provisioned": ("over-provisioned", "more members than the horizon needs"),
     "unplanned": ("not planned", "a topic the group reads has no plan"),
@@ -86,7 +90,8 @@ tr:has(+ tr.notes) td{border-bottom:0}
 font-weight:600;white-space:nowrap;border:1px solid currentColor}
 .status::before{content:"\\25CF\\00a0"}
 .st-increase,.st-error,.st-under-provisioned{color:var(--bad)}
-.st-plan-increase,.st-missing-capacity,.st-over-provisioned,.st-no-figures,.st-unknown-topic{
+.st-plan-increase,.st-missing-capacity,.st-over-provisioned,.st-no-figures,.st-unknown-topic,
+.st-invalid-figures{
 color:var(--warn)}
 .st-unplanned{color:var(--muted)}
 .st-ok{color:var(--good)}

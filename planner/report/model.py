@@ -64,8 +64,9 @@ __all__ = [
 #: by the end of the horizon; `increase`: not enough today; `missing-capacity`: no Tp/Tc
 #: (or no throughput) to size on; `error`: planning failed; `no-figures`: in the topics
 #: table, but no throughput sample in the history window; `unknown-topic`: throughput
-#: for a topic the topics table does not list. All but the first three say why in
-#: `TopicReport.error`.
+#: for a topic the topics table does not list; `invalid-figures`: its figures broke a
+#: row-level input rule and were set aside (docs/validation.md). All but the first three
+#: say why in `TopicReport.error`.
 TopicStatus = Literal[
     "ok",
     "plan-increase",
@@ -74,6 +75,7 @@ TopicStatus = Literal[
     "error",
     "no-figures",
     "unknown-topic",
+    "invalid-figures",
 ]
 TOPIC_STATUSES: tuple[TopicStatus, ...] = get_args(TopicStatus)
 #: The statuses of a topic that was sized (its numbers are all present).

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from planner.partitioners import PARTITIONERS, KeyHashes, hash_keys
+from planner.partitioners import PARTITIONERS, KeyHashes, hash_keys, key_array
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -59,9 +59,10 @@ class TopicLoad:
 
     Attributes:
         load: The topic's total rate, in the caller's load unit (e.g. MiB/s), >= 0.
-        keys: Distinct sampled keys, as a sequence of `bytes` (None for a null key) or a
-            PyArrow binary/string array (chunked or not); None for a keyless topic.
-            A sequence is copied once into a PyArrow binary array.
+        keys: Distinct sampled keys, as a sequence of `bytes` or `str` (its UTF-8
+            bytes: what `json.load` gives; None for a null key) or a PyArrow
+            binary/string array (chunked or not); None for a keyless topic. A sequence
+            is copied once into a PyArrow binary array.
         key_counts: How much of the sample each key had (records or bytes: only the
             shares matter), one finite number >= 0 per key, not all zero.
         partitioner: The producer's partitioner, a librdkafka `partitioner` name from
@@ -93,7 +94,8 @@ class TopicLoad:
             if isinstance(keys, str | bytes):
                 raise ValueError("keys must be a sequence of keys, not a single key")
             # Hashed once per candidate partition count: copy into Arrow's layout once.
-            keys = pa.array(keys, type=pa.binary())
+            # Text keys (what `json.load` gives) are their UTF-8 bytes.
+            keys = key_array(keys)
         counts = np.asarray(self.key_counts, dtype=np.float64)
         if counts.ndim != 1 or counts.size != len(keys):
             raise ValueError(

@@ -28,6 +28,7 @@ _STATUS = {
     "plan-increase": "enough today, not by the end of the horizon",
     "increase": "not enough for today's peak",
     "missing-capacity": "no capacity figures (Tp, Tc) to size on",
+    "invalid-figures": "figures set aside by input validation (see the reason)",
 }
 _DIMENSIONS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out"}
 

@@ -80,15 +80,14 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
     fleet: PlannerHome, airflow_home: Path, tmp_path: Path
 ) -> None:
     # A second deployment, a copy of the first after its good run, whose landing folder
-    # now holds a topics export from a bigger cluster (9 replicas on 6 brokers).
+    # now lists 2 of the cluster's 6 brokers: most topics claim more replicas than that,
+    # too many to set aside (a run-level failure), so the run stops.
     root = tmp_path / "deployment"
     shutil.copytree(fleet.root, root, symlinks=True)
     landing = tmp_path / "landing"
     shutil.copytree(Path(_landing_of(fleet)), landing)
-    topics = (landing / "topics" / "topics.csv").read_text().splitlines()
-    name, partitions, _, *rest = topics[1].split(",")
-    topics[1] = ",".join([name, partitions, "9", *rest])
-    (landing / "topics" / "topics.csv").write_text("\n".join(topics) + "\n")
+    brokers = landing / "cluster" / "brokers.csv"
+    brokers.write_text("\n".join(brokers.read_text().splitlines()[:3]) + "\n")
     # Another Airflow home: one home cannot run the same interval twice.
     home = planner_home(migrated_airflow_home(tmp_path / "airflow"), root, landing)
     before = os.readlink(home.report)
@@ -112,7 +111,8 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
         assert [r.status for r in runs[:2]] == [FAILED, PUBLISHED]
         message = runs[0].message or ""
         assert "validate_inputs failed" in message and "topics.input" in message
-        assert name in message and "replication_factor" in message
+        assert "would be set aside, more than the 20 % allowed" in message
+        assert "2 brokers listed, the topic has 3 replicas: a broker down or missing" in message
         assert store.last_good_run() == runs[1]
 
 

@@ -160,3 +160,19 @@ def test_importing_the_package_imports_no_heavy_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+@pytest.mark.parametrize("name", list(SUITES))
+def test_every_input_expectation_says_whether_it_stops_the_run(name: str) -> None:
+    from expectations.inputs import RUN_LEVEL_TYPES, level_of
+
+    document = json.loads((SUITE_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    for expectation in build_suite(name).expectations:
+        if name.endswith(".output"):
+            # All or nothing: an output suite's failure always stops the publish.
+            assert "level" not in (expectation.meta or {})
+            continue
+        level = level_of(expectation)
+        assert level == ("run" if expectation.expectation_type in RUN_LEVEL_TYPES else "row")
+    levels = {e["meta"].get("level") for e in document["expectations"]}
+    assert levels == ({None} if name.endswith(".output") else {"row", "run"})

@@ -63,8 +63,13 @@ def show(topic: str, store_url: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def plan(landing: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """`partition-planner plan` as a platform engineer runs it (its own process)."""
+def plan(
+    landing: Path, out: Path, *extra: str, interval: str | None = RUN_DAY
+) -> subprocess.CompletedProcess[str]:
+    """`partition-planner plan` as a platform engineer runs it (its own process).
+
+    `interval=None` leaves `--interval` out: the command picks the day.
+    """
     return subprocess.run(
         [
             str(Path(sys.executable).parent / "partition-planner"),
@@ -73,8 +78,7 @@ def plan(landing: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[s
             str(landing),
             "--out",
             str(out),
-            "--interval",
-            RUN_DAY,
+            *(["--interval", interval] if interval else []),
             *extra,
         ],
         capture_output=True,
@@ -111,9 +115,13 @@ def sample_landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def planned(sample_landing: Path, tmp_path_factory: pytest.TempPathFactory) -> Planned:
-    """The sample fleet planned and published once."""
+    """The sample fleet planned and published once, without `--interval`.
+
+    The sample's figures end on RUN_DAY, days before the machine's yesterday (its clock
+    is past 2026-11-21): the newcomer's case, in which `plan` picks RUN_DAY itself.
+    """
     out = tmp_path_factory.mktemp("planned") / "out"
-    done = plan(sample_landing, out)
+    done = plan(sample_landing, out, interval=None)
     assert done.returncode == 0, done.stderr[-4000:]
     return Planned(sample_landing, out, done.stdout, done.stderr)
 

@@ -136,8 +136,14 @@ def test_a_publish_killed_half_way_leaves_the_last_good_report_and_rows(
     assert _state(out) == before
     assert (out / "report" / "index.html").is_file()
 
-    # The next publish cleans up after the killed one and goes through.
+    # The next publish cleans up after the killed one and goes through, to the same
+    # answer as the undisturbed publish: the same file, the same rows.
+    with RecommendationStore(f"sqlite:///{out / 'store.db'}") as store:
+        rows = [r.as_row() for r in store.recommendations()]
     result = _publish(out)
     assert not list(releases.glob(".staging-*"))
     after = _state(out)
     assert after[0] != before[0] and after[2] == result.store_run_id != before[2]
+    assert after[1] == before[1]  # recommendations.json, byte for byte
+    with RecommendationStore(f"sqlite:///{out / 'store.db'}") as store:
+        assert [r.as_row() for r in store.recommendations()] == rows
