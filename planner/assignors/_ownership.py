@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from planner.assignors._members import (
     PartitionsPerTopic,
-    PreviousAssignment,
     Subscriptions,
     TopicPartition,
 )
@@ -45,7 +45,7 @@ class Ownership:
 def clean_ownership(
     partitions_per_topic: PartitionsPerTopic,
     subscriptions: Subscriptions,
-    previous: PreviousAssignment | None,
+    previous: Mapping[str, Iterable[tuple[str, int]]] | None,
     subscribed_topics: frozenset[str],
 ) -> Ownership:
     """Drop the claims Kafka would not honour.
