@@ -31,7 +31,13 @@ from typing import Any
 import yaml
 
 from planner.adapters.kraft import KRaftCluster, free_port
-from tests.support.kafka import CLUSTER_NODE_HEAP_MB, RACKS, TEST_PROPERTIES, distribution
+from tests.support.kafka import (
+    CLUSTER_NODE_HEAP_MB,
+    RACKS,
+    TEST_JVM_OPTIONS,
+    TEST_PROPERTIES,
+    distribution,
+)
 from tests.support.prometheus import launched
 
 __all__ = [
@@ -176,6 +182,7 @@ def exported_kafka(
         nodes=len(RACKS),
         racks=RACKS,
         heap_mb=CLUSTER_NODE_HEAP_MB,
+        base_jvm_options=TEST_JVM_OPTIONS,
         properties=TEST_PROPERTIES,
         # host:port:config binds the agent's HTTP server to loopback only.
         jvm_options={
