@@ -46,6 +46,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(name in getattr(item, "fixturenames", ()) for name in _KAFKA_FIXTURES):
             item.add_marker(pytest.mark.kafka)
+    # Files of minutes-long tests first: `make test` hands whole files to two workers in
+    # collection order, and one of them started last would run alone at the end.
+    items.sort(key=lambda item: item.get_closest_marker("first") is None)
 
 
 @pytest.hookimpl(wrapper=True)

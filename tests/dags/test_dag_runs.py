@@ -20,7 +20,7 @@ from planner.store import FAILED, PUBLISHED, RecommendationStore
 from tests.dags.conftest import PlannerHome, migrated_airflow_home, planner_home
 from tests.pipeline.conftest import RUN_KEY, show
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.first]
 
 # Airflow 3 runs a data-interval DAG after its interval: the run dated the 21st plans the
 # UTC day 2026-11-20, the sample fleet's last whole day (RUN_KEY).

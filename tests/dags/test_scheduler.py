@@ -28,7 +28,7 @@ from tests.dags.conftest import BIN, PlannerHome, airflow_env, write_config
 from tests.support.ports import free_port
 from tests.support.postgres import PostgresServer, running_postgres
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.first]
 
 # Three UTC days of the sample fleet (its last whole day is 2026-11-20).
 BACKFILL_DAYS = ("20261118T0000Z", "20261119T0000Z", "20261120T0000Z")

@@ -29,7 +29,7 @@ import pytest
 from planner.store import RecommendationStore
 from tests.pipeline.conftest import ROOT, RUN_DAY, RUN_KEY, Planned
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.first]
 
 # A DAG run's tasks, in order, and where each is killed. `size_and_simulate` is killed
 # with `sizing` swapped in and `simulations` staged: the two jobs' seam.
