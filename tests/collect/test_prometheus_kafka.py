@@ -113,6 +113,8 @@ class Run:
     scrapes: dict[str, dict[tuple[str, str], list[tuple[float, float]]]]
     durations_s: dict[str, dict[int, float]]
     truths: dict[tuple[str, str], Truth]
+    resent_bytes: float = 0.0
+    """Bytes out beyond one copy of every batch per group (`test_bytes_out_counts_...`)."""
 
     def rows(self, topic: str) -> list[dict[str, Any]]:
         (part,) = self.collected.parts["throughput"]
@@ -131,6 +133,8 @@ class Run:
         took_s = self.durations_s[instance][round(at_s * 1000)]
         least = truth.least.by(at_s * 1000 - SLACK_MS, partitions)[pick]
         most = truth.most.by((at_s + took_s) * 1000 + SLACK_MS, partitions)[pick]
+        if meter == "bytesout":
+            most += self.resent_bytes
         return least, most
 
     def rate_bounds(self, column: str, topic: str, window: datetime) -> tuple[float, float]:
@@ -235,7 +239,9 @@ def run(exported: ExportedKafka) -> Run:
     durations = raw_samples(
         url, 'scrape_duration_seconds{job="kafka-brokers"}', start_s=first, end_s=end
     )
+    groups_read = len(ORDERS.groups) * sum(b.size_bytes for b in logged[ORDERS.name])
     return Run(
+        resent_bytes=_total(url, "bytesout", ORDERS.name) - groups_read,
         windows=[datetime.fromtimestamp(first + k * STEP_S, UTC) for k in range(WINDOWS)],
         collected=collected,
         logged=logged,
@@ -313,12 +319,28 @@ def test_summed_over_brokers_each_appended_batch_counts_once(
     assert copied == pytest.approx(2 * appended_bytes, rel=1e-3)
 
 
-def test_bytes_out_counts_each_group_fetching_the_batches(
-    exported: ExportedKafka, run: Run
-) -> None:
-    logged_bytes = sum(b.size_bytes for b in run.logged["orders"])
-    groups = len(ORDERS.groups)
-    assert _total(exported.prometheus_url, "bytesout", "orders") == groups * logged_bytes
+def test_bytes_out_counts_each_group_fetching_the_batches(run: Run) -> None:
+    """Every group fetches every batch once; a fetch sent again counts again.
+
+    On a loaded machine a consumer sometimes sends a fetch again (its response came after
+    the client gave up on it, or a partition moved between members): the broker sends
+    those batches a second time and `BytesOutPerSec` counts them twice. Seen in one
+    full run here with a load average of 20-29 on 2 cores: one 495-byte batch. So the
+    counter holds one copy per group plus, at most, a few whole batches of the topic.
+    """
+    assert run.resent_bytes >= 0
+    sizes = {b.size_bytes for b in run.logged[ORDERS.name]}
+    assert _whole_batches(round(run.resent_bytes), sizes, most=3), run.resent_bytes
+
+
+def _whole_batches(total: int, sizes: set[int], *, most: int) -> bool:
+    """Whether `total` bytes are the sizes of at most `most` batches (repeats allowed)."""
+    reachable = {0}
+    for _ in range(most):
+        if total in reachable:
+            return True
+        reachable |= {r + s for r in reachable for s in sizes if r + s <= total}
+    return total in reachable
 
 
 @pytest.mark.parametrize(
