@@ -24,8 +24,8 @@ FULL_LOCK = ROOT / "requirements.lock"
 #: Dev tools that must stay out of the image (pyproject's `dev` extra, by package name).
 DEV_ONLY = {
     "pytest",
-    "pytest-benchmark",
     "pytest-timeout",
+    "pytest-xdist",
     "hypothesis",
     "ruff",
     "mypy",
