@@ -64,19 +64,47 @@ def _spread(h: int) -> int:
     return h ^ (h >> 16)
 
 
+def int_hash(value: int) -> int:
+    """``Integer.hashCode()`` as an unsigned 32-bit int."""
+    return value & _MASK32
+
+
+def table_size_for(capacity: int) -> int:
+    """``HashMap.tableSizeFor``: the table size an ``initialCapacity`` gives (a power of two)."""
+    size = 1
+    while size < capacity:
+        size *= 2
+    return size
+
+
+def capacity_for_copy(size: int) -> int:
+    """The ``initialCapacity`` ``new HashSet<>(collection)`` uses for ``size`` elements."""
+    return max(int(size / 0.75) + 1, _INITIAL_CAPACITY)
+
+
+def capacity_for_expected(size: int) -> int:
+    """``(int) ((size + 1) / 0.75f + 1)``: the capacity Kafka's group-coordinator helpers
+    (``AssignorHelpers.newHashMap``/``newHashSet``) ask for ``size`` entries."""
+    return int((size + 1) / 0.75 + 1)
+
+
 class JavaHashTable(Generic[K]):
     """The iteration order of one ``java.util.HashMap``/``HashSet`` over its life.
 
     Args:
         hash_code: The keys' Java ``hashCode()`` as an unsigned 32-bit int.
+        initial_capacity: The ``initialCapacity`` the table was constructed with (Java
+            rounds it up to a power of two); 16 for ``new HashMap<>()``.
 
     Attributes:
         treeified: A bucket became a red-black tree, whose order is not emulated.
     """
 
-    def __init__(self, hash_code: Callable[[K], int]) -> None:
+    def __init__(
+        self, hash_code: Callable[[K], int], *, initial_capacity: int = _INITIAL_CAPACITY
+    ) -> None:
         self._hash_code = hash_code
-        self._capacity = _INITIAL_CAPACITY
+        self._capacity = table_size_for(initial_capacity)
         self._spread_of: dict[K, int] = {}
         self._inserted: dict[K, int] = {}  # key -> insertion stamp (order within a bucket)
         self._stamp = 0
