@@ -48,13 +48,15 @@ class SimpleAssignor:
     in Kafka 4.4.0.
 
     Example:
-        Two partitions, three members: one partition is shared by two of them.
+        Two partitions, three members: each partition goes to two of them (sharing 2),
+        the first member in hash order taking both.
 
         >>> from planner.assignors.simple import SimpleAssignor
         >>> members = {"m0": ["t"], "m1": ["t"], "m2": ["t"]}
-        >>> result = SimpleAssignor().assign({"t": 2}, members, topic_ids={"t": "2i5pS0Q3T3anZrJ3rBNdaA"})
+        >>> ids = {"t": "2i5pS0Q3T3anZrJ3rBNdaA"}
+        >>> result = SimpleAssignor().assign({"t": 2}, members, topic_ids=ids)
         >>> {m: [p for _, p in tps] for m, tps in result.items()}
-        {'m0': [0], 'm1': [1], 'm2': [0]}
+        {'m0': [0, 1], 'm1': [0], 'm2': [1]}
     """
 
     name = "simple"
@@ -261,9 +263,9 @@ class _Homogeneous:
             count = len(members)
             if count > self.sharing:
                 for member in members.order():
-                    partitions = self._new(member).get(tp[0])
-                    if partitions is not None and tp[1] in partitions:
-                        partitions.discard(tp[1])
+                    kept = self._new(member).get(tp[0])
+                    if kept is not None and tp[1] in kept:
+                        kept.discard(tp[1])
                         count -= 1
                         members.remove(member)
                         self.by_member[member].remove(tp)

@@ -25,12 +25,15 @@ class UniformAssignor:
     """Kafka's broker-side ``uniform`` assignor, homogeneous and heterogeneous groups.
 
     **Same topics for every member** (homogeneous). The members are taken in the order of
-    the coordinator's member ``HashMap``; with ``T`` partitions over ``M`` members, the
-    first ``T mod M`` of them in that order may hold ``T div M + 1`` partitions, the others
-    ``T div M``. Each member keeps its previous target partitions up to that quota (topics
-    in the order of its replayed assignment, partitions in ``HashSet`` order) and gives up
-    the rest; the partitions nobody holds then go, in topic-id hash order and partition
-    order, to the members below quota in member order.
+    the coordinator's member ``HashMap``; with ``T`` partitions over ``M`` members, ``T mod
+    M`` of them hold ``T div M + 1`` partitions, the others ``T div M``. Each member, in
+    that order, may keep up to ``T div M + 1`` of its previous target partitions while
+    extra slots remain (topics in the order of its replayed assignment, partitions in
+    ``HashSet`` order) and gives up the rest; a member that kept fewer leaves its extra
+    slot to later members as long as enough of them remain to use all the extra slots
+    (so in a fresh group the *last* members in hash order get the extra partitions). The
+    partitions nobody holds then go, in topic-id hash order and partition order, to the
+    members below quota in member order.
 
     **Different topics** (heterogeneous). Each member keeps all its previous partitions of
     topics it still subscribes to. The unheld partitions go topic by topic (most partitions
@@ -41,19 +44,19 @@ class UniformAssignor:
     the most loaded first) until no topic's subscribers differ by more than one.
 
     Example:
-        A fresh group of three over one topic of 7 partitions, then ``c3`` joins: each
-        member keeps its first partitions up to the new quota, and ``c3`` gets the rest.
+        A fresh group of three over one topic of 7 partitions (the last member in hash
+        order gets the extra one), then ``c3`` joins: ``c2`` gives up partition 6.
 
         >>> from planner.assignors.uniform import UniformAssignor
         >>> members = {"c0": ["t"], "c1": ["t"], "c2": ["t"]}
-        >>> first = UniformAssignor().assign({"t": 7}, members, topic_ids={"t": "2i5pS0Q3T3anZrJ3rBNdaA"})
+        >>> ids = {"t": "2i5pS0Q3T3anZrJ3rBNdaA"}
+        >>> first = UniformAssignor().assign({"t": 7}, members, topic_ids=ids)
         >>> {m: [p for _, p in tps] for m, tps in first.items()}
-        {'c0': [2, 3], 'c1': [4, 5], 'c2': [0, 1, 6]}
-        >>> joined = UniformAssignor().assign(
-        ...     {"t": 7}, {**members, "c3": ["t"]}, first, topic_ids={"t": "2i5pS0Q3T3anZrJ3rBNdaA"}
-        ... )
+        {'c0': [0, 1], 'c1': [2, 3], 'c2': [4, 5, 6]}
+        >>> grown = {**members, "c3": ["t"]}
+        >>> joined = UniformAssignor().assign({"t": 7}, grown, first, topic_ids=ids)
         >>> {m: [p for _, p in tps] for m, tps in joined.items()}
-        {'c0': [2, 3], 'c1': [4, 5], 'c2': [0, 1], 'c3': [6]}
+        {'c0': [0, 1], 'c1': [2, 3], 'c2': [4, 5], 'c3': [6]}
     """
 
     name = "uniform"
@@ -91,10 +94,7 @@ class UniformAssignor:
         )
         if not group.members:
             return {}
-        if group.homogeneous:
-            chosen = _homogeneous(group)
-        else:
-            chosen = _Heterogeneous(group).build()
+        chosen = _homogeneous(group) if group.homogeneous else _Heterogeneous(group).build()
         return as_assignment(group.given, chosen)
 
 
@@ -122,9 +122,9 @@ def _homogeneous(group: ServerGroup) -> dict[str, dict[str, list[int]]]:
     subscribed_set = set(subscribed)
     chosen: dict[str, dict[str, list[int]]] = {}
     unfilled: list[tuple[str, int]] = []
-    for member_id in members:
-        quota = quota_min + (extra > 0)
-        extra -= extra > 0
+    for index, member_id in enumerate(members):
+        may_take_extra = extra > 0
+        quota = quota_min + may_take_extra
         kept: dict[str, list[int]] = {}
         for topic, partitions in group.previous.get(member_id, {}).items():
             if topic not in subscribed_set:
@@ -136,8 +136,14 @@ def _homogeneous(group: ServerGroup) -> dict[str, dict[str, list[int]]]:
                 kept[topic] = list(partitions[:quota])
                 unassigned += [(topic, p) for p in partitions[quota:]]
                 quota = 0
+        # A member that did not keep min + 1 partitions leaves the extra one to the members
+        # after it, as long as enough of them remain to take all the extra ones.
+        if quota > 0 and may_take_extra and len(members) - index > extra:
+            quota -= 1
+            may_take_extra = False
         if quota > 0:
             unfilled.append((member_id, quota))
+        extra -= may_take_extra
         chosen[member_id] = kept
     index = 0
     for member_id, quota in unfilled:

@@ -25,6 +25,7 @@
  *               The grid of benchmarks/assignors_bench.py: one topic t of P partitions and
  *               every group size C = 1..P; "fresh" groups own nothing, "grow" groups are
  *               a settled group of C members (Kafka's own assignment) joined by one more.
+ *   server_assign, server_bench: the broker-side assignors (BrokerAssignors.java).
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -125,6 +126,10 @@ public final class KafkaOracle {
                 return hashOrder(request);
             case "bench":
                 return bench(request);
+            case "server_assign":
+                return BrokerAssignors.assign(request);
+            case "server_bench":
+                return BrokerAssignors.bench(request);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
