@@ -17,8 +17,9 @@ bucket, the order of insertion, all of which are emulated here. A ``java.util.Ha
 * starts at 16 buckets and doubles when its size exceeds three quarters of them, or when
   one bucket's chain would reach 9 entries while it has fewer than 64 buckets; it never
   shrinks;
-* iterates bucket by bucket and, within a bucket, in insertion order (a resize splits a
-  chain into two without reordering it).
+* iterates bucket by bucket and, within a bucket, in the order of its chain: ``put`` (and
+  ``HashSet.add``) appends to the chain, but ``computeIfAbsent`` links a new key at its
+  head (a resize splits a chain into two without reordering it).
 
 Not emulated: a bucket of 9 or more entries in a table of 64 buckets or more, which Java
 turns into a red-black tree with its own order (:class:`JavaHashTable` reports it).
@@ -106,8 +107,9 @@ class JavaHashTable(Generic[K]):
         self._hash_code = hash_code
         self._capacity = table_size_for(initial_capacity)
         self._spread_of: dict[K, int] = {}
-        self._inserted: dict[K, int] = {}  # key -> insertion stamp (order within a bucket)
+        self._inserted: dict[K, int] = {}  # key -> stamp: its place within its bucket
         self._stamp = 0
+        self._front = 0  # stamps below every other: computeIfAbsent links at a chain's head
         self._chains: Counter[int] = Counter()  # bucket -> entries, at the current capacity
         self.treeified = False
 
@@ -138,6 +140,29 @@ class JavaHashTable(Generic[K]):
         self._chains[spread & (self._capacity - 1)] += 1
         if len(self._inserted) > self._capacity * 3 // 4:
             self._grow()
+
+    def compute_if_absent(self, key: K) -> None:
+        """``HashMap.computeIfAbsent`` of a missing key; an existing key keeps its place.
+
+        Unlike ``put``, it links the new entry at the *head* of its bucket's chain, grows a
+        full table before inserting rather than after, and turns a chain into a tree (or
+        grows a small table) once it reaches 8 entries rather than 9.
+        """
+        if key in self._inserted:
+            return
+        if len(self._inserted) > self._capacity * 3 // 4:
+            self._grow()
+        spread = _spread(self._hash_code(key))
+        existing = self._chains[spread & (self._capacity - 1)]
+        self._front -= 1
+        self._spread_of[key] = spread
+        self._inserted[key] = self._front
+        self._chains[spread & (self._capacity - 1)] += 1
+        if existing >= _TREEIFY_CHAIN - 1:
+            if self._capacity < _MIN_TREEIFY_CAPACITY:
+                self._grow()
+            else:
+                self.treeified = True
 
     def remove(self, key: K) -> None:
         """``remove``; the capacity stays."""

@@ -219,7 +219,8 @@ class _Homogeneous:
     def _holders(self, tp: tuple[str, int]) -> JavaHashTable[int]:
         if tp not in self.holders:
             self.holders[tp] = JavaHashTable(int_hash)
-            self.by_partition.add(tp)
+            # Kafka fills this map with computeIfAbsent: head of the chain, not its tail.
+            self.by_partition.compute_if_absent(tp)
         return self.holders[tp]
 
     def _member(self, member: int) -> JavaHashTable[tuple[str, int]]:
@@ -322,7 +323,7 @@ class _HeterogeneousTopic:
     def _member(self, member: int) -> JavaHashTable[int]:
         if member not in self.member_partitions:
             self.member_partitions[member] = JavaHashTable(int_hash)
-            self.by_member.add(member)
+            self.by_member.compute_if_absent(member)
         return self.member_partitions[member]
 
     def build(self) -> None:
