@@ -201,15 +201,21 @@ def hash_map_order(member_ids: Iterable[str]) -> list[str]:
         ['a', 'b', 'consumer-10', 'consumer-1']
     """
     ids = list(dict.fromkeys(member_ids))
-    spreads = [_spread(string_hash(m)) for m in ids]
+    spreads = list(map(_spread_string_hash, ids))
     capacity = _grown_by_size_only(spreads)
     if capacity is None:  # a long chain grew the table early: replay every insertion
         table: JavaHashTable[str] = JavaHashTable(string_hash)
         for member_id in ids:
             table.add(member_id)
         return table.order()
-    mask = capacity - 1
-    return [ids[i] for i in sorted(range(len(ids)), key=lambda i: (spreads[i] & mask, i))]
+    buckets = list(map((capacity - 1).__and__, spreads))
+    # sorted() is stable: ids sharing a bucket keep their insertion order.
+    return list(map(ids.__getitem__, sorted(range(len(ids)), key=buckets.__getitem__)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _spread_string_hash(text: str) -> int:
+    return _spread(string_hash(text))
 
 
 def _grown_by_size_only(spreads: list[int]) -> int | None:
@@ -219,8 +225,9 @@ def _grown_by_size_only(spreads: list[int]) -> int | None:
     while True:
         # Entries 1..threshold+1 are inserted while the table has `capacity` buckets.
         inserted = spreads[: capacity * 3 // 4 + 1]
-        longest = max(Counter(s & (capacity - 1) for s in inserted).values(), default=0)
-        if longest > _TREEIFY_CHAIN:
+        if len(inserted) > _TREEIFY_CHAIN and (
+            max(Counter(map((capacity - 1).__and__, inserted)).values()) > _TREEIFY_CHAIN
+        ):
             return None
         if len(spreads) <= capacity * 3 // 4:
             return capacity

@@ -17,6 +17,7 @@ import base64
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from planner.assignors._java_hashing import int_hash
 
@@ -88,6 +89,7 @@ def _signed64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
+@lru_cache(maxsize=4096)  # planning grids ask for the same topics over and over
 def stand_in_id(topic: str) -> TopicId:
     """A deterministic id for a topic whose real id is not known."""
     return TopicId.from_bytes(uuid.uuid5(_STAND_IN_NAMESPACE, topic).bytes)

@@ -11,6 +11,8 @@ import math
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
+from planner.assignors import _fresh
+from planner.assignors._fresh import fresh_group
 from planner.assignors._java_hashing import (
     JavaHashTable,
     capacity_for_expected,
@@ -85,6 +87,35 @@ class SimpleAssignor:
             Member id -> partitions, every member present, lists sorted; a partition may
             appear under several members.
         """
+        fresh = fresh_group(
+            partitions_per_topic,
+            subscriptions,
+            previous,
+            topic_ids=topic_ids,
+            instance_ids=None,
+        )
+        if fresh is not None:
+            return _fresh.simple(fresh)
+        return self.general(
+            partitions_per_topic,
+            subscriptions,
+            previous,
+            topic_ids=topic_ids,
+            instance_ids=instance_ids,
+        )
+
+    def general(
+        self,
+        partitions_per_topic: PartitionsPerTopic,
+        subscriptions: Subscriptions,
+        previous: PreviousAssignment | None = None,
+        *,
+        topic_ids: TopicIds | None = None,
+        instance_ids: InstanceIds | None = None,
+    ) -> Assignment:
+        """The general path :meth:`assign` takes unless the group is fresh with identical
+        subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which the tests
+        prove equal to this)."""
         del instance_ids
         group = server_group(
             partitions_per_topic,

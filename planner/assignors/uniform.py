@@ -7,6 +7,8 @@ over the members and keeps what it can of each member's current target assignmen
 
 from __future__ import annotations
 
+from planner.assignors import _fresh
+from planner.assignors._fresh import fresh_group
 from planner.assignors._java_hashing import JavaHashTable, capacity_for_copy
 from planner.assignors._members import (
     Assignment,
@@ -83,6 +85,35 @@ class UniformAssignor:
         Returns:
             Member id -> partitions, every member present, lists sorted.
         """
+        fresh = fresh_group(
+            partitions_per_topic,
+            subscriptions,
+            previous,
+            topic_ids=topic_ids,
+            instance_ids=None,
+        )
+        if fresh is not None:
+            return _fresh.uniform(fresh)
+        return self.general(
+            partitions_per_topic,
+            subscriptions,
+            previous,
+            topic_ids=topic_ids,
+            instance_ids=instance_ids,
+        )
+
+    def general(
+        self,
+        partitions_per_topic: PartitionsPerTopic,
+        subscriptions: Subscriptions,
+        previous: PreviousAssignment | None = None,
+        *,
+        topic_ids: TopicIds | None = None,
+        instance_ids: InstanceIds | None = None,
+    ) -> Assignment:
+        """The general path :meth:`assign` takes unless the group is fresh with identical
+        subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which the tests
+        prove equal to this)."""
         del instance_ids
         group = server_group(
             partitions_per_topic,
