@@ -72,10 +72,7 @@ def int_hash(value: int) -> int:
 
 def table_size_for(capacity: int) -> int:
     """``HashMap.tableSizeFor``: the table size an ``initialCapacity`` gives (a power of two)."""
-    size = 1
-    while size < capacity:
-        size *= 2
-    return size
+    return 1 if capacity <= 1 else 1 << (capacity - 1).bit_length()
 
 
 def capacity_for_copy(size: int) -> int:

@@ -22,6 +22,7 @@ group is homogeneous is still decided on topic *names*, as the coordinator does.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ from planner.assignors._java_hashing import (
     capacity_for_copy,
     hash_map_order,
     int_hash,
+    table_size_for,
 )
 from planner.assignors._members import (
     PartitionsPerTopic,
@@ -40,6 +42,9 @@ from planner.assignors._members import (
     sorted_java,
 )
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
+
+_MASK32 = 0xFFFFFFFF
+_LONGEST_CHAIN = 8  # a ninth entry in one bucket grows a small table (or makes a tree)
 
 InstanceIds = Mapping[str, str]
 """Member id -> its ``group.instance.id`` (static members only)."""
@@ -180,6 +185,8 @@ def _replayed(
 ) -> dict[str, list[int]]:
     """One member's target assignment in the iteration order of the coordinator's replay:
     topics in a default ``HashMap<Uuid, ...>``, partitions in ``new HashSet<>(list)``."""
+    if len(per_topic) <= 1:
+        return {t: int_set_order(ps) for t, ps in per_topic.items()}
     topic_table: JavaHashTable[str] = JavaHashTable(topic_hash)
     for topic in per_topic:
         topic_table.add(topic)
@@ -187,7 +194,14 @@ def _replayed(
 
 
 def int_set_order(values: list[int]) -> list[int]:
-    """The iteration order of ``new HashSet<Integer>(values)``."""
+    """The iteration order of ``new HashSet<Integer>(values)`` (distinct values)."""
+    capacity = table_size_for(capacity_for_copy(len(values)))
+    if not values or (min(values) >= 0 and max(values) < capacity):
+        return sorted(values)  # one value per bucket, buckets in value order
+    buckets = [(v ^ (v >> 16)) & (capacity - 1) for v in (v & _MASK32 for v in values)]
+    if len(values) <= _LONGEST_CHAIN or max(Counter(buckets).values()) <= _LONGEST_CHAIN:
+        # The set is sized not to grow: bucket order, insertion order within a bucket.
+        return [values[i] for i in sorted(range(len(values)), key=buckets.__getitem__)]
     table: JavaHashTable[int] = JavaHashTable(
         int_hash, initial_capacity=capacity_for_copy(len(values))
     )
