@@ -149,4 +149,7 @@ def test_live_group_follows_assign(
         if isinstance(members, LibrdkafkaMembers):
             members.close()
         describer.close()
-    print(f"{client} {strategy}: distinct predictions per step {orders}")
+    print(
+        f"{client} {strategy}: distinct predictions per step {orders}; "
+        f"member ids {fresh.member_ids}"
+    )
