@@ -41,6 +41,7 @@ from planner.assignors._members import (
     sorted_java,
     topic_partitions,
 )
+from planner.assignors._server_group import kept_targets
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
@@ -75,31 +76,50 @@ def fresh_group(
     *,
     topic_ids: TopicIds | None,
     instance_ids: Mapping[str, str] | None,
+    reads_previous: bool = True,
 ) -> FreshGroup | None:
     """The group if the shortcut applies, else None (the inputs are checked either way
     by the general path's rules).
 
+    Args:
+        partitions_per_topic: Topic -> partition count.
+        subscriptions: Member id -> subscribed topics.
+        previous: The previous target assignment; the shortcut needs none unless
+            ``reads_previous`` is False (the broker's ``range``, which only checks it).
+        topic_ids: Topic -> Kafka topic id.
+        instance_ids: Static members; the shortcut needs none.
+        reads_previous: Whether the assignor reads the previous target.
+
     Raises:
         TypeError: Malformed inputs.
-        ValueError: A negative partition count, a malformed topic id.
+        ValueError: A negative partition count, a malformed topic id, (consumer protocol)
+            a partition in two members' previous targets.
     """
-    if previous is not None and not (isinstance(previous, Mapping) and not previous):
+    given_previous = previous is not None and not (isinstance(previous, Mapping) and not previous)
+    if given_previous and reads_previous:
         return None
     if instance_ids is not None and not (isinstance(instance_ids, Mapping) and not instance_ids):
         return None
-    counts, subs, _ = prepare(partitions_per_topic, subscriptions, None)
+    counts, subs, prev = prepare(
+        partitions_per_topic, subscriptions, previous if given_previous else None
+    )
     distinct = set(subs.values())
     if len(distinct) != 1:
         return None
     existing = sorted_java(t for t in distinct.pop() if counts.get(t, 0) > 0)
+    seen = set(existing)
+    if prev is not None:  # checked as the general path checks it, then not read
+        positive = {t: n for t, n in counts.items() if n > 0}
+        kept = kept_targets(prev, subs, positive, shared=False)
+        seen.update(t for per_topic in kept.values() for t in per_topic)
     if topic_ids is not None and not isinstance(topic_ids, Mapping):
         raise TypeError("topic_ids must map topic names to topic ids")
-    known = None if topic_ids is None else {t: i for t, i in topic_ids.items() if t in existing}
+    known = None if topic_ids is None else {t: i for t, i in topic_ids.items() if t in seen}
     return FreshGroup(
         given=list(subs),
         topics=existing,
         partitions={t: counts[t] for t in existing},
-        ids=resolve_topic_ids(existing, known),
+        ids=resolve_topic_ids(sorted_java(seen), known),
     )
 
 

@@ -113,30 +113,8 @@ def server_group(
     topics = {m: sorted_java(t for t in s if t in existing) for m, s in subs.items()}
     homogeneous = len(set(subs.values())) <= 1
     seen = {t for ts in topics.values() for t in ts}
-    kept: dict[str, dict[str, list[int]]] = {}
-    owner: dict[tuple[str, int], str] = {}
-    for member_id, owned in (prev or {}).items():
-        if member_id not in subs:
-            continue  # a member that left: the coordinator deleted its target assignment
-        per_topic: dict[str, list[int]] = {}
-        for topic, partition in owned:
-            # A partition that is not in the metadata (a deleted topic, a partition past
-            # the count) cannot be in a target assignment the coordinator built.
-            if not 0 <= partition < existing.get(topic, 0):
-                continue
-            if not shared:
-                first = owner.setdefault((topic, partition), member_id)
-                if first != member_id:
-                    raise ValueError(
-                        f"partition {topic}-{partition} is in the previous target assignment "
-                        f"of both {first!r} and {member_id!r}; the consumer protocol gives a "
-                        "partition to one member"
-                    )
-            per_topic.setdefault(topic, [])
-            if partition not in per_topic[topic]:
-                per_topic[topic].append(partition)
-            seen.add(topic)
-        kept[member_id] = per_topic
+    kept = kept_targets(prev, subs, existing, shared=shared)
+    seen.update(t for per_topic in kept.values() for t in per_topic)
     ids = resolve_topic_ids(sorted_java(seen), _known(topic_ids, seen))
     ordered_previous = {
         m: _replayed(per_topic, lambda t: ids[t].java_hash()) for m, per_topic in kept.items()
@@ -152,6 +130,45 @@ def server_group(
         previous=ordered_previous,
         instance_ids=statics,
     )
+
+
+def kept_targets(
+    previous: Mapping[str, list[tuple[str, int]]] | None,
+    subscriptions: Mapping[str, object],
+    existing: Mapping[str, int],
+    *,
+    shared: bool,
+) -> dict[str, dict[str, list[int]]]:
+    """The previous targets the coordinator still holds: member -> topic -> partitions
+    (in the order given), for members still in the group and partitions that exist.
+
+    Raises:
+        ValueError: (consumer protocol) a partition in two members' previous targets.
+    """
+    kept: dict[str, dict[str, list[int]]] = {}
+    owner: dict[tuple[str, int], str] = {}
+    for member_id, owned in (previous or {}).items():
+        if member_id not in subscriptions:
+            continue  # a member that left: the coordinator deleted its target assignment
+        per_topic: dict[str, list[int]] = {}
+        for topic, partition in owned:
+            # A partition that is not in the metadata (a deleted topic, a partition past
+            # the count) cannot be in a target assignment the coordinator built.
+            if not 0 <= partition < existing.get(topic, 0):
+                continue
+            if not shared:
+                first = owner.setdefault((topic, partition), member_id)
+                if first != member_id:
+                    raise ValueError(
+                        f"partition {topic}-{partition} is in the previous target assignment "
+                        f"of both {first!r} and {member_id!r}; the consumer protocol gives a "
+                        "partition to one member"
+                    )
+            partitions = per_topic.setdefault(topic, [])
+            if partition not in partitions:
+                partitions.append(partition)
+        kept[member_id] = per_topic
+    return kept
 
 
 def _known(topic_ids: TopicIds | None, seen: set[str]) -> TopicIds | None:

@@ -68,6 +68,7 @@ class ConsumerRangeAssignor:
             previous,
             topic_ids=topic_ids,
             instance_ids=instance_ids,
+            reads_previous=False,
         )
         if fresh is not None:
             return _fresh.consumer_range(fresh)

@@ -131,3 +131,32 @@ def test_simple_slots_closed_form_equals_the_simulated_pass() -> None:
             assert closed is not None
             simulated = _slots_simulated(walk, sharing, desired)
             assert [sorted(h) for h in closed] == [sorted(h) for h in simulated]
+
+
+@settings(max_examples=150, deadline=None)
+@given(group=fresh_groups(), data=st.data())
+def test_consumer_range_with_a_previous_target_equals_general_path(
+    group: tuple,  # type: ignore[type-arg]
+    data: st.DataObject,
+) -> None:
+    """The broker's ``range`` only checks the previous target: the shortcut takes it too,
+    and must raise where the general path raises (a partition claimed twice)."""
+    counts, subscriptions, ids = group
+    owners = [*subscriptions, "left-member"]
+    previous: dict[str, list[tuple[str, int]]] = {}
+    for topic, count in {**counts, "gone": 2}.items():
+        for partition in range(count + 1):  # one past the count too
+            for owner in data.draw(st.lists(st.sampled_from(owners), max_size=2)):
+                previous.setdefault(owner, []).append((topic, partition))
+    assert fresh_group(
+        counts, subscriptions, None, topic_ids=ids, instance_ids=None, reads_previous=False
+    )
+    try:
+        general = ConsumerRangeAssignor().general(counts, subscriptions, previous, topic_ids=ids)
+    except ValueError as error:
+        with pytest.raises(ValueError, match="previous target assignment") as caught:
+            assign("range", counts, subscriptions, previous, protocol="consumer", topic_ids=ids)
+        assert str(caught.value) == str(error)
+        return
+    fast = assign("range", counts, subscriptions, previous, protocol="consumer", topic_ids=ids)
+    assert fast == general
