@@ -107,7 +107,9 @@ class JavaHashTable(Generic[K]):
         self._inserted: dict[K, int] = {}  # key -> stamp: its place within its bucket
         self._stamp = 0
         self._front = 0  # stamps below every other: computeIfAbsent links at a chain's head
-        self._chains: Counter[int] = Counter()  # bucket -> entries, at the current capacity
+        # Bucket -> entries at the current capacity; only counted once the table holds
+        # enough keys for a chain to grow long (most tables Kafka's assignors build never do).
+        self._chains: dict[int, int] | None = None
         self.treeified = False
 
     def __len__(self) -> int:
@@ -126,7 +128,9 @@ class JavaHashTable(Generic[K]):
         if key in self._inserted:
             return
         spread = _spread(self._hash_code(key))
-        if self._chains[spread & (self._capacity - 1)] >= _TREEIFY_CHAIN:
+        if self._chains is not None and (
+            self._chains.get(spread & (self._capacity - 1), 0) >= _TREEIFY_CHAIN
+        ):
             if self._capacity < _MIN_TREEIFY_CAPACITY:
                 self._grow()
             else:
@@ -134,7 +138,7 @@ class JavaHashTable(Generic[K]):
         self._spread_of[key] = spread
         self._inserted[key] = self._stamp
         self._stamp += 1
-        self._chains[spread & (self._capacity - 1)] += 1
+        self._count(spread)
         if len(self._inserted) > self._capacity * 3 // 4:
             self._grow()
 
@@ -150,28 +154,42 @@ class JavaHashTable(Generic[K]):
         if len(self._inserted) > self._capacity * 3 // 4:
             self._grow()
         spread = _spread(self._hash_code(key))
-        existing = self._chains[spread & (self._capacity - 1)]
+        chains = self._chains
+        existing = 0 if chains is None else chains.get(spread & (self._capacity - 1), 0)
         self._front -= 1
         self._spread_of[key] = spread
         self._inserted[key] = self._front
-        self._chains[spread & (self._capacity - 1)] += 1
+        self._count(spread)
         if existing >= _TREEIFY_CHAIN - 1:
             if self._capacity < _MIN_TREEIFY_CAPACITY:
                 self._grow()
             else:
                 self.treeified = True
 
+    def _count(self, spread: int) -> None:
+        """Count a new key in its bucket's chain, or start counting once chains could
+        reach the treeify length (a table of fewer keys cannot hold such a chain)."""
+        if self._chains is not None:
+            bucket = spread & (self._capacity - 1)
+            self._chains[bucket] = self._chains.get(bucket, 0) + 1
+        elif len(self._inserted) >= _TREEIFY_CHAIN - 1:
+            self._chains = self._counted()
+
+    def _counted(self) -> dict[int, int]:
+        return dict(Counter(map((self._capacity - 1).__and__, self._spread_of.values())))
+
     def remove(self, key: K) -> None:
         """``remove``; the capacity stays."""
         spread = self._spread_of.pop(key, None)
         if spread is not None:
             del self._inserted[key]
-            self._chains[spread & (self._capacity - 1)] -= 1
+            if self._chains is not None:
+                self._chains[spread & (self._capacity - 1)] -= 1
 
     def _grow(self) -> None:
         self._capacity *= 2
-        mask = self._capacity - 1
-        self._chains = Counter(s & mask for s in self._spread_of.values())
+        if self._chains is not None:
+            self._chains = self._counted()
 
     def order(self) -> list[K]:
         """The keys in Java's iteration order."""
