@@ -89,9 +89,20 @@ class ConsumerRangeAssignor:
         topic_ids: TopicIds | None = None,
         instance_ids: InstanceIds | None = None,
     ) -> Assignment:
-        """The general path :meth:`assign` takes unless the group is fresh with identical
-        subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which the tests
-        prove equal to this)."""
+        """The general path: :meth:`assign` takes it unless the group is fresh with
+        identical subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which
+        the tests prove equal to this).
+
+        Args:
+            partitions_per_topic: As for :meth:`assign`.
+            subscriptions: As for :meth:`assign`.
+            previous: As for :meth:`assign`.
+            topic_ids: As for :meth:`assign`.
+            instance_ids: As for :meth:`assign`.
+
+        Returns:
+            The same assignment as :meth:`assign`.
+        """
         group = server_group(
             partitions_per_topic,
             subscriptions,

@@ -111,9 +111,20 @@ class UniformAssignor:
         topic_ids: TopicIds | None = None,
         instance_ids: InstanceIds | None = None,
     ) -> Assignment:
-        """The general path :meth:`assign` takes unless the group is fresh with identical
-        subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which the tests
-        prove equal to this)."""
+        """The general path: :meth:`assign` takes it unless the group is fresh with
+        identical subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which
+        the tests prove equal to this).
+
+        Args:
+            partitions_per_topic: As for :meth:`assign`.
+            subscriptions: As for :meth:`assign`.
+            previous: As for :meth:`assign`.
+            topic_ids: As for :meth:`assign`.
+            instance_ids: As for :meth:`assign`.
+
+        Returns:
+            The same assignment as :meth:`assign`.
+        """
         del instance_ids
         group = server_group(
             partitions_per_topic,
