@@ -285,3 +285,8 @@ def _walk_order(topics: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
             table.compute_if_absent(k)
         return tuple(table.order())
     return tuple(sorted(range(len(hashes)), key=lambda k: (buckets[k], -k)))
+
+
+# Follows Apache Kafka 4.4.0's org.apache.kafka.coordinator.group.assignor
+# UniformHomogeneousAssignmentBuilder, RangeAssignor (KIP-848) and
+# SimpleHomogeneousAssignmentBuilder (KIP-932) on a group without a previous target.
