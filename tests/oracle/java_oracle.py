@@ -319,6 +319,16 @@ class JavaOracle:
         reply = self.request({"op": "hash_order", "partitions": [list(s) for s in steps]})
         return [(t, p) for t, p in reply["order"]]
 
+    def int_map_order(self, steps: Sequence[tuple[str, int]], *, capacity: int) -> list[int]:
+        """Iteration order of ``new HashMap<Integer, ?>(capacity)`` after ``(op, n)`` steps.
+
+        ``op`` is ``"put"``, ``"compute"`` (``computeIfAbsent``) or ``"remove"``.
+        """
+        reply = self.request(
+            {"op": "hash_order", "ints": [list(s) for s in steps], "capacity": capacity}
+        )
+        return [int(n) for n in reply["order"]]
+
     def bench(
         self,
         strategy: str,

@@ -18,7 +18,9 @@
  *                   "partitions": [[BuiltInPartitioner.partitionForKey(key, n) per n], ...]}
  *   hash_order  {"strings": [...]}  -> the iteration order of a HashMap<String, ...> filled
  *               in that order; {"partitions": [[op, topic, partition], ...]} with op "add" or
- *               "remove" -> the iteration order of a HashSet<TopicPartition> after those ops
+ *               "remove" -> the iteration order of a HashSet<TopicPartition> after those ops;
+ *               {"ints": [[op, n], ...], "capacity": c} with op "put", "compute"
+ *               (computeIfAbsent) or "remove" -> the order of a HashMap<Integer, ...>(c)
  *   bench       {"strategy": ..., "partitionCounts": [...], "scenario": "fresh" | "grow",
  *                "warmup": n, "repeat": n}
  *               -> {"ok": true, "seconds": best time of the grid, "assignments": n}
@@ -275,6 +277,17 @@ public final class KafkaOracle {
             Map<String, Integer> map = new HashMap<>();
             for (JsonNode item : request.get("strings")) {
                 map.put(item.asText(), map.size());
+            }
+            map.keySet().forEach(order::add);
+        } else if (request.has("ints")) {
+            Map<Integer, Integer> map = new HashMap<>(request.get("capacity").asInt());
+            for (JsonNode step : request.get("ints")) {
+                int key = step.get(1).asInt();
+                switch (step.get(0).asText()) {
+                    case "put": map.put(key, key); break;
+                    case "compute": map.computeIfAbsent(key, k -> k); break;
+                    default: map.remove(key);
+                }
             }
             map.keySet().forEach(order::add);
         } else {

@@ -19,10 +19,11 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from planner.assignors import assign
+from planner.assignors._java_hashing import JavaHashTable, int_hash
 from planner.assignors._topic_ids import TopicId
 from tests.oracle.java_oracle import JavaOracle
 from tests.planner.assignors.strategies import ASCII_IDS, COLLIDING_IDS, TOPIC_NAMES
@@ -177,3 +178,31 @@ def test_without_topic_ids_same_balance_no_more_moves(
         Counter({m: len(t) for m, t in theirs.items()}).values()
     )
     assert _moves(previous, ours) <= _moves(previous, theirs)
+
+
+@examples(150)
+@given(
+    capacity=st.sampled_from([1, 4, 6, 16, 27, 64]),
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["put", "compute", "compute", "remove"]),
+            st.one_of(
+                st.integers(0, 300),
+                st.integers(0, 40).map(lambda i: 16 * i),  # one bucket of a small table
+                st.integers(-(2**31), 2**31 - 1),
+            ),
+        ),
+        max_size=120,
+    ),
+)
+def test_hash_table_with_compute_if_absent_is_javas(
+    kafka_oracle: JavaOracle, capacity: int, steps: list[tuple[str, int]]
+) -> None:
+    """``JavaHashTable`` against ``java.util.HashMap<Integer, ?>``: ``put`` appends to a
+    bucket's chain, ``computeIfAbsent`` links at its head and grows a table at another
+    moment; long chains grow small tables (trees in large ones are not emulated)."""
+    table: JavaHashTable[int] = JavaHashTable(int_hash, initial_capacity=capacity)
+    for op, key in steps:
+        {"put": table.add, "compute": table.compute_if_absent, "remove": table.remove}[op](key)
+    assume(not table.treeified)
+    assert table.order() == kafka_oracle.int_map_order(steps, capacity=capacity)
