@@ -147,12 +147,13 @@ class JavaHashTable(Generic[K]):
 
         Unlike ``put``, it links the new entry at the *head* of its bucket's chain, grows a
         full table before inserting rather than after, and turns a chain into a tree (or
-        grows a small table) once it reaches 8 entries rather than 9.
+        grows a small table) once it reaches 8 entries rather than 9. Java checks for a
+        full table before it looks the key up, so a present key can grow it too.
         """
-        if key in self._inserted:
-            return
         if len(self._inserted) > self._capacity * 3 // 4:
             self._grow()
+        if key in self._inserted:
+            return
         spread = _spread(self._hash_code(key))
         chains = self._chains
         existing = 0 if chains is None else chains.get(spread & (self._capacity - 1), 0)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from planner.assignors import assign
@@ -195,6 +195,7 @@ def test_without_topic_ids_same_balance_no_more_moves(
         max_size=120,
     ),
 )
+@example(capacity=1, steps=[("put", 0), ("compute", 2), ("compute", 0)])  # grows, key present
 def test_hash_table_with_compute_if_absent_is_javas(
     kafka_oracle: JavaOracle, capacity: int, steps: list[tuple[str, int]]
 ) -> None:
