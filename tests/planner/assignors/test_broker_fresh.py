@@ -133,7 +133,7 @@ def test_simple_slots_closed_form_equals_the_simulated_pass() -> None:
             assert [sorted(h) for h in closed] == [sorted(h) for h in simulated]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(group=fresh_groups(), data=st.data())
 def test_consumer_range_with_a_previous_target_equals_general_path(
     group: tuple,  # type: ignore[type-arg]
