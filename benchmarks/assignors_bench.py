@@ -11,6 +11,12 @@ rounds. Also timed: the grid with cooperative-sticky, and a "grow by one member"
 rebalance per size (previous = the sticky assignment of C members, one member joins) for
 sticky and cooperative-sticky.
 
+The broker-side assignors of Kafka 4 (``protocol="consumer"``: ``uniform``, ``range``;
+``protocol="share"``: ``simple``) run the same grid, with the topic id the Java side uses,
+against Kafka 4.4.0's own ``UniformAssignor``, ``RangeAssignor`` and ``SimpleAssignor`` in
+the same warm JVM, fresh and grown by one member (previous = the target assignment of C
+members). kafka-python has none of them (it speaks the classic protocol only).
+
 Run: ``.venv/bin/python benchmarks/assignors_bench.py [--json] [--repeat N] [--no-java]``.
 """
 
@@ -35,6 +41,11 @@ STRATEGIES = ("range", "roundrobin", "sticky")
 TARGET_SPEEDUP = 100.0
 
 Case = tuple[str, dict[str, int], dict[str, list[str]]]
+
+# The broker-side assignors: strategy -> its protocol.
+BROKER_STRATEGIES = {"uniform": "consumer", "range": "consumer", "simple": "share"}
+# The topic id of the Java side's grid (tests/oracle/java/BrokerAssignors.java).
+BENCH_TOPIC_IDS = {"t": "2i5pS0Q3T3anZrJ3rBNdaA"}
 
 
 def member_ids(count: int) -> list[str]:
@@ -65,6 +76,38 @@ def time_ours(cases: list[Case], repeat: int) -> float:
             assign(strategy, partitions, subscriptions)
 
     return best_of(repeat, run)
+
+
+def time_broker_side(strategy: str, repeat: int) -> tuple[float, float]:
+    """Our broker-side assignor on the grid: (fresh seconds, grow-by-one seconds)."""
+    protocol = BROKER_STRATEGIES[strategy]
+    fresh = [(partitions, subscriptions) for _, partitions, subscriptions in grid((strategy,))]
+    grown = []
+    for partitions, subscriptions in fresh:
+        ids = [*subscriptions, f"consumer-{len(subscriptions)}"]
+        previous = assign(
+            strategy, partitions, subscriptions, protocol=protocol, topic_ids=BENCH_TOPIC_IDS
+        )
+        grown.append((partitions, {m: ["t"] for m in ids}, previous))
+
+    def run_fresh() -> None:
+        for partitions, subscriptions in fresh:
+            assign(
+                strategy, partitions, subscriptions, protocol=protocol, topic_ids=BENCH_TOPIC_IDS
+            )
+
+    def run_grown() -> None:
+        for partitions, subscriptions, previous in grown:
+            assign(
+                strategy,
+                partitions,
+                subscriptions,
+                previous,
+                protocol=protocol,
+                topic_ids=BENCH_TOPIC_IDS,
+            )
+
+    return best_of(repeat, run_fresh), best_of(repeat, run_grown)
 
 
 def time_kafka_python(cases: list[Case]) -> float:
@@ -114,6 +157,11 @@ def time_java(repeat: int) -> dict[str, float] | None:
             seconds[f"grow-{strategy}"], _ = oracle.bench(
                 strategy, PARTITION_COUNTS, scenario="grow", warmup=5, repeat=repeat
             )
+        for strategy in BROKER_STRATEGIES:
+            for scenario in ("fresh", "grow"):
+                seconds[f"{scenario}-broker-{strategy}"], _ = oracle.server_bench(
+                    strategy, PARTITION_COUNTS, scenario=scenario, warmup=5, repeat=repeat
+                )
     return seconds
 
 
@@ -156,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     cooperative_s = time_ours(grid(("cooperative-sticky",)), args.repeat)
     grow_sticky = time_grow_by_one("sticky", args.repeat)
     grow_coop = time_grow_by_one("cooperative-sticky", args.repeat)
+    broker_side = {s: time_broker_side(s, args.repeat) for s in BROKER_STRATEGIES}
     java = None if args.no_java else time_java(args.repeat)
     java_grid_s = sum(java[s] for s in STRATEGIES) if java else None
     speedup = kafka_python_s / ours_s
@@ -176,6 +225,19 @@ def main(argv: list[str] | None = None) -> int:
             "sticky_partitions_moved": grow_sticky[2],
             "cooperative_sticky_s": round(grow_coop[0], 5),
             "cooperative_sticky_partitions_revoked": grow_coop[2],
+        },
+        "broker_side": {
+            s: {
+                "protocol": BROKER_STRATEGIES[s],
+                "ours_fresh_s": round(fresh, 5),
+                "ours_grow_by_one_s": round(grown, 5),
+                "java_warm_jvm_fresh_s": round(java[f"fresh-broker-{s}"], 5) if java else None,
+                "java_warm_jvm_grow_by_one_s": (
+                    round(java[f"grow-broker-{s}"], 5) if java else None
+                ),
+                "kafka_python_s": None,  # kafka-python has no broker-side assignors
+            }
+            for s, (fresh, grown) in broker_side.items()
         },
     }
     if args.json:
@@ -212,6 +274,17 @@ def main(argv: list[str] | None = None) -> int:
             f"{_java_ms(java, 'grow-cooperative-sticky')}"
             f"   {grow_coop[2]} partitions revoked in round one"
         )
+        print(
+            f"broker-side assignors of Kafka 4 ({len(grid(('uniform',)))} assignments each; "
+            "kafka-python has none of them):"
+        )
+        print(f"    {'':<18} {'ours':>8} {'Kafka':>9}   {'grown by one: ours':>18} {'Kafka':>9}")
+        for s, (fresh, grown) in broker_side.items():
+            label = f"{s} ({BROKER_STRATEGIES[s]})"
+            print(
+                f"    {label:<18} {fresh * 1000:6.1f} ms {_java_ms(java, f'fresh-broker-{s}')}"
+                f"   {grown * 1000:15.1f} ms {_java_ms(java, f'grow-broker-{s}')}"
+            )
     return 0
 
 

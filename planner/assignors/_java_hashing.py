@@ -17,8 +17,9 @@ bucket, the order of insertion, all of which are emulated here. A ``java.util.Ha
 * starts at 16 buckets and doubles when its size exceeds three quarters of them, or when
   one bucket's chain would reach 9 entries while it has fewer than 64 buckets; it never
   shrinks;
-* iterates bucket by bucket and, within a bucket, in insertion order (a resize splits a
-  chain into two without reordering it).
+* iterates bucket by bucket and, within a bucket, in the order of its chain: ``put`` (and
+  ``HashSet.add``) appends to the chain, but ``computeIfAbsent`` links a new key at its
+  head (a resize splits a chain into two without reordering it).
 
 Not emulated: a bucket of 9 or more entries in a table of 64 buckets or more, which Java
 turns into a red-black tree with its own order (:class:`JavaHashTable` reports it).
@@ -64,23 +65,51 @@ def _spread(h: int) -> int:
     return h ^ (h >> 16)
 
 
+def int_hash(value: int) -> int:
+    """``Integer.hashCode()`` as an unsigned 32-bit int."""
+    return value & _MASK32
+
+
+def table_size_for(capacity: int) -> int:
+    """``HashMap.tableSizeFor``: the table size an ``initialCapacity`` gives (a power of two)."""
+    return 1 if capacity <= 1 else 1 << (capacity - 1).bit_length()
+
+
+def capacity_for_copy(size: int) -> int:
+    """The ``initialCapacity`` ``new HashSet<>(collection)`` uses for ``size`` elements."""
+    return max(int(size / 0.75) + 1, _INITIAL_CAPACITY)
+
+
+def capacity_for_expected(size: int) -> int:
+    """``(int) ((size + 1) / 0.75f + 1)``: the capacity Kafka's group-coordinator helpers
+    (``AssignorHelpers.newHashMap``/``newHashSet``) ask for ``size`` entries."""
+    return int((size + 1) / 0.75 + 1)
+
+
 class JavaHashTable(Generic[K]):
     """The iteration order of one ``java.util.HashMap``/``HashSet`` over its life.
 
     Args:
         hash_code: The keys' Java ``hashCode()`` as an unsigned 32-bit int.
+        initial_capacity: The ``initialCapacity`` the table was constructed with (Java
+            rounds it up to a power of two); 16 for ``new HashMap<>()``.
 
     Attributes:
         treeified: A bucket became a red-black tree, whose order is not emulated.
     """
 
-    def __init__(self, hash_code: Callable[[K], int]) -> None:
+    def __init__(
+        self, hash_code: Callable[[K], int], *, initial_capacity: int = _INITIAL_CAPACITY
+    ) -> None:
         self._hash_code = hash_code
-        self._capacity = _INITIAL_CAPACITY
+        self._capacity = table_size_for(initial_capacity)
         self._spread_of: dict[K, int] = {}
-        self._inserted: dict[K, int] = {}  # key -> insertion stamp (order within a bucket)
+        self._inserted: dict[K, int] = {}  # key -> stamp: its place within its bucket
         self._stamp = 0
-        self._chains: Counter[int] = Counter()  # bucket -> entries, at the current capacity
+        self._front = 0  # stamps below every other: computeIfAbsent links at a chain's head
+        # Bucket -> entries at the current capacity; only counted once the table holds
+        # enough keys for a chain to grow long (most tables Kafka's assignors build never do).
+        self._chains: dict[int, int] | None = None
         self.treeified = False
 
     def __len__(self) -> int:
@@ -99,7 +128,9 @@ class JavaHashTable(Generic[K]):
         if key in self._inserted:
             return
         spread = _spread(self._hash_code(key))
-        if self._chains[spread & (self._capacity - 1)] >= _TREEIFY_CHAIN:
+        if self._chains is not None and (
+            self._chains.get(spread & (self._capacity - 1), 0) >= _TREEIFY_CHAIN
+        ):
             if self._capacity < _MIN_TREEIFY_CAPACITY:
                 self._grow()
             else:
@@ -107,21 +138,59 @@ class JavaHashTable(Generic[K]):
         self._spread_of[key] = spread
         self._inserted[key] = self._stamp
         self._stamp += 1
-        self._chains[spread & (self._capacity - 1)] += 1
+        self._count(spread)
         if len(self._inserted) > self._capacity * 3 // 4:
             self._grow()
+
+    def compute_if_absent(self, key: K) -> None:
+        """``HashMap.computeIfAbsent`` of a missing key; an existing key keeps its place.
+
+        Unlike ``put``, it links the new entry at the *head* of its bucket's chain, grows a
+        full table before inserting rather than after, and turns a chain into a tree (or
+        grows a small table) once it reaches 8 entries rather than 9. Java checks for a
+        full table before it looks the key up, so a present key can grow it too.
+        """
+        if len(self._inserted) > self._capacity * 3 // 4:
+            self._grow()
+        if key in self._inserted:
+            return
+        spread = _spread(self._hash_code(key))
+        chains = self._chains
+        existing = 0 if chains is None else chains.get(spread & (self._capacity - 1), 0)
+        self._front -= 1
+        self._spread_of[key] = spread
+        self._inserted[key] = self._front
+        self._count(spread)
+        if existing >= _TREEIFY_CHAIN - 1:
+            if self._capacity < _MIN_TREEIFY_CAPACITY:
+                self._grow()
+            else:
+                self.treeified = True
+
+    def _count(self, spread: int) -> None:
+        """Count a new key in its bucket's chain, or start counting once chains could
+        reach the treeify length (a table of fewer keys cannot hold such a chain)."""
+        if self._chains is not None:
+            bucket = spread & (self._capacity - 1)
+            self._chains[bucket] = self._chains.get(bucket, 0) + 1
+        elif len(self._inserted) >= _TREEIFY_CHAIN - 1:
+            self._chains = self._counted()
+
+    def _counted(self) -> dict[int, int]:
+        return dict(Counter(map((self._capacity - 1).__and__, self._spread_of.values())))
 
     def remove(self, key: K) -> None:
         """``remove``; the capacity stays."""
         spread = self._spread_of.pop(key, None)
         if spread is not None:
             del self._inserted[key]
-            self._chains[spread & (self._capacity - 1)] -= 1
+            if self._chains is not None:
+                self._chains[spread & (self._capacity - 1)] -= 1
 
     def _grow(self) -> None:
         self._capacity *= 2
-        mask = self._capacity - 1
-        self._chains = Counter(s & mask for s in self._spread_of.values())
+        if self._chains is not None:
+            self._chains = self._counted()
 
     def order(self) -> list[K]:
         """The keys in Java's iteration order."""
@@ -148,15 +217,21 @@ def hash_map_order(member_ids: Iterable[str]) -> list[str]:
         ['a', 'b', 'consumer-10', 'consumer-1']
     """
     ids = list(dict.fromkeys(member_ids))
-    spreads = [_spread(string_hash(m)) for m in ids]
+    spreads = list(map(_spread_string_hash, ids))
     capacity = _grown_by_size_only(spreads)
     if capacity is None:  # a long chain grew the table early: replay every insertion
         table: JavaHashTable[str] = JavaHashTable(string_hash)
         for member_id in ids:
             table.add(member_id)
         return table.order()
-    mask = capacity - 1
-    return [ids[i] for i in sorted(range(len(ids)), key=lambda i: (spreads[i] & mask, i))]
+    buckets = list(map((capacity - 1).__and__, spreads))
+    # sorted() is stable: ids sharing a bucket keep their insertion order.
+    return list(map(ids.__getitem__, sorted(range(len(ids)), key=buckets.__getitem__)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _spread_string_hash(text: str) -> int:
+    return _spread(string_hash(text))
 
 
 def _grown_by_size_only(spreads: list[int]) -> int | None:
@@ -166,8 +241,9 @@ def _grown_by_size_only(spreads: list[int]) -> int | None:
     while True:
         # Entries 1..threshold+1 are inserted while the table has `capacity` buckets.
         inserted = spreads[: capacity * 3 // 4 + 1]
-        longest = max(Counter(s & (capacity - 1) for s in inserted).values(), default=0)
-        if longest > _TREEIFY_CHAIN:
+        if len(inserted) > _TREEIFY_CHAIN and (
+            max(Counter(map((capacity - 1).__and__, inserted)).values()) > _TREEIFY_CHAIN
+        ):
             return None
         if len(spreads) <= capacity * 3 // 4:
             return capacity

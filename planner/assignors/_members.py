@@ -170,7 +170,13 @@ def check_previous(previous: PreviousAssignment) -> dict[str, list[tuple[str, in
             raise TypeError(f"member ids must be str, got {member_id!r}")
         if isinstance(owned, str | bytes) or not isinstance(owned, Iterable):
             raise TypeError(f"previous assignment of {member_id!r} must be a list of partitions")
-        out[member_id] = [_pair(member_id, entry) for entry in owned]
+        out[member_id] = [
+            # Already a well-formed TopicPartition (an earlier result): taken as it is.
+            entry
+            if type(entry) is TopicPartition and type(entry[0]) is str and type(entry[1]) is int
+            else _pair(member_id, entry)
+            for entry in owned
+        ]
     return out
 
 

@@ -26,7 +26,10 @@ from typing import IO, Any
 from planner.adapters.kafka_dist import KafkaDistribution
 from tests.support.java import compiled
 
-SOURCES = (Path(__file__).with_name("java") / "KafkaOracle.java",)
+SOURCES = (
+    Path(__file__).with_name("java") / "KafkaOracle.java",
+    Path(__file__).with_name("java") / "BrokerAssignors.java",
+)
 MAIN_CLASS = "KafkaOracle"
 HEAP_MB = 128
 # One small JVM on a shared 2-core machine: the serial collector and C1 only start fast and
@@ -227,6 +230,70 @@ class JavaOracle:
         assignment = {m: [(t, p) for t, p in tps] for m, tps in reply["assignment"].items()}
         return JavaAssignment(assignment, reply.get("general"))
 
+    def server_assign(
+        self,
+        assignor: str,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Iterable[str]],
+        previous: Mapping[str, Iterable[tuple[str, int]]] | None = None,
+        *,
+        topic_ids: Mapping[str, str],
+        instance_ids: Mapping[str, str] | None = None,
+    ) -> dict[str, TopicPartitions]:
+        """The broker-side assignor's (``uniform``, ``range``, ``simple``) result.
+
+        Members are sent in ``subscriptions``' order, each with its topics in Java name
+        order (the order ``planner.assignors`` assumes for a member's topic-id set) and its
+        previous target assignment, grouped by topic in order of first appearance.
+        Members missing from the answer got nothing (Kafka's empty assignment).
+        """
+        from planner.assignors._members import sorted_java
+
+        members: list[dict[str, Any]] = []
+        for member_id, topics in subscriptions.items():
+            member: dict[str, Any] = {"id": member_id, "topics": sorted_java(set(topics))}
+            grouped: dict[str, list[int]] = {}
+            for t, p in (previous or {}).get(member_id, []):
+                if 0 <= p < partitions_per_topic.get(t, 0) and p not in grouped.setdefault(t, []):
+                    grouped[t].append(p)
+            member["target"] = [[t, ps] for t, ps in grouped.items() if ps]
+            if instance_ids and member_id in instance_ids:
+                member["instance"] = instance_ids[member_id]
+            members.append(member)
+        topics = {
+            t: {"id": topic_ids[t], "partitions": n}
+            for t, n in partitions_per_topic.items()
+            if n > 0
+        }
+        reply = self.request(
+            {"op": "server_assign", "assignor": assignor, "topics": topics, "members": members}
+        )
+        out = {m: [] for m in subscriptions}
+        out.update({m: sorted((t, p) for t, p in tps) for m, tps in reply["assignment"].items()})
+        return out
+
+    def server_bench(
+        self,
+        assignor: str,
+        partition_counts: Sequence[int],
+        *,
+        scenario: str = "fresh",
+        warmup: int = 3,
+        repeat: int = 5,
+    ) -> tuple[float, int]:
+        """Best time in seconds of the benchmark grid on the broker's assignor, and its size."""
+        reply = self.request(
+            {
+                "op": "server_bench",
+                "assignor": assignor,
+                "partitionCounts": list(partition_counts),
+                "scenario": scenario,
+                "warmup": warmup,
+                "repeat": repeat,
+            }
+        )
+        return float(reply["seconds"]), int(reply["assignments"])
+
     def murmur2(
         self, keys: Sequence[bytes], partition_counts: Sequence[int]
     ) -> tuple[list[int], list[list[int]]]:
@@ -251,6 +318,16 @@ class JavaOracle:
         """
         reply = self.request({"op": "hash_order", "partitions": [list(s) for s in steps]})
         return [(t, p) for t, p in reply["order"]]
+
+    def int_map_order(self, steps: Sequence[tuple[str, int]], *, capacity: int) -> list[int]:
+        """Iteration order of ``new HashMap<Integer, ?>(capacity)`` after ``(op, n)`` steps.
+
+        ``op`` is ``"put"``, ``"compute"`` (``computeIfAbsent``) or ``"remove"``.
+        """
+        reply = self.request(
+            {"op": "hash_order", "ints": [list(s) for s in steps], "capacity": capacity}
+        )
+        return [int(n) for n in reply["order"]]
 
     def bench(
         self,

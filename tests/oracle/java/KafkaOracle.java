@@ -18,13 +18,16 @@
  *                   "partitions": [[BuiltInPartitioner.partitionForKey(key, n) per n], ...]}
  *   hash_order  {"strings": [...]}  -> the iteration order of a HashMap<String, ...> filled
  *               in that order; {"partitions": [[op, topic, partition], ...]} with op "add" or
- *               "remove" -> the iteration order of a HashSet<TopicPartition> after those ops
+ *               "remove" -> the iteration order of a HashSet<TopicPartition> after those ops;
+ *               {"ints": [[op, n], ...], "capacity": c} with op "put", "compute"
+ *               (computeIfAbsent) or "remove" -> the order of a HashMap<Integer, ...>(c)
  *   bench       {"strategy": ..., "partitionCounts": [...], "scenario": "fresh" | "grow",
  *                "warmup": n, "repeat": n}
  *               -> {"ok": true, "seconds": best time of the grid, "assignments": n}
  *               The grid of benchmarks/assignors_bench.py: one topic t of P partitions and
  *               every group size C = 1..P; "fresh" groups own nothing, "grow" groups are
  *               a settled group of C members (Kafka's own assignment) joined by one more.
+ *   server_assign, server_bench: the broker-side assignors (BrokerAssignors.java).
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -125,6 +128,10 @@ public final class KafkaOracle {
                 return hashOrder(request);
             case "bench":
                 return bench(request);
+            case "server_assign":
+                return BrokerAssignors.assign(request);
+            case "server_bench":
+                return BrokerAssignors.bench(request);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
@@ -270,6 +277,17 @@ public final class KafkaOracle {
             Map<String, Integer> map = new HashMap<>();
             for (JsonNode item : request.get("strings")) {
                 map.put(item.asText(), map.size());
+            }
+            map.keySet().forEach(order::add);
+        } else if (request.has("ints")) {
+            Map<Integer, Integer> map = new HashMap<>(request.get("capacity").asInt());
+            for (JsonNode step : request.get("ints")) {
+                int key = step.get(1).asInt();
+                switch (step.get(0).asText()) {
+                    case "put": map.put(key, key); break;
+                    case "compute": map.computeIfAbsent(key, k -> k); break;
+                    default: map.remove(key);
+                }
             }
             map.keySet().forEach(order::add);
         } else {

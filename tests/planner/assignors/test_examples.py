@@ -12,11 +12,14 @@ from planner.assignors import (
     TopicPartition,
     _java_hashing,
     assign,
+    consumer_range,
     cooperative_sticky,
     java_order_key,
     range,
     roundrobin,
+    simple,
     sticky,
+    uniform,
 )
 
 
@@ -38,7 +41,18 @@ SEED_004 = (
 
 
 @pytest.mark.parametrize(
-    "module", [planner.assignors, range, roundrobin, sticky, cooperative_sticky, _java_hashing]
+    "module",
+    [
+        planner.assignors,
+        range,
+        roundrobin,
+        sticky,
+        cooperative_sticky,
+        _java_hashing,
+        uniform,
+        consumer_range,
+        simple,
+    ],
 )
 def test_docstring_examples(module: object) -> None:
     failed, attempted = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)  # type: ignore[arg-type]

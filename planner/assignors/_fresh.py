@@ -1,0 +1,292 @@
+"""Closed forms of the broker-side assignors for a fresh group with identical subscriptions.
+
+The planning grid asks ``uniform``, the consumer protocol's ``range`` and ``simple`` for
+every candidate group size of a fresh group whose members all read the same topics. There
+the coordinator's tables hold nothing yet, and each assignor reduces to a formula over the
+members in hash order (or Java order) and the partitions in the order Kafka walks them:
+
+* ``uniform``: consecutive slices of the partitions (topics in ``HashSet<Uuid>`` order),
+  the last ``T mod M`` members in hash order one partition more;
+* ``range``: each topic cut into consecutive ranges over the members in Java order;
+* ``simple``: one pass over the partitions in the order of a ``HashMap`` filled with
+  ``computeIfAbsent``, handing each to ``sharing`` members short of partitions, cycling.
+
+Each function returns None when its shortcut does not apply (a previous assignment, static
+members, different subscriptions); the caller then takes the general path, which the tests
+prove gives the same result wherever the shortcut applies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from planner.assignors._java_hashing import (
+    JavaHashTable,
+    capacity_for_copy,
+    capacity_for_expected,
+    hash_map_order,
+    table_size_for,
+)
+from planner.assignors._members import (
+    Assignment,
+    PartitionsPerTopic,
+    PreviousAssignment,
+    Subscriptions,
+    TopicPartition,
+    prepare,
+    sorted_java,
+    topic_partitions,
+)
+from planner.assignors._server_group import kept_targets
+from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
+
+_MASK32 = 0xFFFFFFFF
+_TREEIFY_CHAIN = 8
+
+
+@dataclass(frozen=True)
+class FreshGroup:
+    """A fresh group whose members all subscribe to the same topic names.
+
+    Attributes:
+        given: Member ids in the order given (the order of the result).
+        topics: The subscribed topics that exist, in Java name order.
+        partitions: Topic -> partition count (existing topics only).
+        ids: Topic -> its id (given or stand-in) for each topic of ``topics``.
+    """
+
+    given: list[str]
+    topics: list[str]
+    partitions: dict[str, int]
+    ids: dict[str, TopicId]
+
+    def empty(self) -> Assignment:
+        """Every member without partitions."""
+        return {m: [] for m in self.given}
+
+
+def fresh_group(
+    partitions_per_topic: PartitionsPerTopic,
+    subscriptions: Subscriptions,
+    previous: PreviousAssignment | None,
+    *,
+    topic_ids: TopicIds | None,
+    instance_ids: Mapping[str, str] | None,
+    reads_previous: bool = True,
+) -> FreshGroup | None:
+    """The group if the shortcut applies, else None (the inputs are checked either way
+    by the general path's rules).
+
+    Args:
+        partitions_per_topic: Topic -> partition count.
+        subscriptions: Member id -> subscribed topics.
+        previous: The previous target assignment; the shortcut needs none unless
+            ``reads_previous`` is False (the broker's ``range``, which only checks it).
+        topic_ids: Topic -> Kafka topic id.
+        instance_ids: Static members; the shortcut needs none.
+        reads_previous: Whether the assignor reads the previous target.
+
+    Raises:
+        TypeError: Malformed inputs.
+        ValueError: A negative partition count, a malformed topic id, (consumer protocol)
+            a partition in two members' previous targets.
+    """
+    given_previous = previous is not None and not (isinstance(previous, Mapping) and not previous)
+    if given_previous and reads_previous:
+        return None
+    if instance_ids is not None and not (isinstance(instance_ids, Mapping) and not instance_ids):
+        return None
+    counts, subs, prev = prepare(
+        partitions_per_topic, subscriptions, previous if given_previous else None
+    )
+    distinct = set(subs.values())
+    if len(distinct) != 1:
+        return None
+    existing = sorted_java(t for t in distinct.pop() if counts.get(t, 0) > 0)
+    seen = set(existing)
+    if prev is not None:  # checked as the general path checks it, then not read
+        positive = {t: n for t, n in counts.items() if n > 0}
+        kept = kept_targets(prev, subs, positive, shared=False)
+        seen.update(t for per_topic in kept.values() for t in per_topic)
+    if topic_ids is not None and not isinstance(topic_ids, Mapping):
+        raise TypeError("topic_ids must map topic names to topic ids")
+    known = None if topic_ids is None else {t: i for t, i in topic_ids.items() if t in seen}
+    return FreshGroup(
+        given=list(subs),
+        topics=existing,
+        partitions={t: counts[t] for t in existing},
+        ids=resolve_topic_ids(sorted_java(seen), known),
+    )
+
+
+def _sorted_lists(
+    given: list[str], chosen: dict[str, list[TopicPartition]], *, several_topics: bool
+) -> Assignment:
+    if several_topics:
+        return {m: sorted(chosen.get(m, ())) for m in given}
+    return {m: chosen.get(m, []) for m in given}
+
+
+def uniform(group: FreshGroup) -> Assignment:
+    """``uniform``'s homogeneous builder on a fresh group."""
+    if not group.topics:
+        return group.empty()
+    members = hash_map_order(group.given)
+    if len(group.topics) == 1:
+        flat = topic_partitions(group.topics[0], group.partitions[group.topics[0]])
+    else:
+        table: JavaHashTable[str] = JavaHashTable(
+            lambda t: group.ids[t].java_hash(),
+            initial_capacity=capacity_for_copy(len(group.topics)),
+        )
+        for topic in group.topics:
+            table.add(topic)
+        flat = tuple(tp for t in table.order() for tp in topic_partitions(t, group.partitions[t]))
+    quota, extra = divmod(len(flat), len(members))
+    plain = len(members) - extra  # the first `plain` members get `quota`, the rest one more
+    chosen: dict[str, list[TopicPartition]] = {}
+    for index, member_id in enumerate(members):
+        start = quota * index + max(0, index - plain)
+        chosen[member_id] = list(flat[start : start + quota + (index >= plain)])
+    return _sorted_lists(group.given, chosen, several_topics=len(group.topics) > 1)
+
+
+def consumer_range(group: FreshGroup) -> Assignment:
+    """The broker's ``range`` without static members: each topic cut over the members in
+    Java order, the first ``P mod M`` one partition more."""
+    members = sorted_java(group.given)
+    chosen: dict[str, list[TopicPartition]] = {m: [] for m in members}
+    for topic in group.topics:
+        tps = topic_partitions(topic, group.partitions[topic])
+        per_member, extra = divmod(len(tps), len(members))
+        for i, member_id in enumerate(members[: len(tps)]):
+            start = per_member * i + min(i, extra)
+            chosen[member_id] += tps[start : start + per_member + (i < extra)]
+    return _sorted_lists(group.given, chosen, several_topics=len(group.topics) > 1)
+
+
+def simple(group: FreshGroup) -> Assignment:
+    """``simple``'s homogeneous builder on a fresh group."""
+    targets = [tp for t in group.topics for tp in topic_partitions(t, group.partitions[t])]
+    if not targets:
+        return group.empty()
+    members = hash_map_order(group.given)
+    count = len(members)
+    sharing = -(-count // len(targets))
+    precise = sharing * len(targets) / count  # Kafka's double arithmetic
+    ceilings = [math.ceil(precise * i) for i in range(count + 1)]
+    desired = [ceilings[i + 1] - ceilings[i] for i in range(count)]
+    walk = _walk(targets, group)
+    held = _slots_closed_form(walk, sharing, desired)
+    if held is None:
+        held = _slots_simulated(walk, sharing, desired)
+    pick = targets.__getitem__
+    chosen = {members[m]: list(map(pick, sorted(held[m]))) for m in range(count)}
+    return _sorted_lists(group.given, chosen, several_topics=len(group.topics) > 1)
+
+
+def _slots_closed_form(
+    walk: tuple[int, ...], sharing: int, desired: list[int]
+) -> list[list[int]] | None:
+    """Each member's partitions (indices of the targets) handed out by Kafka's pass over
+    a fresh group, when no partition is handed to one member twice; else None.
+
+    The pass walks the partitions, ``sharing`` slots each, and fills the slots from the
+    members in index order, cycling; a member leaves the cycle once it holds its desired
+    count. With desired counts ``lo`` or ``lo + 1`` the slots read ``0..M-1`` ``lo`` times,
+    then the members desiring ``lo + 1``: slot ``p`` belongs to partition ``p // sharing``
+    of the walk. Only the window of slots straddling the two parts can name one member
+    twice (then Kafka gives the partition once and the sequence shifts).
+    """
+    count = len(desired)
+    lo = min(desired)
+    if lo < 1 or max(desired) > lo + 1:
+        return None
+    extras = [m for m in range(count) if desired[m] > lo]
+    slots = sharing * len(walk)
+    boundary = lo * count
+    if boundary % sharing and boundary < slots:
+        start = boundary - boundary % sharing
+        window = [m % count for m in range(start, boundary)]
+        window += extras[: min(start + sharing, slots) - boundary]
+        if len(set(window)) != len(window):
+            return None
+    owner = [walk[p // sharing] for p in range(slots)]
+    held = [owner[m:boundary:count] for m in range(count)]
+    for rank, member in enumerate(extras):
+        if boundary + rank < slots:
+            held[member].append(owner[boundary + rank])
+    return held
+
+
+def _slots_simulated(walk: tuple[int, ...], sharing: int, desired: list[int]) -> list[list[int]]:
+    """Kafka's pass over a fresh group, slot by slot (see :func:`_slots_closed_form`)."""
+    count = len(desired)
+    held: list[list[int]] = [[] for _ in range(count)]
+    # A fresh group's partitions are all short of `sharing` members, and every member
+    # short of at least one partition. Kafka checks who holds a partition against the
+    # holders from before this pass (none), so a member cycled to twice for one partition
+    # just takes it once: only the partition it took last can repeat.
+    live = [desired[m] > 0 for m in range(count)]
+    left = sum(live)
+    snapshot = [m for m in range(count) if live[m]]
+    position = 0
+    assigned_this_cycle = False
+    for key in walk:
+        to_make = sharing
+        while to_make > 0:
+            if position >= len(snapshot):
+                if not assigned_this_cycle:
+                    break
+                snapshot = [m for m in snapshot if live[m]]  # still in index order
+                position = 0
+                assigned_this_cycle = False
+            member = snapshot[position]
+            position += 1
+            mine = held[member]
+            if not mine or mine[-1] != key:
+                mine.append(key)
+            to_make -= 1
+            assigned_this_cycle = True
+            if live[member] and len(mine) >= desired[member]:
+                live[member] = False
+                left -= 1
+        if not left:
+            break
+    return held
+
+
+def _walk(targets: list[TopicPartition], group: FreshGroup) -> tuple[int, ...]:
+    """Indices of ``targets`` in the iteration order of Kafka's partition map: a
+    ``HashMap<TopicIdPartition, ...>`` sized for them and filled in target order with
+    ``computeIfAbsent``, which links each new key at the head of its bucket."""
+    key = tuple((group.ids[t].java_hash(), group.partitions[t]) for t in group.topics)
+    return _walk_order(key)
+
+
+@lru_cache(maxsize=1024)  # a planning grid walks the same topics for every group size
+def _walk_order(topics: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    """The walk of :func:`_walk` for topics given as (topic-id hash, partition count)."""
+    hashes = [(31 * h + p) & _MASK32 for h, count in topics for p in range(count)]
+    capacity = table_size_for(capacity_for_expected(len(hashes)))
+    mask = capacity - 1
+    buckets = [(h ^ (h >> 16)) & mask for h in hashes]
+    # The table is sized so it never grows with its size; only a chain of 8 in a table of
+    # fewer than 64 buckets would grow it (or turn it into a tree): replay Java's table then.
+    if len(topics) > 1 and max(Counter(buckets).values()) >= _TREEIFY_CHAIN:
+        table: JavaHashTable[int] = JavaHashTable(
+            hashes.__getitem__, initial_capacity=capacity_for_expected(len(hashes))
+        )
+        for k in range(len(hashes)):
+            table.compute_if_absent(k)
+        return tuple(table.order())
+    return tuple(sorted(range(len(hashes)), key=lambda k: (buckets[k], -k)))
+
+
+# Follows Apache Kafka 4.4.0's org.apache.kafka.coordinator.group.assignor
+# UniformHomogeneousAssignmentBuilder, RangeAssignor (KIP-848) and
+# SimpleHomogeneousAssignmentBuilder (KIP-932) on a group without a previous target.
