@@ -124,6 +124,7 @@ _SHARE_MEMBER = re.compile(
 )
 # A member's progress row (`--show-detailed-stats`): the row, then the member.
 _SHARE_DETAILED = re.compile(r"(?P<row>.+) for share consumer (?P<member>\d+)")
+_FOR_MEMBER = re.compile(r" for share consumer (?P<member>\d+)")
 _INT_FIELDS = {"data.consumed.in.nMsg", "rebalance.time.ms", "fetch.time.ms"}
 _KINDS: dict[str, Kind] = {"producer": "producer", "consumer": "consumer", "share": "share"}
 _DEFAULT_DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}")
@@ -286,27 +287,40 @@ def parse_perf_test(text: str, source: str) -> tuple[PerfRun, ...]:
         if line.startswith("WARNING: Exiting before consuming"):
             timed_out = True
             continue
+        found_rows: list[PerfRun] = []
         if "records sent" in line:
-            run = _producer_run(line, where, topic, source, number)
+            found_rows.append(_producer_run(line, where, topic, source, number))
         else:
             fields = tuple(f.strip() for f in line.split(", "))
             if fields in (_SUMMARY_HEADER, _DETAILED_HEADER, _SHARE_HEADER):
                 header = fields
                 continue
-            found = _share_run(line, header, where, topic, source, number, timed_out)
-            if found is None:
-                found = _consumer_run(fields, header, where, topic, source, number, timed_out)
-            if found is None:
-                continue  # --print-metrics, log lines, warm-up notices
-            run = found
-            # The share tool warns before its members' rows, and its summary comes last.
-            if run.kind == "consumer" or run.window == "summary":
-                timed_out = False
-        if expected_kind is not None and run.kind != expected_kind:
-            raise PerfTestError(
-                f"{where}: {run.kind} perf-test output in a file named for {expected_kind} output"
-            )
-        runs.append(run)
+            pieces = _share_detailed_rows(line)
+            for piece in pieces or ():
+                row = _share_run(piece, header, where, topic, source, number, timed_out)
+                if row is None:
+                    raise PerfTestError(
+                        f"{where}: text glued to a share consumer's row that is not one: "
+                        f"{piece[:80]!r}"
+                    )
+                found_rows.append(row)
+            if pieces is None:
+                found = _share_run(line, header, where, topic, source, number, timed_out)
+                if found is None:
+                    found = _consumer_run(fields, header, where, topic, source, number, timed_out)
+                if found is None:
+                    continue  # --print-metrics, log lines, warm-up notices
+                found_rows.append(found)
+                # The share tool warns before its members' rows, and its summary comes last.
+                if found.kind == "consumer" or found.window == "summary":
+                    timed_out = False
+        for run in found_rows:
+            if expected_kind is not None and run.kind != expected_kind:
+                raise PerfTestError(
+                    f"{where}: {run.kind} perf-test output in a file named for "
+                    f"{expected_kind} output"
+                )
+            runs.append(run)
     if not runs:
         raise PerfTestError(
             f"{source}: no kafka-producer-perf-test, kafka-consumer-perf-test or "
@@ -503,6 +517,43 @@ def _consumer_run(
         mib=values["data.consumed.in.MB"],
         timed_out=timed_out,
     )
+
+
+def _share_detailed_rows(line: str) -> list[str] | None:
+    """A line of share detailed rows split into rows, or None for any other line.
+
+    Kafka 4.4.0's share tool prints a detailed row and its line end in two calls, so the
+    rows of members that report at the same moment can share a line, the second glued to
+    the first's member number: `ROW for share consumer 12026-11-26 ..., 5 for share
+    consumer 2`. Each row starts with its start.time, formatted like its end.time, so the
+    member number ends where the rest begins with a field as long as this row's first.
+    """
+    if " for share consumer " not in line or _SHARE_MEMBER.fullmatch(line):
+        return None
+    rows: list[str] = []
+    rest = line
+    while rest:
+        match = _FOR_MEMBER.search(rest)
+        if match is None:
+            rows.append(rest)  # not a row: the parser refuses it
+            break
+        after = rest[match.end() :]
+        if not after:
+            rows.append(rest)
+            break
+        digits = match["member"]
+        width = len(rest.split(", ", 1)[0])
+        cut = next(
+            (
+                k
+                for k in range(1, len(digits) + 1)
+                if len((digits[k:] + after).split(", ", 1)[0]) == width
+            ),
+            len(digits),
+        )
+        rows.append(rest[: match.start("member") + cut])
+        rest = digits[cut:] + after
+    return rows
 
 
 def _share_run(

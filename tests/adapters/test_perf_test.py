@@ -15,7 +15,9 @@ The fixture files under data/perf are of two kinds:
       ShareConsumerPerformance --topic k44 --num-records 300000 --timeout 60000, its
           group set to share.auto.offset.reset=earliest             (kafka44-share)
 
-  and `kafka44-share2.share.txt`, from a one-node broker with Kafka's own JVM options
+  and `kafka44-share2.share.txt` (and `kafka44-share-glued.share.txt`, a 40,000-record
+  `partition-planner measure --share` run with its own comment lines), from a one-node
+  broker with Kafka's own JVM options
   (`benchmarks/share_capacity.py`'s kind), 200,000 records of 1,024 bytes, after a
   `# topic: s44` line:
 
@@ -279,6 +281,33 @@ def test_kafka_44_two_members_steady_rate_leaves_the_join_row_out() -> None:
     assert not any("includes the group join" in n for n in capacity.notes)
 
 
+def test_kafka_44_rows_of_two_members_on_one_line_are_split() -> None:
+    # 4.4.0 prints a detailed row and its line end separately: two members reporting at
+    # once glue their rows together (`...5657 for share consumer 12026-11-26 ...`).
+    runs = fixture("kafka44-share-glued.share.txt")
+    rows = [(r.window, r.member, r.records, r.fetch_ms, r.line) for r in runs]
+    assert rows == [
+        ("detailed", 1, 1, 5657, 4),
+        ("detailed", 2, 1, 5655, 4),
+        ("member", 1, 19_724, 6868, 6),
+        ("member", 2, 20_276, 6868, 7),
+        ("summary", None, 40_000, 6883, 8),
+    ]
+    # The members read everything within one interval of their join: no steady rate,
+    # so the summary's (join included) stands, with a note.
+    capacity = partition_capacity(runs, "glued")
+    assert capacity.share_fetch_records_per_s == 5811.4194
+    assert capacity.share_members == 2
+    assert any("includes the group join" in n for n in capacity.notes)
+
+
+def test_glued_rows_of_member_ten_and_more_are_split_at_the_date() -> None:
+    first = detailed(10, 1.0, 1024, 1000)
+    second = detailed(11, 2.0, 2048, 1000)
+    (one, two) = parse_perf_test(f"{SHARE_HEADER}\n{first}{second}\n", "t.share.txt")
+    assert (one.member, one.records, two.member, two.records) == (10, 1024, 11, 2048)
+
+
 def test_share_runs_with_fewer_members_are_left_out_and_the_rest_is_a_median() -> None:
     def run_text(members: int, per_member: int) -> str:
         rows = []
@@ -343,6 +372,11 @@ def test_a_share_timeout_warning_marks_the_summary() -> None:
             "Share consumer 1 having client id c consumption metrics- 2026-11-26 05:00:43:082, "
             "2026-11-26 05:01:12:766, 292.9688, 9.8696",
             "line 2: a share consumer's row that is not kafka-share-consumer-perf-test output",
+        ),
+        (
+            "2026-11-26 05:00:43:082, 2026-11-26 05:01:12:766, 1.0000, 1.0000, 1.0000, 10, 5 "
+            "for share consumer 1garbage",
+            "line 2: text glued to a share consumer's row that is not one: 'garbage'",
         ),
     ],
 )
