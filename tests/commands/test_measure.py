@@ -175,7 +175,8 @@ def _dynamic_group_configs(kafka: KRaftCluster, group: str) -> dict[str, str]:
     from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
 
     resource = ConfigResource(ResourceType.GROUP, group)
-    found = _admin(kafka).describe_configs([resource])[resource].result(timeout=60)
+    admin = _admin(kafka)  # kept: librdkafka fails the futures of a destroyed handle
+    found = admin.describe_configs([resource])[resource].result(timeout=60)
     dynamic = ConfigSource.GROUP_CONFIG.value  # a group's own dynamic config
     return {name: c.value for name, c in found.items() if c.source == dynamic}
 
