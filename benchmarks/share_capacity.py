@@ -17,7 +17,7 @@ min/median/max with the load average before and after, since the machine is shar
    about b * t (implicit acknowledgement), so M members reach min(M * b, L) / (b * t).
 
 Run: ``.venv/bin/python benchmarks/share_capacity.py [--json FILE] [--repeat 3]
-[--only throughput|inflight]``. It takes about 15 minutes on two loaded cores.
+[--only throughput|inflight]``. It took 28 minutes on two cores shared with other work (load average 17-47).
 """
 
 from __future__ import annotations

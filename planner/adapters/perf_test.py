@@ -720,11 +720,13 @@ def _share_measurements(
     if fewer:
         notes.append(
             f"share: only the runs with the most members ({most}) count; runs with "
-            f"{', '.join(map(str, fewer))} left out (fewer members may bound the rate)"
+            f"{', '.join(str(n) if n else 'an unknown number of' for n in fewer)} left "
+            f"out (fewer members may bound the rate)"
         )
     if any(m[3] for m in kept):
         notes.append(
-            "share: a run without --show-detailed-stats gives its summary rate, which "
+            "share: a run without two detailed rows of a member (no --show-detailed-stats, "
+            "or shorter than its reporting interval) gives its summary rate, which "
             "includes the group join and first assignment (seconds): understated"
         )
     if any(m[4] for m in kept):

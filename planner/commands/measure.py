@@ -113,7 +113,9 @@ def add_parser(sub: Any) -> None:
             "was created, and write the capacity row ('*', the fleet default) to "
             "LANDING/capacity/measured.csv and the tools' output to LANDING/perf/, where "
             "`plan --landing LANDING` reads them. The consumer tool reads and discards "
-            "records, so its Tc is an upper bound for a consumer that does work."
+            "records, so its Tc is an upper bound for a consumer that does work. With "
+            "--share, kafka-share-consumer-perf-test also reads them in a share group, "
+            "for the share-fetch columns (carried, not used in sizing yet)."
         ),
     )
     p.add_argument("--bootstrap", required=True, metavar="HOST:PORT", help="the cluster")
