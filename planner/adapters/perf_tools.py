@@ -269,32 +269,49 @@ class KafkaTools:
         Raises:
             ToolFailed: The group could not be deleted.
         """
-        return self._delete_group(GROUPS_MAIN, "kafka-consumer-groups", group, attempts)
+        return self._delete_group(
+            GROUPS_MAIN, "kafka-consumer-groups", group, attempts=attempts, within_s=None
+        )
 
-    def delete_share_group(self, group: str, *, attempts: int = 50) -> bool:
+    def delete_share_group(self, group: str, *, within_s: float = 60.0) -> bool:
         """Delete the share group ``group``; False when there was no such share group.
 
         A share consumer that did not close (its tool was stopped) stays a member until
         the broker's ``group.share.session.timeout.ms`` (45 s by default) expires it, so
-        a non-empty group is retried for about that long.
+        a non-empty group is retried for ``within_s`` seconds.
 
         Raises:
             ToolFailed: The group could not be deleted.
         """
-        return self._delete_group(SHARE_GROUPS_MAIN, "kafka-share-groups", group, attempts)
+        return self._delete_group(
+            SHARE_GROUPS_MAIN, "kafka-share-groups", group, attempts=None, within_s=within_s
+        )
 
-    def _delete_group(self, main_class: str, tool: str, group: str, attempts: int) -> bool:
-        for attempt in range(1, attempts + 1):
+    def _delete_group(
+        self,
+        main_class: str,
+        tool: str,
+        group: str,
+        *,
+        attempts: int | None,
+        within_s: float | None,
+    ) -> bool:
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
             done = self._admin(main_class, ["--delete", "--group", group])
             text = done.stdout + done.stderr
             if "was successful" in text:
                 return True
             if "GroupIdNotFoundException" in text:
                 return False
-            if "GroupNotEmptyException" not in text or attempt == attempts:
+            last = (attempts is not None and attempt >= attempts) or (
+                within_s is not None and time.monotonic() - started >= within_s
+            )
+            if "GroupNotEmptyException" not in text or last:
                 raise ToolFailed(f"{tool} --delete {group}: {done.error()}")
             time.sleep(1.0)
-        raise AssertionError("unreachable")
 
     def set_group_config(self, group: str, config: Mapping[str, str]) -> ToolRun:
         """Set dynamic group configs of ``group`` (it need not exist yet).
