@@ -135,8 +135,8 @@ def capacity_input() -> list[Expectation]:
                   AND consumer_mib_per_s IS NULL AND consumer_records_per_s IS NULL
                   AND share_fetch_mib_per_s IS NULL AND share_fetch_records_per_s IS NULL
                 """,
-                "every capacity row gives at least one of Tp, Tc or the share-fetch "
-                "throughput (MiB/s or records/s)",
+                "every capacity row gives at least one of Tp or Tc (MiB/s or records/s), "
+                "or a share-fetch throughput",
             ),
         ]
     )
