@@ -17,7 +17,9 @@ min/median/max with the load average before and after, since the machine is shar
    about b * t (implicit acknowledgement), so M members reach min(M * b, L) / (b * t).
 
 Run: ``.venv/bin/python benchmarks/share_capacity.py [--json FILE] [--repeat 3]
-[--only throughput|inflight]``. It took 28 minutes on two cores shared with other work (load average 17-47).
+[--only throughput|inflight] [--locks 2000,100] [--members 1,2,4,8]
+[--acquire-mode batch_optimized|record_limit] [--max-poll-records 500]``. With the
+defaults it took 28 minutes on two cores shared with other work (load average 17-47).
 """
 
 from __future__ import annotations
@@ -106,10 +108,13 @@ def inflight(
     repeat: int,
     process_us: int,
     max_poll_records: int,
+    locks_list: Sequence[int] = RECORD_LOCKS,
+    members_list: Sequence[int] = SLOW_MEMBERS,
+    acquire_mode: str = "batch_optimized",
 ) -> list[dict[str, Any]]:
     """Slow members against the in-flight cap, ``repeat`` times."""
     out = []
-    configs = [(locks, m) for locks in RECORD_LOCKS for m in SLOW_MEMBERS]
+    configs = [(locks, m) for locks in locks_list for m in members_list]
     for rep in range(repeat):
         order = configs[rep % len(configs) :] + configs[: rep % len(configs)]
         for locks, members in order:
@@ -125,7 +130,7 @@ def inflight(
             args = [tools.bootstrap, topic, group, str(members), str(process_us), "3", "15"]
             command = kafka.java_command(
                 "SlowShareMembers",
-                [*args, str(max_poll_records)],
+                [*args, str(max_poll_records), f"share.acquire.mode={acquire_mode}"],
                 heap_mb=256,
                 extra_classpath=[classes],
             )
@@ -174,6 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--process-us", type=int, default=1000)
     parser.add_argument("--max-poll-records", type=int, default=500)
     parser.add_argument("--only", choices=("throughput", "inflight"))
+    parser.add_argument("--locks", default=",".join(map(str, RECORD_LOCKS)))
+    parser.add_argument("--members", default=",".join(map(str, SLOW_MEMBERS)))
+    parser.add_argument(
+        "--acquire-mode", choices=("batch_optimized", "record_limit"), default="batch_optimized"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
 
@@ -231,10 +241,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     repeat=args.repeat,
                     process_us=args.process_us,
                     max_poll_records=args.max_poll_records,
+                    locks_list=[int(x) for x in args.locks.split(",")],
+                    members_list=[int(x) for x in args.members.split(",")],
+                    acquire_mode=args.acquire_mode,
                 )
                 result["inflight"] = {
                     "process_us": args.process_us,
                     "max_poll_records": args.max_poll_records,
+                    "acquire_mode": args.acquire_mode,
                     "runs": rows,
                     "summary": summarise(rows, ["locks", "members"]),
                 }

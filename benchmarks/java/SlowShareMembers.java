@@ -15,7 +15,8 @@ import org.apache.kafka.clients.consumer.KafkaShareConsumer;
  * Share-group members that spend a fixed time on every record, and the rate they reach.
  *
  * <p>Arguments: bootstrap, topic, group, members, processing time per record in
- * microseconds, warm-up seconds, measuring window seconds, max.poll.records. Each member
+ * microseconds, warm-up seconds, measuring window seconds, max.poll.records, and optionally
+ * more consumer settings as {@code key=value,key=value}. Each member
  * is a {@link KafkaShareConsumer} on its own thread, in the default implicit
  * acknowledgement mode: a poll accepts the records of the previous one, so a record stays
  * acquired (one of the partition's in-flight records) while its member works through the
@@ -38,6 +39,8 @@ public final class SlowShareMembers {
         long warmupMs = Long.parseLong(args[5]) * 1_000L;
         long windowMs = Long.parseLong(args[6]) * 1_000L;
         String maxPollRecords = args[7];
+        // Optional: more share-consumer settings, "key=value,key=value".
+        String extra = args.length > 8 ? args[8] : "";
 
         AtomicBoolean stop = new AtomicBoolean(false);
         AtomicLong[] records = new AtomicLong[members];
@@ -55,6 +58,12 @@ public final class SlowShareMembers {
             props.put("max.poll.records", maxPollRecords);
             props.put("key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
             props.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+            for (String pair : extra.split(",")) {
+                if (!pair.isEmpty()) {
+                    String[] kv = pair.split("=", 2);
+                    props.put(kv[0], kv[1]);
+                }
+            }
             final int index = i;
             Thread thread = new Thread(() -> {
                 try (KafkaShareConsumer<byte[], byte[]> consumer = new KafkaShareConsumer<>(props)) {
