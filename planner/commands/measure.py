@@ -73,7 +73,9 @@ WARMUP_DIVISOR = 10
 #: The consumer tool gives up after this long without records. The topic holds what
 #: the producer wrote, so only a failing cluster reaches it.
 CONSUMER_TIMEOUT_MS = 60_000
-#: Share consumers in the measured share group: all of them share the one partition.
+#: Share consumers in the measured share group, all on the one partition. On Kafka
+#: 4.4.0 (docs/model.md, section 8) two members read more than one in two of three
+#: repetitions, and four no more than two.
 DEFAULT_SHARE_MEMBERS = 2
 MAX_SHARE_MEMBERS = 16
 #: Kafka 4.4.0's share perf tool stops its members (exit 1) when the whole run passes its
