@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from planner.adapters.kafka_dist import KafkaDistribution, project_install
 from planner.adapters.kraft import KRaftCluster
 from planner.adapters.perf_test import parse_perf_test, partition_capacity
-from planner.adapters.perf_tools import KafkaTools, run_tool
+from planner.adapters.perf_tools import TOPICS_MAIN, KafkaTools, run_tool
 
 SHARE_MEMBERS = (1, 2, 4)
 SLOW_MEMBERS = (1, 2, 4, 8)
@@ -60,13 +60,21 @@ def spread(values: Sequence[float]) -> dict[str, float]:
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
-def throughput(tools: KafkaTools, topic: str, records: int, repeat: int) -> list[dict[str, Any]]:
-    """Tc and the share-fetch rate with 1, 2, 4 members, ``repeat`` times."""
-    configs: list[str | int] = ["classic", *SHARE_MEMBERS]
+def throughput(
+    tools: KafkaTools,
+    topics: Sequence[str],
+    records: int,
+    repeat: int,
+    members_list: Sequence[int] = SHARE_MEMBERS,
+) -> list[dict[str, Any]]:
+    """Tc and the share-fetch rate with 1, 2, 4 members, on each topic, ``repeat`` times."""
+    configs: list[tuple[str, str | int]] = [
+        (topic, config) for topic in topics for config in ["classic", *members_list]
+    ]
     out = []
     for rep in range(repeat):
         order = configs[rep % len(configs) :] + configs[: rep % len(configs)]
-        for config in order:
+        for topic, config in order:
             group = f"bench-{topic}-{rep}-{config}"
             before = load()
             if config == "classic":
@@ -83,7 +91,8 @@ def throughput(tools: KafkaTools, topic: str, records: int, repeat: int) -> list
                     reporting_interval_ms=1000,
                 )
                 name = f"{topic}.share.txt"
-            row: dict[str, Any] = {"config": config, "rep": rep, "load_before": before}
+            row: dict[str, Any] = {"topic": topic, "config": config, "rep": rep}
+            row["load_before"] = before
             row["load_after"] = load()
             if done.returncode != 0:
                 row["error"] = done.error()
@@ -151,6 +160,14 @@ def inflight(
     return out
 
 
+def _create_topic(kafka: KafkaDistribution, bootstrap: str, topic: str, partitions: int) -> None:
+    args = ["--bootstrap-server", bootstrap, "--create", "--topic", topic]
+    command = kafka.java_command(TOPICS_MAIN, [*args, "--partitions", str(partitions)], heap_mb=256)
+    done = run_tool(command, timeout_s=120)
+    if done.returncode != 0:
+        raise SystemExit(f"cannot create {topic}: {done.error()}")
+
+
 def summarise(rows: list[dict[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
@@ -179,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--process-us", type=int, default=1000)
     parser.add_argument("--max-poll-records", type=int, default=500)
     parser.add_argument("--only", choices=("throughput", "inflight"))
+    parser.add_argument("--partitions", default="1", help="throughput topics' partitions")
+    parser.add_argument("--share-members", default=",".join(map(str, SHARE_MEMBERS)))
     parser.add_argument("--locks", default=",".join(map(str, RECORD_LOCKS)))
     parser.add_argument("--members", default=",".join(map(str, SLOW_MEMBERS)))
     parser.add_argument(
@@ -208,22 +227,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                 scratch=Path(folder),
             )
             if args.only in (None, "throughput"):
-                tools.create_topic("share-bench", replication_factor=1)
-                started = time.monotonic()
-                produced = tools.produce(
-                    "share-bench",
-                    records=args.records,
-                    record_bytes=args.record_size,
-                    warmup_records=args.records // 10,
-                )
-                print(produced.stdout.strip().splitlines()[-1], flush=True)
-                print(f"produced in {time.monotonic() - started:.0f} s", flush=True)
-                rows = throughput(tools, "share-bench", args.records, args.repeat)
+                topics = []
+                for count in (int(x) for x in args.partitions.split(",")):
+                    topic = "share-bench" if count == 1 else f"share-bench-p{count}"
+                    _create_topic(kafka, cluster.bootstrap, topic, count)
+                    started = time.monotonic()
+                    produced = tools.produce(
+                        topic,
+                        records=args.records,
+                        record_bytes=args.record_size,
+                        warmup_records=args.records // 10,
+                    )
+                    print(produced.stdout.strip().splitlines()[-1], flush=True)
+                    print(f"produced in {time.monotonic() - started:.0f} s", flush=True)
+                    topics.append(topic)
+                members = [int(x) for x in args.share_members.split(",")]
+                rows = throughput(tools, topics, args.records, args.repeat, members)
                 result["throughput"] = {
                     "records": args.records,
                     "record_bytes": args.record_size,
+                    "partitions": args.partitions,
                     "runs": rows,
-                    "summary": summarise(rows, ["config"]),
+                    "summary": summarise(rows, ["topic", "config"]),
                 }
             if args.only in (None, "inflight"):
                 tools.create_topic("share-slow", replication_factor=1)
