@@ -116,10 +116,13 @@ def topics_input() -> list[Expectation]:
 
 
 def capacity_input() -> list[Expectation]:
-    """`capacity.input`: Tp and Tc above zero, one row per topic (or `*`), a figure each.
+    """`capacity.input`: Tp, Tc and share-fetch above zero, one row per topic (or `*`),
+    a figure each.
 
     An empty table is allowed: every topic then gets a recommendation that says its
-    capacity is missing instead of a number (issue 4, bad input).
+    capacity is missing instead of a number (issue 4, bad input). The share-fetch
+    columns are optional and checked like Tp and Tc (finite, above zero); a row with only
+    share-fetch figures has a figure (the sizing takes its Tp and Tc from `*`).
     """
     return _levelled(
         [
@@ -130,8 +133,10 @@ def capacity_input() -> list[Expectation]:
                 SELECT topic, source FROM {batch}
                 WHERE producer_mib_per_s IS NULL AND producer_records_per_s IS NULL
                   AND consumer_mib_per_s IS NULL AND consumer_records_per_s IS NULL
+                  AND share_fetch_mib_per_s IS NULL AND share_fetch_records_per_s IS NULL
                 """,
-                "every capacity row gives at least one of Tp or Tc (MiB/s or records/s)",
+                "every capacity row gives at least one of Tp or Tc (MiB/s or records/s), "
+                "or a share-fetch throughput",
             ),
         ]
     )

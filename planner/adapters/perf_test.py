@@ -26,9 +26,27 @@ printed (nothing is converted) and named `mib_per_s` accordingly.
 These formats were checked against the tools of Apache Kafka 4.4.0 run on a real broker
 (`tests/adapters/data/perf/kafka44*.txt`): the producer's summary still prints records/sec
 with `%f`, the consumer's columns are unchanged, and its timeout warning now says
-"records" where 3.x said "messages". `kafka-share-consumer-perf-test.sh`
-(`ShareConsumerPerformance`, Kafka 4.x) prints other columns; its output is refused with
-a message that says so, since a share group's rate is not Tc.
+"records" where 3.x said "messages".
+
+`kafka-share-consumer-perf-test.sh` (`ShareConsumerPerformance`, Kafka 4.x) measures a
+share group (KIP-932): its members, `--threads` share consumers, read one partition
+together. Kafka 4.4.0 prints a header with other columns, and per member and reporting
+interval with `--show-detailed-stats`, then per member with `--show-consumer-stats`, then
+the group's summary row:
+
+    start.time, end.time, data.consumed.in.MB, MB.sec, nMsg.sec,
+    data.consumed.in.nMsg, fetch.time.ms
+    2026-11-26 08:45:58:397, 2026-11-26 08:46:00:411, 4.9521, 2.4584, 2517.3784,
+    5071, 2014 for share consumer 2
+    Share consumer 1 having client id perf-share-consumer-client-1 consumption metrics-
+    2026-11-26 08:45:51:375, 2026-11-26 08:46:06:509, 44.6777, 2.9521, 3022.9946, 45750,
+    15134
+    2026-11-26 08:45:51:375, 2026-11-26 08:46:06:511, 98.4668, 6.5055, 6661.6015,
+    100830, 15136
+
+(each one line; records/s comes before the record count, and `fetch.time.ms` is the whole
+elapsed time: there is no group-join column). Those rows are `share` runs, and give a
+partition's share-fetch throughput (`partition_capacity`), never Tc.
 
 Every file is read whole; anything that is not perf-tool output (`--print-metrics`
 tables, log lines, the warm-up notices) is skipped, but a line that says `records sent`
@@ -56,13 +74,13 @@ __all__ = [
     "read_perf_test",
 ]
 
-Kind = Literal["producer", "consumer"]
-Window = Literal["summary", "steady-state", "detailed"]
+Kind = Literal["producer", "consumer", "share"]
+Window = Literal["summary", "steady-state", "detailed", "member"]
 
 # Kafka's own rule (org.apache.kafka.common.internals.Topic): 1-249 legal characters.
 _TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 _TOPIC_LINE = re.compile(r"#\s*topic\s*:\s*(?P<name>\S*)\s*$", re.IGNORECASE)
-_FILE_NAME = re.compile(r"(?P<name>.+)\.(?P<kind>producer|consumer)\.txt")
+_FILE_NAME = re.compile(r"(?P<name>.+)\.(?P<kind>producer|consumer|share)\.txt")
 
 # A number as Java's Formatter prints it: `%d`, or `%f`/`%.Nf` with a `.` or, in locales
 # such as de_DE, a `,` before the decimals; `Infinity`/`NaN` after a division by a zero
@@ -90,16 +108,25 @@ _CONSUMER_TAIL = (
 _SUMMARY_HEADER = ("start.time", "end.time", *_CONSUMER_TAIL)
 _DETAILED_HEADER = ("time", "threadId", *_CONSUMER_TAIL)
 # ShareConsumerPerformance's header (Kafka 4.x): note nMsg.sec before the count.
-_SHARE_HEADER = (
-    "start.time",
-    "end.time",
+_SHARE_TAIL = (
     "data.consumed.in.MB",
     "MB.sec",
     "nMsg.sec",
     "data.consumed.in.nMsg",
     "fetch.time.ms",
 )
+_SHARE_HEADER = ("start.time", "end.time", *_SHARE_TAIL)
+# A member's summary (`--show-consumer-stats`); 4.4.0 names the client id, older builds
+# of the tool did not.
+_SHARE_MEMBER = re.compile(
+    r"Share consumer (?P<member>\d+)(?: having client id (?P<client>\S*))? "
+    r"consumption metrics- (?P<row>.+)"
+)
+# A member's progress row (`--show-detailed-stats`): the row, then the member.
+_SHARE_DETAILED = re.compile(r"(?P<row>.+) for share consumer (?P<member>\d+)")
+_FOR_MEMBER = re.compile(r" for share consumer (?P<member>\d+)")
 _INT_FIELDS = {"data.consumed.in.nMsg", "rebalance.time.ms", "fetch.time.ms"}
+_KINDS: dict[str, Kind] = {"producer": "producer", "consumer": "consumer", "share": "share"}
 _DEFAULT_DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}")
 # 10**12 ms is 31 years: no rebalance takes that long, an epoch timestamp (2001 on) does.
 _EPOCH_MS = 10**12
@@ -114,15 +141,17 @@ class PerfRun:
     """One measurement read from perf-tool output.
 
     Attributes:
-        kind: `producer` or `consumer`.
+        kind: `producer`, `consumer` or `share` (a share group's members together).
         topic: The topic the file measures.
-        records: Records sent (producer) or consumed (consumer; for a `detailed` row the
-            running total since the start).
+        records: Records sent (producer) or consumed (consumer, share; for a `detailed`
+            row the running total since the start, of its share member alone).
         records_per_s: Records/s as printed (consumer: `nMsg.sec`, which includes the
-            rebalance time; for a `detailed` row, the rate over its interval).
+            rebalance time; share: `nMsg.sec`, which includes the group join; for a
+            `detailed` row, the rate over its interval).
         mib_per_s: MiB/s as printed (the tools' "MB" is 1024 * 1024 bytes).
         window: `summary` (the whole run), `steady-state` (the producer's summary after
-            `--warmup-records`) or `detailed` (one reporting interval).
+            `--warmup-records`), `detailed` (one reporting interval) or `member` (one
+            share member's whole run).
         source: The file the run was read from.
         line: Its line number in that file, 1 = the first line.
         avg_latency_ms: Producer: mean send-to-acknowledgement latency in ms.
@@ -136,8 +165,10 @@ class PerfRun:
         fetch_mib_per_s: Consumer: MiB consumed / `fetch_ms`, in MiB/s.
         fetch_records_per_s: Consumer: records consumed / `fetch_ms`, in records/s.
         mib: Consumer: MiB consumed (running total for a `detailed` row).
-        timed_out: Consumer: a `WARNING: Exiting before consuming the expected number of
-            messages` (Kafka 4.x: `records`) line came before this row.
+        timed_out: Consumer, share summary: a `WARNING: Exiting before consuming the
+            expected number of messages` (Kafka 4.x: `records`) line came before this row.
+        member: Share `detailed` and `member` rows: the member (share consumer) it is
+            about, numbered from 1 as the tool does.
     """
 
     kind: Kind
@@ -160,6 +191,7 @@ class PerfRun:
     fetch_records_per_s: float | None = None
     mib: float | None = None
     timed_out: bool = False
+    member: int | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +206,11 @@ class PartitionCapacity:
         tc_records_per_s: Tc in records/s, or None.
         producer_runs: How many producer measurements went into Tp.
         consumer_runs: How many consumer measurements went into Tc.
+        share_fetch_mib_per_s: One partition's share-fetch throughput in MiB/s: what the
+            members of one share group read from it together; None without a share run.
+        share_fetch_records_per_s: The same in records/s, or None.
+        share_runs: How many share-consumer measurements went into the share figures.
+        share_members: The members (share consumers) of those runs, or None.
         notes: How the figures were chosen, and what to be careful about.
     """
 
@@ -184,6 +221,10 @@ class PartitionCapacity:
     tc_records_per_s: float | None
     producer_runs: int
     consumer_runs: int
+    share_fetch_mib_per_s: float | None = None
+    share_fetch_records_per_s: float | None = None
+    share_runs: int = 0
+    share_members: int | None = None
     notes: tuple[str, ...] = field(default=())
 
 
@@ -200,10 +241,10 @@ def check_topic_name(name: str) -> str | None:
 
 
 def read_perf_test(path: str | Path) -> tuple[PerfRun, ...]:
-    """Read one file of `kafka-producer-perf-test.sh` or `kafka-consumer-perf-test.sh` output.
+    """Read one file of Kafka's producer, consumer or share-consumer perf-tool output.
 
     The topic comes from a first line `# topic: NAME`, or from a file name
-    `NAME.producer.txt` / `NAME.consumer.txt`.
+    `NAME.producer.txt` / `NAME.consumer.txt` / `NAME.share.txt`.
 
     Returns:
         The runs in the file, in file order.
@@ -246,33 +287,44 @@ def parse_perf_test(text: str, source: str) -> tuple[PerfRun, ...]:
         if line.startswith("WARNING: Exiting before consuming"):
             timed_out = True
             continue
+        found_rows: list[PerfRun] = []
         if "records sent" in line:
-            run = _producer_run(line, where, topic, source, number)
+            found_rows.append(_producer_run(line, where, topic, source, number))
         else:
             fields = tuple(f.strip() for f in line.split(", "))
-            if fields in (_SUMMARY_HEADER, _DETAILED_HEADER):
+            if fields in (_SUMMARY_HEADER, _DETAILED_HEADER, _SHARE_HEADER):
                 header = fields
                 continue
-            if fields == _SHARE_HEADER:
-                # A share group's members split a partition's records between them, so
-                # its rate is not what one consumer reads from one partition.
+            pieces = _share_detailed_rows(line)
+            for piece in pieces or ():
+                row = _share_run(piece, header, where, topic, source, number, timed_out)
+                if row is None:
+                    raise PerfTestError(
+                        f"{where}: text glued to a share consumer's row that is not one: "
+                        f"{piece[:80]!r}"
+                    )
+                found_rows.append(row)
+            if pieces is None:
+                found = _share_run(line, header, where, topic, source, number, timed_out)
+                if found is None:
+                    found = _consumer_run(fields, header, where, topic, source, number, timed_out)
+                if found is None:
+                    continue  # --print-metrics, log lines, warm-up notices
+                found_rows.append(found)
+                # The share tool warns before its members' rows, and its summary comes last.
+                if found.kind == "consumer" or found.window == "summary":
+                    timed_out = False
+        for run in found_rows:
+            if expected_kind is not None and run.kind != expected_kind:
                 raise PerfTestError(
-                    f"{where}: kafka-share-consumer-perf-test output: a share group's rate "
-                    f"is not Tc; measure Tc with kafka-consumer-perf-test"
+                    f"{where}: {run.kind} perf-test output in a file named for "
+                    f"{expected_kind} output"
                 )
-            found = _consumer_run(fields, header, where, topic, source, number, timed_out)
-            if found is None:
-                continue  # --print-metrics, log lines, warm-up notices
-            run = found
-            timed_out = False
-        if expected_kind is not None and run.kind != expected_kind:
-            raise PerfTestError(
-                f"{where}: {run.kind} perf-test output in a file named for {expected_kind} output"
-            )
-        runs.append(run)
+            runs.append(run)
     if not runs:
         raise PerfTestError(
-            f"{source}: no kafka-producer-perf-test or kafka-consumer-perf-test output found"
+            f"{source}: no kafka-producer-perf-test, kafka-consumer-perf-test or "
+            f"kafka-share-consumer-perf-test output found"
         )
     return tuple(runs)
 
@@ -291,6 +343,17 @@ def partition_capacity(runs: Iterable[PerfRun], topic: str) -> PartitionCapacity
     record. A detailed-stats file (which has no summary row) counts as one run: its
     last running totals divided by the sum of its intervals' `fetch.time.ms`.
 
+    The share-fetch figures (a share group's members reading the partition together)
+    come from a share file's detailed rows where it has them: each member's records
+    between its first row and its last, summed over the members, divided by the longest
+    of the members' spans (the sum of their rows' `fetch.time.ms` after the first). The
+    first row is left out because it covers the group join and the first assignment
+    (seconds in Kafka 4.4.0, against the few seconds a run lasts), as Tc leaves the
+    rebalance out; dividing by the longest span never overstates the group's rate. A
+    file without detailed rows gives its summary row's rates, join included, with a note.
+    Files with different member counts: only those with the most members count, since
+    the figure is the partition's throughput and fewer members may be what bounded a run.
+
     With several runs of a side, each figure is the median of the runs (robust to one
     disturbed run), and a note says so.
 
@@ -305,10 +368,12 @@ def partition_capacity(runs: Iterable[PerfRun], topic: str) -> PartitionCapacity
         raise PerfTestError(f"no perf-test runs for topic {topic!r}")
     producer = _producer_measurements(mine)
     consumer = _consumer_measurements(mine)
+    share, share_members, share_notes = _share_measurements(mine)
     notes: list[str] = []
-    for side, measured in (("producer", producer), ("consumer", consumer)):
+    for side, measured in (("producer", producer), ("consumer", consumer), ("share", share)):
         if len(measured) > 1:
             notes.append(f"{side}: median of {len(measured)} runs")
+    notes.extend(share_notes)
     if any(r.timed_out for r in mine if r.kind == "consumer"):
         notes.append(
             "a consumer run hit its --timeout: its fetch time includes up to that much idle "
@@ -322,6 +387,7 @@ def partition_capacity(runs: Iterable[PerfRun], topic: str) -> PartitionCapacity
         )
     tp = _medians(producer)
     tc = _medians(consumer)
+    shared = _medians(share)
     return PartitionCapacity(
         topic=topic,
         tp_mib_per_s=tp[0],
@@ -330,6 +396,10 @@ def partition_capacity(runs: Iterable[PerfRun], topic: str) -> PartitionCapacity
         tc_records_per_s=tc[1],
         producer_runs=len(producer),
         consumer_runs=len(consumer),
+        share_fetch_mib_per_s=shared[0],
+        share_fetch_records_per_s=shared[1],
+        share_runs=len(share),
+        share_members=share_members,
         notes=tuple(notes),
     )
 
@@ -344,7 +414,7 @@ def _topic_of(lines: Sequence[str], source: str) -> tuple[str, Kind | None]:
     kind: Kind | None = None
     from_name: str | None = None
     if file_match:
-        kind = "producer" if file_match["kind"] == "producer" else "consumer"
+        kind = _KINDS[file_match["kind"]]
         from_name = file_match["name"]
     if from_line is not None:
         # The line wins: `orders-run2.producer.txt` may well measure topic `orders`.
@@ -352,7 +422,7 @@ def _topic_of(lines: Sequence[str], source: str) -> tuple[str, Kind | None]:
     if from_name is None:
         raise PerfTestError(
             f"{source}: which topic? start the file with '# topic: NAME' or name it "
-            f"NAME.producer.txt / NAME.consumer.txt"
+            f"NAME.producer.txt / NAME.consumer.txt / NAME.share.txt"
         )
     if problem := check_topic_name(from_name):
         raise PerfTestError(f"{source}: file name: {problem}")
@@ -449,6 +519,113 @@ def _consumer_run(
     )
 
 
+def _share_detailed_rows(line: str) -> list[str] | None:
+    """A line of share detailed rows split into rows, or None for any other line.
+
+    Kafka 4.4.0's share tool prints a detailed row and its line end in two calls, so the
+    rows of members that report at the same moment can share a line, the second glued to
+    the first's member number: `ROW for share consumer 12026-11-26 ..., 5 for share
+    consumer 2`. Each row starts with its start.time, formatted like its end.time, so the
+    member number ends where the rest begins with a field as long as this row's first.
+    """
+    if " for share consumer " not in line or _SHARE_MEMBER.fullmatch(line):
+        return None
+    rows: list[str] = []
+    rest = line
+    while rest:
+        match = _FOR_MEMBER.search(rest)
+        if match is None:
+            rows.append(rest)  # not a row: the parser refuses it
+            break
+        after = rest[match.end() :]
+        if not after:
+            rows.append(rest)
+            break
+        digits = match["member"]
+        width = len(rest.split(", ", 1)[0])
+        cut = next(
+            (
+                k
+                for k in range(1, len(digits) + 1)
+                if len((digits[k:] + after).split(", ", 1)[0]) == width
+            ),
+            len(digits),
+        )
+        rows.append(rest[: match.start("member") + cut])
+        rest = digits[cut:] + after
+    return rows
+
+
+def _share_run(
+    line: str,
+    header: tuple[str, ...] | None,
+    where: str,
+    topic: str,
+    source: str,
+    number: int,
+    timed_out: bool,
+) -> PerfRun | None:
+    """A share-consumer row (summary, member or detailed), or None for any other line.
+
+    A member row and a detailed row say so in their text; a summary row is recognised
+    after the share header, or without one (`--hide-header`) by its shape: two leading
+    fields and then the five share columns, which no other tool prints.
+    """
+    member: int | None = None
+    window: Window = "summary"
+    if match := _SHARE_MEMBER.fullmatch(line):
+        member, window, row = int(match["member"]), "member", match["row"]
+    elif match := _SHARE_DETAILED.fullmatch(line):
+        member, window, row = int(match["member"]), "detailed", match["row"]
+    else:
+        row = line
+    fields = tuple(f.strip() for f in row.split(", "))
+    tail = fields[-5:]
+    pattern = {n: (_INT if n in _INT_FIELDS else _NUM) for n in _SHARE_TAIL}
+    if len(fields) < 7 or not all(
+        re.fullmatch(pattern[n], v) for n, v in zip(_SHARE_TAIL, tail, strict=True)
+    ):
+        if member is None:
+            return None
+        raise PerfTestError(
+            f"{where}: a share consumer's row that is not kafka-share-consumer-perf-test "
+            f"output: {line[:80]!r}"
+        )
+    if member is None and header != _SHARE_HEADER and len(fields) != 7:
+        return None  # without the share header, only the exact shape counts
+    values = {n: _number(v) for n, v in zip(_SHARE_TAIL, tail, strict=True)}
+    text = dict(zip(_SHARE_TAIL, tail, strict=True))
+    for name in _SHARE_TAIL:
+        if values[name] < 0 or text[name].startswith(("-", "\u2212")):
+            raise PerfTestError(f"{where}: {name} {text[name]} is negative")
+        if not math.isfinite(values[name]):
+            raise PerfTestError(
+                f"{where}: {name} is {text[name]}: zero elapsed time, not a measurement"
+            )
+    if window != "detailed":
+        # A detailed row covers one reporting interval, which may hold no records; a
+        # whole run (the group's or a member's) must have taken time, and the group's
+        # must have read something.
+        if values["fetch.time.ms"] == 0:
+            raise PerfTestError(f"{where}: zero elapsed time: fetch.time.ms is 0")
+        if window == "summary" and values["data.consumed.in.nMsg"] == 0:
+            raise PerfTestError(f"{where}: no records consumed (data.consumed.in.nMsg is 0)")
+    return PerfRun(
+        kind="share",
+        topic=topic,
+        records=int(values["data.consumed.in.nMsg"]),
+        records_per_s=values["nMsg.sec"],
+        mib_per_s=values["MB.sec"],
+        window=window,
+        source=source,
+        line=number,
+        fetch_ms=int(values["fetch.time.ms"]),
+        mib=values["data.consumed.in.MB"],
+        timed_out=timed_out and window == "summary",
+        member=member,
+    )
+
+
 def _check_consumer(
     values: dict[str, float], printed: tuple[str, ...], times: tuple[str, ...], where: str
 ) -> None:
@@ -511,6 +688,80 @@ def _consumer_measurements(runs: Sequence[PerfRun]) -> list[tuple[float, float]]
         last = rows[-1]
         measured.append(((last.mib or 0.0) / fetch_s, last.records / fetch_s))
     return measured
+
+
+def _share_measurements(
+    runs: Sequence[PerfRun],
+) -> tuple[list[tuple[float, float]], int | None, list[str]]:
+    """The share runs' (MiB/s, records/s), one per file, their member count, and notes."""
+    by_file: dict[str, list[PerfRun]] = {}
+    for run in runs:
+        if run.kind == "share":
+            by_file.setdefault(run.source, []).append(run)
+    if not by_file:
+        return [], None, []
+    measured: list[tuple[int, float, float, bool, bool]] = []
+    for rows in by_file.values():
+        members = {r.member for r in rows if r.member is not None}
+        count = len(members)
+        steady = _share_steady(rows)
+        if steady is not None:
+            measured.append((count, steady[0], steady[1], False, False))
+            continue
+        for row in rows:
+            if row.window == "summary":
+                measured.append((count, row.mib_per_s, row.records_per_s, True, row.timed_out))
+    if not measured:
+        return [], None, []
+    most = max(m[0] for m in measured)
+    kept = [m for m in measured if m[0] == most]
+    notes = []
+    fewer = sorted({m[0] for m in measured if m[0] != most})
+    if fewer:
+        notes.append(
+            f"share: only the runs with the most members ({most}) count; runs with "
+            f"{', '.join(str(n) if n else 'an unknown number of' for n in fewer)} left "
+            f"out (fewer members may bound the rate)"
+        )
+    if any(m[3] for m in kept):
+        notes.append(
+            "share: a run without two detailed rows of a member (no --show-detailed-stats, "
+            "or shorter than its reporting interval) gives its summary rate, which "
+            "includes the group join and first assignment (seconds): understated"
+        )
+    if any(m[4] for m in kept):
+        notes.append(
+            "share: a run hit its --timeout: its summary includes idle polling, so the "
+            "share-fetch rate is understated"
+        )
+    notes.append(
+        "share-consumer-perf-test acknowledges records without processing them: the "
+        "share-fetch figures are what one partition delivers to one share group, an upper "
+        "bound, and not Tc (one member's processing rate)"
+    )
+    return [(m[1], m[2]) for m in kept], (most or None), notes
+
+
+def _share_steady(rows: Sequence[PerfRun]) -> tuple[float, float] | None:
+    """The group's rate from its members' detailed rows, first rows left out; None
+    when no member printed two rows."""
+    by_member: dict[int, list[PerfRun]] = {}
+    for row in rows:
+        if row.window == "detailed" and row.member is not None:
+            by_member.setdefault(row.member, []).append(row)
+    records = 0
+    mib = 0.0
+    longest_ms = 0
+    for member_rows in by_member.values():
+        if len(member_rows) < 2:
+            continue
+        first, last = member_rows[0], member_rows[-1]
+        records += last.records - first.records
+        mib += (last.mib or 0.0) - (first.mib or 0.0)
+        longest_ms = max(longest_ms, sum(r.fetch_ms or 0 for r in member_rows[1:]))
+    if longest_ms == 0 or records <= 0:
+        return None
+    return mib / (longest_ms / 1000), records / (longest_ms / 1000)
 
 
 def _medians(measured: Sequence[tuple[float, float]]) -> tuple[float | None, float | None]:

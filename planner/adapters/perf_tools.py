@@ -5,14 +5,16 @@
 (:meth:`KafkaDistribution.java_command`), which is what Kafka's ``bin/*.sh`` scripts do,
 with the heap those scripts ask for:
 
-============================  ====================================================  ======
-script                        main class                                            heap
-============================  ====================================================  ======
-kafka-producer-perf-test.sh   org.apache.kafka.tools.ProducerPerformance            512 MiB
-kafka-consumer-perf-test.sh   org.apache.kafka.tools.ConsumerPerformance            512 MiB
-kafka-topics.sh               org.apache.kafka.tools.TopicCommand                   256 MiB
-kafka-consumer-groups.sh      org.apache.kafka.tools.consumer.group.ConsumerGroupCommand  256 MiB
-============================  ====================================================  ======
+- ``kafka-producer-perf-test.sh``: ``org.apache.kafka.tools.ProducerPerformance``, 512 MiB;
+- ``kafka-consumer-perf-test.sh``: ``org.apache.kafka.tools.ConsumerPerformance``, 512 MiB;
+- ``kafka-share-consumer-perf-test.sh``: ``org.apache.kafka.tools.ShareConsumerPerformance``,
+  512 MiB;
+- ``kafka-topics.sh``: ``org.apache.kafka.tools.TopicCommand``, 256 MiB;
+- ``kafka-consumer-groups.sh``:
+  ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand``, 256 MiB;
+- ``kafka-share-groups.sh``: ``org.apache.kafka.tools.consumer.group.ShareGroupCommand``,
+  256 MiB;
+- ``kafka-configs.sh``: ``org.apache.kafka.tools.ConfigCommand``, 256 MiB.
 
 The options are those of Kafka 4.2 and later: KIP-1147 renamed the consumer tool's
 ``--messages`` to ``--num-records`` and both perf tools' ``--producer.config`` /
@@ -25,6 +27,14 @@ every tool as it is. The topic and group tools get it with two admin timeouts pu
 front (a later key wins in a properties file, so the user's own values still do), so
 that a cluster that accepts connections but never answers fails in seconds, not after
 the admin client's default minute.
+
+Share groups (KIP-932) need two things the other tools do not. A new share group starts
+at the latest offset, so a measurement over records written beforehand first sets the
+group's `share.auto.offset.reset` to `earliest` with the configs tool; in Kafka 4.4.0 that
+dynamic group config outlives the group's deletion, so the clean-up removes it as well.
+And 4.4.0's share perf tool waits for its consumer threads only `--timeout` ms (plus
+100) in all, then interrupts them and exits 1: its `--timeout` is a deadline for the whole
+run, not only the longest wait for records, so callers give it the whole run's budget.
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +68,9 @@ PRODUCER_MAIN = "org.apache.kafka.tools.ProducerPerformance"
 CONSUMER_MAIN = "org.apache.kafka.tools.ConsumerPerformance"
 TOPICS_MAIN = "org.apache.kafka.tools.TopicCommand"
 GROUPS_MAIN = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+SHARE_CONSUMER_MAIN = "org.apache.kafka.tools.ShareConsumerPerformance"
+SHARE_GROUPS_MAIN = "org.apache.kafka.tools.consumer.group.ShareGroupCommand"
+CONFIGS_MAIN = "org.apache.kafka.tools.ConfigCommand"
 
 #: The oldest Kafka whose tools take the options used here (KIP-1147).
 MIN_VERSION = (4, 2)
@@ -74,6 +87,10 @@ _VERSION = re.compile(r"(?P<major>\d+)\.(?P<minor>\d+)")
 _TOPIC_ERROR = re.compile(r"Error while executing topic command\s*:\s*(?P<message>.+)")
 _PARTITION_COUNT = re.compile(r"\bPartitionCount:\s*(?P<count>\d+)")
 _GROUP_ERROR = re.compile(r"could not be deleted due to:\s*(?P<message>.+)")
+# The configs tool prints the broker's refusal inside a Java exception's text.
+_CONFIG_ERROR = re.compile(
+    r"(?:InvalidConfigurationException|InvalidRequestException):\s*(?P<message>.+)"
+)
 # Lines on a tool's stderr that are not its error: log4j's own status lines, a stack
 # frame, an exception's "Caused by".
 _NOISE = re.compile(r"^(\s+at |Caused by:|\S+Z main (ERROR|WARN) |SLF4J|\.\.\. \d+ more)")
@@ -111,7 +128,7 @@ class ToolRun:
 
     def error(self) -> str:
         """The tool's own one-line account of what went wrong (or its exit code)."""
-        for pattern in (_TOPIC_ERROR, _GROUP_ERROR):
+        for pattern in (_TOPIC_ERROR, _GROUP_ERROR, _CONFIG_ERROR):
             for line in (self.stdout + "\n" + self.stderr).splitlines():
                 if match := pattern.search(line):
                     return match["message"].strip()[:300]
@@ -252,17 +269,75 @@ class KafkaTools:
         Raises:
             ToolFailed: The group could not be deleted.
         """
-        for attempt in range(1, attempts + 1):
-            done = self._admin(GROUPS_MAIN, ["--delete", "--group", group])
+        return self._delete_group(
+            GROUPS_MAIN, "kafka-consumer-groups", group, attempts=attempts, within_s=None
+        )
+
+    def delete_share_group(self, group: str, *, within_s: float = 60.0) -> bool:
+        """Delete the share group ``group``; False when there was no such share group.
+
+        A share consumer that did not close (its tool was stopped) stays a member until
+        the broker's ``group.share.session.timeout.ms`` (45 s by default) expires it, so
+        a non-empty group is retried for ``within_s`` seconds.
+
+        Raises:
+            ToolFailed: The group could not be deleted.
+        """
+        return self._delete_group(
+            SHARE_GROUPS_MAIN, "kafka-share-groups", group, attempts=None, within_s=within_s
+        )
+
+    def _delete_group(
+        self,
+        main_class: str,
+        tool: str,
+        group: str,
+        *,
+        attempts: int | None,
+        within_s: float | None,
+    ) -> bool:
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            done = self._admin(main_class, ["--delete", "--group", group])
             text = done.stdout + done.stderr
             if "was successful" in text:
                 return True
             if "GroupIdNotFoundException" in text:
                 return False
-            if "GroupNotEmptyException" not in text or attempt == attempts:
-                raise ToolFailed(f"kafka-consumer-groups --delete {group}: {done.error()}")
+            last = (attempts is not None and attempt >= attempts) or (
+                within_s is not None and time.monotonic() - started >= within_s
+            )
+            if "GroupNotEmptyException" not in text or last:
+                raise ToolFailed(f"{tool} --delete {group}: {done.error()}")
             time.sleep(1.0)
-        raise AssertionError("unreachable")
+
+    def set_group_config(self, group: str, config: Mapping[str, str]) -> ToolRun:
+        """Set dynamic group configs of ``group`` (it need not exist yet).
+
+        Raises:
+            ToolFailed: The cluster refused a key or value (the message is the broker's).
+        """
+        pairs = ",".join(f"{key}={value}" for key, value in config.items())
+        args = ["--alter", "--entity-type", "groups", "--entity-name", group]
+        done = self._admin(CONFIGS_MAIN, [*args, "--add-config", pairs])
+        if done.returncode != 0:
+            raise ToolFailed(f"kafka-configs --alter group {group}: {done.error()}")
+        return done
+
+    def delete_group_config(self, group: str, keys: Sequence[str]) -> bool:
+        """Remove the dynamic group configs ``keys`` of ``group`` (Kafka 4.4.0 accepts
+        keys that are not set, so this always returns True on success).
+
+        Raises:
+            ToolFailed: The tool failed.
+        """
+        args = ["--alter", "--entity-type", "groups", "--entity-name", group]
+        done = self._admin(CONFIGS_MAIN, [*args, "--delete-config", ",".join(keys)])
+        if done.returncode != 0:
+            raise ToolFailed(f"kafka-configs --delete-config group {group}: {done.error()}")
+        return True
 
     # -- the perf tools ----------------------------------------------------------------
 
@@ -317,6 +392,52 @@ class KafkaTools:
             *self._config_args(self.command_config),
         ]
         return self._perf(CONSUMER_MAIN, args)
+
+    def share_consume(
+        self,
+        topic: str,
+        *,
+        records: int,
+        group: str,
+        members: int,
+        deadline_ms: int,
+        reporting_interval_ms: int,
+    ) -> ToolRun:
+        """Run the share-consumer perf tool; its exit code is not judged here.
+
+        It prints a row per member and reporting interval (``--show-detailed-stats``),
+        one summary row per member (``--show-consumer-stats``) and the group's summary.
+
+        Args:
+            topic: The topic to read.
+            records: Records to read, all members together, before it stops.
+            group: The share group its members join.
+            members: Share consumers in the group (the tool's ``--threads``), each with
+                its own connection and thread.
+            deadline_ms: The tool's ``--timeout``: in Kafka 4.4.0 the whole run must end
+                within it (see the module docstring), ms.
+            reporting_interval_ms: How often each member prints its progress, ms.
+        """
+        args = [
+            "--bootstrap-server",
+            self.bootstrap,
+            "--topic",
+            topic,
+            "--num-records",
+            str(records),
+            "--group",
+            group,
+            "--threads",
+            str(members),
+            "--timeout",
+            str(deadline_ms),
+            "--show-detailed-stats",
+            "--reporting-interval",
+            str(reporting_interval_ms),
+            "--show-consumer-stats",
+            *self._config_args(self.command_config),
+        ]
+        return self._perf(SHARE_CONSUMER_MAIN, args)
 
     # -- processes ---------------------------------------------------------------------
 
@@ -438,5 +559,8 @@ def _tool_name(command: Sequence[str]) -> str:
         CONSUMER_MAIN: "kafka-consumer-perf-test",
         TOPICS_MAIN: "kafka-topics",
         GROUPS_MAIN: "kafka-consumer-groups",
+        SHARE_CONSUMER_MAIN: "kafka-share-consumer-perf-test",
+        SHARE_GROUPS_MAIN: "kafka-share-groups",
+        CONFIGS_MAIN: "kafka-configs",
     }
     return next((names[part] for part in command if part in names), command[0])

@@ -5,11 +5,13 @@
                                                  [bytes_out_per_s], [unit]
       topics/      ...                           topic, partitions, replication_factor, keyed,
                                                  [partitioner], [retention_ms]
-      capacity/    ...                           topic or *, producer_/consumer_ mib/records
+      capacity/    ...                           topic or *, producer_/consumer_/share_fetch_
+                                                 mib/records
       groups/      ...                           group_id, topic, strategy, members
       keys/        ...                           topic, key or key_hex, count
       cluster/     ...                           broker_id, [rack], [live]
-      perf/        NAME.producer.txt, NAME.consumer.txt, *.txt with `# topic: NAME`
+      perf/        NAME.producer.txt, NAME.consumer.txt, NAME.share.txt,
+                   *.txt with `# topic: NAME`
 
 The columns are the canonical ones (`planner.figures.schema`); a throughput file may add
 a `unit` column for its byte rates. Files are read in name order, folders in the order
@@ -235,6 +237,8 @@ class LandingSource:
             rows["producer_records_per_s"].append(capacity.tp_records_per_s)
             rows["consumer_mib_per_s"].append(capacity.tc_mib_per_s)
             rows["consumer_records_per_s"].append(capacity.tc_records_per_s)
+            rows["share_fetch_mib_per_s"].append(capacity.share_fetch_mib_per_s)
+            rows["share_fetch_records_per_s"].append(capacity.share_fetch_records_per_s)
             rows["record_bytes"].append(None)
             rows["source"].append(f"{self.name}:perf:{'+'.join(sorted(set(files[topic])))}")
             rows["measured_at"].append(None)

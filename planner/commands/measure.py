@@ -2,19 +2,24 @@
 
 The run, in order: check the arguments and that a bootstrap server answers; create a
 one-partition topic (or check the named one has exactly one partition); run the producer
-perf tool unthrottled, then the consumer perf tool over what it wrote; delete what the run
-created (also after a failure, Ctrl-C or SIGTERM); and only then write the capacity row
-and the tools' output into the landing folder, each file under a temporary name renamed
-into place, so a failed run leaves nothing behind in it.
+perf tool unthrottled, then the consumer perf tool over what it wrote, and with `--share`
+the share-consumer perf tool over it too (a share group of `--share-members` members,
+KIP-932); delete what the run created (also after a failure, Ctrl-C or SIGTERM); and only
+then write the capacity row and the tools' output into the landing folder, each file under
+a temporary name renamed into place, so a failed run leaves nothing behind in it.
 
 What it writes (`LANDING` is `--landing`):
 
 - `LANDING/capacity/measured.csv`: one row for `*`, the fleet default that every topic
   without its own capacity row uses, with the record size and the time. A rerun replaces
   it.
-- `LANDING/perf/TOPIC.STAMP.producer.txt` and `.consumer.txt`: what the tools printed,
-  after a `# topic: TOPIC` line naming the topic measured on. The perf-file reader reads
-  them as that topic's measurement, so they never repeat the `*` row.
+- `LANDING/perf/TOPIC.STAMP.producer.txt` and `.consumer.txt` (and `.share.txt`): what
+  the tools printed, after a `# topic: TOPIC` line naming the topic measured on. The
+  perf-file reader reads them as that topic's measurement, so they never repeat the `*`
+  row.
+
+The share-fetch columns are carried in the capacity table only; the sizing does not use
+them yet.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,6 +47,7 @@ from planner import cli
 from planner.adapters import kafka_dist
 from planner.adapters.perf_test import (
     PartitionCapacity,
+    PerfRun,
     PerfTestError,
     check_topic_name,
     parse_perf_test,
@@ -66,6 +73,22 @@ WARMUP_DIVISOR = 10
 #: The consumer tool gives up after this long without records. The topic holds what
 #: the producer wrote, so only a failing cluster reaches it.
 CONSUMER_TIMEOUT_MS = 60_000
+#: Share consumers in the measured share group, all on the one partition. On Kafka
+#: 4.4.0 (docs/model.md, section 8) two members read more than one in two of three
+#: repetitions, and four no more than two.
+DEFAULT_SHARE_MEMBERS = 2
+MAX_SHARE_MEMBERS = 16
+#: Kafka 4.4.0's share perf tool stops its members (exit 1) when the whole run passes its
+#: `--timeout`, so that is the run's deadline: a minute for the group join and start-up,
+#: plus ten times the consumer tool's time over the same records.
+SHARE_DEADLINE_BASE_MS = 60_000
+SHARE_DEADLINE_FACTOR = 10
+#: Each member prints its progress this often; its first row (the join) is left out, and
+#: a rate needs a second one, so short runs need short intervals.
+SHARE_REPORTING_INTERVAL_MS = 100
+#: The share group reads the records already written, not only new ones (KIP-932 groups
+#: start at the latest offset).
+SHARE_GROUP_CONFIG = {"share.auto.offset.reset": "earliest"}
 CAPACITY_FILE = "measured.csv"
 EXIT_INTERRUPTED = 130
 _COLUMNS = (
@@ -74,6 +97,8 @@ _COLUMNS = (
     "producer_records_per_s",
     "consumer_mib_per_s",
     "consumer_records_per_s",
+    "share_fetch_mib_per_s",
+    "share_fetch_records_per_s",
     "record_bytes",
     "source",
     "measured_at",
@@ -90,7 +115,9 @@ def add_parser(sub: Any) -> None:
             "was created, and write the capacity row ('*', the fleet default) to "
             "LANDING/capacity/measured.csv and the tools' output to LANDING/perf/, where "
             "`plan --landing LANDING` reads them. The consumer tool reads and discards "
-            "records, so its Tc is an upper bound for a consumer that does work."
+            "records, so its Tc is an upper bound for a consumer that does work. With "
+            "--share, kafka-share-consumer-perf-test also reads them in a share group, "
+            "for the share-fetch columns (carried, not used in sizing yet)."
         ),
     )
     p.add_argument("--bootstrap", required=True, metavar="HOST:PORT", help="the cluster")
@@ -126,6 +153,20 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help="replication factor of the topic created (default: the cluster's)",
     )
+    p.add_argument(
+        "--share",
+        action="store_true",
+        help="also measure the partition's share-fetch throughput with "
+        "kafka-share-consumer-perf-test (a share group, KIP-932; Kafka 4.2 or later), "
+        "written to the share_fetch_* columns (not used in sizing yet)",
+    )
+    p.add_argument(
+        "--share-members",
+        type=cli.whole(1),
+        metavar="N",
+        help=f"share consumers in the measured share group (default {DEFAULT_SHARE_MEMBERS}, "
+        f"at most {MAX_SHARE_MEMBERS}; needs --share)",
+    )
     p.add_argument("--landing", required=True, type=Path, metavar="DIR", help="landing folder")
     p.add_argument(
         "--kafka-home",
@@ -153,6 +194,7 @@ class _Request:
     replication_factor: int | None
     landing: Path
     run_id: str
+    share_members: int | None = None
 
 
 @dataclass
@@ -161,6 +203,7 @@ class _Created:
 
     topic: str | None = None
     group: str | None = None
+    share_group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +214,7 @@ class _Measured:
     consumer_text: str
     stem: str
     capacity: PartitionCapacity
+    share_text: str | None = None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -235,6 +279,13 @@ def _request(args: argparse.Namespace) -> _Request:
         )
     if args.topic is not None and (problem := check_topic_name(args.topic)):
         raise cli.UsageError(f"--topic: {problem}")
+    if args.share_members is not None and not args.share:
+        raise cli.UsageError("--share-members: needs --share")
+    if args.share_members is not None and args.share_members > MAX_SHARE_MEMBERS:
+        raise cli.UsageError(
+            f"--share-members: {args.share_members} is above {MAX_SHARE_MEMBERS}: each "
+            f"member is a thread and a connection of one perf-tool JVM"
+        )
     if args.topic is not None and args.replication_factor is not None:
         raise cli.UsageError(
             "--replication-factor: applies to the topic measure creates, not to --topic"
@@ -263,6 +314,7 @@ def _request(args: argparse.Namespace) -> _Request:
         replication_factor=args.replication_factor,
         landing=landing,
         run_id=secrets.token_hex(4),
+        share_members=(args.share_members or DEFAULT_SHARE_MEMBERS) if args.share else None,
     )
 
 
@@ -364,9 +416,18 @@ def _measure(tools: KafkaTools, request: _Request, created: _Created) -> _Measur
             f"kafka-consumer-perf-test read {got:,} of {request.records:,} records before "
             f"its {CONSUMER_TIMEOUT_MS // 1000} s timeout"
         )
-    capacity = partition_capacity([*runs, *read], topic)
+    shared: list[PerfRun] = []
+    share_text: str | None = None
+    if request.share_members is not None:
+        deadline_ms = SHARE_DEADLINE_BASE_MS + int(SHARE_DEADLINE_FACTOR * consumer.seconds * 1000)
+        share_text, shared = _measure_share(
+            tools, request, created, topic=topic, header=header, deadline_ms=deadline_ms
+        )
+    capacity = partition_capacity([*runs, *read, *shared], topic)
     if capacity.tp_mib_per_s is None or capacity.tc_mib_per_s is None:
         raise ToolFailed("the perf tools printed no summary to take Tp and Tc from")
+    if request.share_members is not None and capacity.share_fetch_mib_per_s is None:
+        raise ToolFailed("kafka-share-consumer-perf-test printed no rows to take a rate from")
     return _Measured(
         topic=topic,
         measured_at=_utc(started),
@@ -374,7 +435,66 @@ def _measure(tools: KafkaTools, request: _Request, created: _Created) -> _Measur
         consumer_text=consumer_text,
         stem=stem,
         capacity=capacity,
+        share_text=share_text,
     )
+
+
+def _measure_share(
+    tools: KafkaTools,
+    request: _Request,
+    created: _Created,
+    *,
+    topic: str,
+    header: str,
+    deadline_ms: int,
+) -> tuple[str, list[PerfRun]]:
+    """Run the share-consumer perf tool over the records written; its text and runs."""
+    members = request.share_members
+    assert members is not None
+    group = f"partition-planner-measure-share-{request.run_id}"
+    created.share_group = group  # before the config: it outlives the group (Kafka 4.4.0)
+    tools.set_group_config(group, SHARE_GROUP_CONFIG)
+    _say(
+        f"kafka-share-consumer-perf-test: {request.records:,} records in share group {group}, "
+        f"{members} member(s), from the earliest offset (deadline {deadline_ms // 1000} s)"
+    )
+    done = tools.share_consume(
+        topic,
+        records=request.records,
+        group=group,
+        members=members,
+        deadline_ms=deadline_ms,
+        reporting_interval_ms=SHARE_REPORTING_INTERVAL_MS,
+    )
+    text = (
+        f"{header}, {_utc(datetime.now(UTC))}: share group of {members} member(s), "
+        f"{request.records} records\n{done.stdout}"
+    )
+    if done.returncode != 0:
+        raise ToolFailed(
+            f"kafka-share-consumer-perf-test failed: {done.error()} (it stops at its "
+            f"{deadline_ms // 1000} s deadline)"
+        )
+    try:
+        found = list(parse_perf_test(text, f"{topic}.share.txt"))
+    except PerfTestError as exc:
+        raise ToolFailed(f"kafka-share-consumer-perf-test: {exc} ({done.error()})") from None
+    summary = [r for r in found if r.window == "summary"]
+    got = max((r.records for r in summary), default=0)
+    if got < request.records or any(r.timed_out for r in summary):
+        raise ToolFailed(
+            f"kafka-share-consumer-perf-test read {got:,} of {request.records:,} records "
+            f"before its timeout"
+        )
+    rows = Counter(r.member for r in found if r.window == "detailed")
+    if not any(count >= 2 for count in rows.values()):
+        # Only the summary is left, and a few seconds of group join are most of it.
+        raise ToolFailed(
+            f"kafka-share-consumer-perf-test: the share group read the {request.records:,} "
+            f"records within {SHARE_REPORTING_INTERVAL_MS} ms of its join, too soon for a "
+            f"rate without the join; measure with more --records"
+        )
+    return text, found
 
 
 def _utc(moment: datetime) -> str:
@@ -384,6 +504,15 @@ def _utc(moment: datetime) -> str:
 def _clean_up(tools: KafkaTools, created: _Created) -> list[str]:
     """Delete the group, then the topic; what could not be deleted, and why."""
     steps: list[tuple[str, str, Callable[[str], bool]]] = []
+    if created.share_group is not None:
+        steps.append(("share group", created.share_group, tools.delete_share_group))
+        steps.append(
+            (
+                "share group config",
+                created.share_group,
+                lambda group: tools.delete_group_config(group, list(SHARE_GROUP_CONFIG)),
+            )
+        )
     if created.group is not None:
         steps.append(("consumer group", created.group, tools.delete_group))
     if created.topic is not None:
@@ -428,7 +557,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 # -- output -------------------------------------------------------------------------------
 
 
-def _capacity_csv(request: _Request, measured: _Measured, files: tuple[str, str]) -> str:
+def _capacity_csv(request: _Request, measured: _Measured, files: tuple[str, ...]) -> str:
     c = measured.capacity
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -440,6 +569,8 @@ def _capacity_csv(request: _Request, measured: _Measured, files: tuple[str, str]
             repr(c.tp_records_per_s),
             repr(c.tc_mib_per_s),
             repr(c.tc_records_per_s),
+            "" if c.share_fetch_mib_per_s is None else repr(c.share_fetch_mib_per_s),
+            "" if c.share_fetch_records_per_s is None else repr(c.share_fetch_records_per_s),
             request.record_bytes,
             f"measure:{request.bootstrap}:perf/{'+'.join(files)}",
             measured.measured_at,
@@ -450,12 +581,12 @@ def _capacity_csv(request: _Request, measured: _Measured, files: tuple[str, str]
 
 def _write(request: _Request, measured: _Measured) -> list[Path]:
     """Write every file under a hidden temporary name, then rename them all into place."""
-    names = (f"{measured.stem}.producer.txt", f"{measured.stem}.consumer.txt")
-    contents = {
-        Path("perf") / names[0]: measured.producer_text,
-        Path("perf") / names[1]: measured.consumer_text,
-        Path("capacity") / CAPACITY_FILE: _capacity_csv(request, measured, names),
-    }
+    texts = {"producer": measured.producer_text, "consumer": measured.consumer_text}
+    if measured.share_text is not None:
+        texts["share"] = measured.share_text
+    names = tuple(f"{measured.stem}.{kind}.txt" for kind in texts)
+    contents = {Path("perf") / n: t for n, t in zip(names, texts.values(), strict=True)}
+    contents[Path("capacity") / CAPACITY_FILE] = _capacity_csv(request, measured, names)
     staged: list[tuple[Path, Path]] = []
     try:
         for relative, text in contents.items():
@@ -485,6 +616,7 @@ def _summary(
         f"(the producer's steady-state summary)",
         f"Tc {c.tc_mib_per_s:.2f} MiB/s, {c.tc_records_per_s:,.1f} records/s "
         f"(the consumer's fetch rates: the group join left out)",
+        *_share_lines(request, c),
         f"wrote {capacity_file}: the fleet default '*', {request.record_bytes:,}-byte records",
         *(f"wrote {path}" for path in written if path != capacity_file),
         "",
@@ -497,6 +629,17 @@ def _summary(
     ]
     lines += [f"note: {note}" for note in _other_default_rows(request.landing)]
     print("\n".join(lines), flush=True)
+
+
+def _share_lines(request: _Request, c: PartitionCapacity) -> list[str]:
+    if c.share_fetch_mib_per_s is None or c.share_fetch_records_per_s is None:
+        return []
+    return [
+        f"share-fetch {c.share_fetch_mib_per_s:.2f} MiB/s, "
+        f"{c.share_fetch_records_per_s:,.1f} records/s (one partition to a share group of "
+        f"{request.share_members} member(s), the group join left out; carried in the "
+        f"capacity row, not used in sizing yet)",
+    ]
 
 
 def _other_default_rows(landing: Path) -> list[str]:

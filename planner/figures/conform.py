@@ -266,6 +266,10 @@ def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check
             "producer_records_per_s",
             "consumer_mib_per_s",
             "consumer_records_per_s",
+            # A share-fetch measurement alone is a figure too (the sizing then takes
+            # both of the topic's sides from the `*` row).
+            "share_fetch_mib_per_s",
+            "share_fetch_records_per_s",
         )
         none = np.ones(raw.num_rows, dtype=bool)
         for name in figures:

@@ -199,12 +199,27 @@ CAPACITY = Table(
             "Tc in records/s",
             required=False,
         ),
+        _c(
+            "share_fetch_mib_per_s",
+            pa.float64(),
+            "positive",
+            "MiB/s the members of one share group (KIP-932) read from one partition "
+            "together: the broker's share-fetch throughput; not used in sizing yet",
+            required=False,
+        ),
+        _c(
+            "share_fetch_records_per_s",
+            pa.float64(),
+            "positive",
+            "the share-fetch throughput in records/s",
+            required=False,
+        ),
         _c("record_bytes", pa.float64(), "positive", "record size measured", required=False),
         _SOURCE,
         _c("measured_at", TIMESTAMP, "", "when it was measured, UTC", required=False),
     ),
     ("topic",),
-    "single-partition capacities (Tp, Tc) of a topic",
+    "single-partition capacities (Tp, Tc, share-fetch) of a topic",
 )
 
 GROUPS = Table(

@@ -1,4 +1,4 @@
-"""Reading kafka-producer-perf-test / kafka-consumer-perf-test output into Tp and Tc.
+"""Reading Kafka's producer, consumer and share-consumer perf-tool output into capacities.
 
 The fixture files under data/perf are of two kinds:
 
@@ -14,6 +14,16 @@ The fixture files under data/perf are of two kinds:
           ... --num-records 400000 --timeout 3000                    (kafka44-timeout)
       ShareConsumerPerformance --topic k44 --num-records 300000 --timeout 60000, its
           group set to share.auto.offset.reset=earliest             (kafka44-share)
+
+  and `kafka44-share2.share.txt` (and `kafka44-share-glued.share.txt`, a 40,000-record
+  `partition-planner measure --share` run with its own comment lines), from a one-node
+  broker with Kafka's own JVM options
+  (`benchmarks/share_capacity.py`'s kind), 200,000 records of 1,024 bytes, after a
+  `# topic: s44` line:
+
+      ShareConsumerPerformance --topic s1 --group g --num-records 200000 --threads 2
+          --timeout 300000 --show-detailed-stats --reporting-interval 1000
+          --show-consumer-stats
 
 - the others: written from the printf formats in Kafka 3.x's ProducerPerformance.java
   and ConsumerPerformance.java, with numbers that agree with each other (MB = bytes /
@@ -193,12 +203,186 @@ def test_kafka_44_timeout_warning_says_records() -> None:
     assert any("--num-records" in n for n in notes)
 
 
-def test_kafka_44_share_consumer_output_is_refused_as_not_tc() -> None:
-    message = rejects(
-        (DATA / "kafka44-share.consumer.txt").read_text(), "kafka44-share.consumer.txt"
+def test_share_output_in_a_file_named_for_consumer_output_is_refused() -> None:
+    # A share group's rate is not Tc: the file name must not make it one.
+    text = (DATA / "kafka44-share.share.txt").read_text()
+    message = rejects(text, "kafka44-share.consumer.txt")
+    assert message == (
+        "kafka44-share.consumer.txt: line 2: share perf-test output in a file named for "
+        "consumer output"
     )
-    assert message.startswith("kafka44-share.consumer.txt: line 1: kafka-share-consumer-perf")
-    assert "not Tc" in message
+
+
+# --- share consumer (KIP-932) -------------------------------------------------------------
+
+SHARE_HEADER = (
+    "start.time, end.time, data.consumed.in.MB, MB.sec, nMsg.sec, data.consumed.in.nMsg, "
+    "fetch.time.ms"
+)
+SHARE_SUMMARY = (
+    "2026-11-26 05:00:43:082, 2026-11-26 05:01:12:766, 292.9688, 9.8696, 10106.4547, 300000, 29684"
+)
+
+
+def detailed(member: int, mib: float, records: int, ms: int) -> str:
+    return (
+        f"2026-11-26 05:00:43:082, 2026-11-26 05:00:44:082, {mib:.4f}, 1.0000, 1000.0000, "
+        f"{records}, {ms} for share consumer {member}"
+    )
+
+
+def test_kafka_44_share_summary_only_gives_its_rates_with_a_note() -> None:
+    (run,) = fixture("kafka44-share.share.txt")
+    assert (run.kind, run.topic, run.window, run.member, run.line) == (
+        "share",
+        "kafka44-share",
+        "summary",
+        None,
+        2,
+    )
+    assert (run.records, run.records_per_s, run.mib_per_s, run.fetch_ms, run.mib) == (
+        300_000,
+        10106.4547,
+        9.8696,
+        29684,
+        292.9688,
+    )
+    capacity = partition_capacity([run], "kafka44-share")
+    assert capacity.share_fetch_records_per_s == 10106.4547
+    assert capacity.share_fetch_mib_per_s == 9.8696
+    assert (capacity.share_runs, capacity.share_members) == (1, None)
+    # Never Tc: a share group's members split the partition's records.
+    assert capacity.tc_mib_per_s is None and capacity.consumer_runs == 0
+    assert any("includes the group join" in n for n in capacity.notes)
+    assert any("not Tc" in n for n in capacity.notes)
+
+
+def test_kafka_44_two_members_steady_rate_leaves_the_join_row_out() -> None:
+    runs = fixture("kafka44-share2.share.txt")
+    assert {r.topic for r in runs} == {"s44"} and {r.kind for r in runs} == {"share"}
+    windows = [(r.window, r.member) for r in runs]
+    assert windows.count(("detailed", 1)) == 5 and windows.count(("detailed", 2)) == 5
+    assert windows[-3:] == [("member", 1), ("member", 2), ("summary", None)]
+    members = [r for r in runs if r.window == "member"]
+    (summary,) = (r for r in runs if r.window == "summary")
+    # The members split the partition's records between them.
+    assert [m.records for m in members] == [97_040, 102_960]
+    assert sum(m.records for m in members) == summary.records == 200_000
+    capacity = partition_capacity(runs, "s44")
+    # Member 1 read 92,071 - 1 records over 1006+1011+1003+1004 ms, member 2 102,451 - 1
+    # over 1050+1015+1010+1010 ms: the group's records over the longer span.
+    span_s = (1050 + 1015 + 1010 + 1010) / 1000
+    assert capacity.share_fetch_records_per_s == pytest.approx((92_070 + 102_450) / span_s)
+    mib = (89.9131 - 0.0010) + (100.0498 - 0.0010)
+    assert capacity.share_fetch_mib_per_s == pytest.approx(mib / span_s)
+    assert (capacity.share_runs, capacity.share_members) == (1, 2)
+    # The join (about 5.6 s of the 11.2 s run) halves the summary's rate.
+    assert summary.records_per_s < 0.5 * capacity.share_fetch_records_per_s
+    assert not any("includes the group join" in n for n in capacity.notes)
+
+
+def test_kafka_44_rows_of_two_members_on_one_line_are_split() -> None:
+    # 4.4.0 prints a detailed row and its line end separately: two members reporting at
+    # once glue their rows together (`...5657 for share consumer 12026-11-26 ...`).
+    runs = fixture("kafka44-share-glued.share.txt")
+    rows = [(r.window, r.member, r.records, r.fetch_ms, r.line) for r in runs]
+    assert rows == [
+        ("detailed", 1, 1, 5657, 4),
+        ("detailed", 2, 1, 5655, 4),
+        ("member", 1, 19_724, 6868, 6),
+        ("member", 2, 20_276, 6868, 7),
+        ("summary", None, 40_000, 6883, 8),
+    ]
+    # The members read everything within one interval of their join: no steady rate,
+    # so the summary's (join included) stands, with a note.
+    capacity = partition_capacity(runs, "glued")
+    assert capacity.share_fetch_records_per_s == 5811.4194
+    assert capacity.share_members == 2
+    assert any("includes the group join" in n for n in capacity.notes)
+
+
+def test_glued_rows_of_member_ten_and_more_are_split_at_the_date() -> None:
+    first = detailed(10, 1.0, 1024, 1000)
+    second = detailed(11, 2.0, 2048, 1000)
+    (one, two) = parse_perf_test(f"{SHARE_HEADER}\n{first}{second}\n", "t.share.txt")
+    assert (one.member, one.records, two.member, two.records) == (10, 1024, 11, 2048)
+
+
+def test_share_runs_with_fewer_members_are_left_out_and_the_rest_is_a_median() -> None:
+    def run_text(members: int, per_member: int) -> str:
+        rows = []
+        for m in range(1, members + 1):
+            rows += [detailed(m, 0.001, 1, 5000), detailed(m, per_member / 1024, per_member, 1000)]
+        return "\n".join(["# topic: t", SHARE_HEADER, *rows, SHARE_SUMMARY]) + "\n"
+
+    runs = [
+        *parse_perf_test(run_text(1, 9_001), "t.r1.share.txt"),
+        *parse_perf_test(run_text(2, 4_001), "t.r2.share.txt"),
+        *parse_perf_test(run_text(2, 6_001), "t.r3.share.txt"),
+        *parse_perf_test(run_text(2, 5_001), "t.r4.share.txt"),
+    ]
+    capacity = partition_capacity(runs, "t")
+    # Each 2-member run: 2 * (n - 1) records in 1 s; the median of 8,000, 12,000, 10,000.
+    assert capacity.share_fetch_records_per_s == 10_000
+    assert (capacity.share_runs, capacity.share_members) == (3, 2)
+    assert "share: median of 3 runs" in capacity.notes
+    assert any("runs with 1 left out" in n for n in capacity.notes)
+
+
+def test_share_rows_without_a_header_and_older_member_rows_are_read() -> None:
+    text = "\n".join(
+        [
+            "Share consumer 1 consumption metrics- 2026-11-26 05:00:43:082, "
+            "2026-11-26 05:01:12:766, 292.9688, 9.8696, 10106.4547, 300000, 29684",
+            SHARE_SUMMARY,
+        ]
+    )
+    member, summary = parse_perf_test(text, "t.share.txt")
+    assert (member.window, member.member, member.records) == ("member", 1, 300_000)
+    assert (summary.window, summary.records_per_s) == ("summary", 10106.4547)
+
+
+def test_a_share_timeout_warning_marks_the_summary() -> None:
+    warning = (
+        "WARNING: Exiting before consuming the expected number of records: timeout (10000 ms) "
+        "exceeded. You can use the --timeout option to increase the timeout."
+    )
+    text = "\n".join([SHARE_HEADER, warning, SHARE_SUMMARY])
+    (run,) = parse_perf_test(text, "t.share.txt")
+    assert run.timed_out
+    assert any("hit its --timeout" in n for n in partition_capacity([run], "t").notes)
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        (
+            "2026-11-26 05:00:43:082, 2026-11-26 05:01:12:766, 0.0000, 0.0000, 0.0000, 0, 29684",
+            "line 2: no records consumed (data.consumed.in.nMsg is 0)",
+        ),
+        (
+            "2026-11-26 05:00:43:082, 2026-11-26 05:00:43:082, 1.0000, Infinity, Infinity, 10, 0",
+            "line 2: MB.sec is Infinity: zero elapsed time, not a measurement",
+        ),
+        (
+            "2026-11-26 05:00:43:082, 2026-11-26 05:01:12:766, 1.0000, -0.0000, 1.0000, 10, 5",
+            "line 2: MB.sec -0.0000 is negative",
+        ),
+        (
+            "Share consumer 1 having client id c consumption metrics- 2026-11-26 05:00:43:082, "
+            "2026-11-26 05:01:12:766, 292.9688, 9.8696",
+            "line 2: a share consumer's row that is not kafka-share-consumer-perf-test output",
+        ),
+        (
+            "2026-11-26 05:00:43:082, 2026-11-26 05:01:12:766, 1.0000, 1.0000, 1.0000, 10, 5 "
+            "for share consumer 1garbage",
+            "line 2: text glued to a share consumer's row that is not one: 'garbage'",
+        ),
+    ],
+)
+def test_share_rows_that_cannot_be_measurements_are_refused(row: str, problem: str) -> None:
+    message = rejects(f"{SHARE_HEADER}\n{row}\n", "t.share.txt")
+    assert message.startswith(f"t.share.txt: {problem}"), message
 
 
 # --- consumer ---------------------------------------------------------------------------
@@ -374,7 +558,8 @@ def test_rejects_bad_producer_lines(line: str, problem: str) -> None:
 )
 def test_rejects_a_file_with_no_run(text: str) -> None:
     assert rejects(text, "t.producer.txt") == (
-        "t.producer.txt: no kafka-producer-perf-test or kafka-consumer-perf-test output found"
+        "t.producer.txt: no kafka-producer-perf-test, kafka-consumer-perf-test or "
+        "kafka-share-consumer-perf-test output found"
     )
 
 

@@ -107,6 +107,25 @@ def test_a_tools_error_is_its_own_line_without_log_noise() -> None:
     )
     assert consumer.error().startswith("Invalid value bogus for configuration isolation.level")
     assert _run(code=3).error() == "exit code 3"
+    # Kafka 4.4.0's kafka-configs refusing a group config: the broker's words, unwrapped.
+    config = _run(
+        stderr=(
+            "java.util.concurrent.ExecutionException: org.apache.kafka.common.errors."
+            "InvalidConfigurationException: Invalid value bogus for configuration "
+            "share.auto.offset.reset: Invalid value `bogus` for configuration "
+            "share.auto.offset.reset.\n"
+        )
+    )
+    assert config.error().startswith("Invalid value bogus for configuration share.auto.offset")
+    share_groups = _run(
+        stderr=(
+            "Error: Deletion of some share groups failed:\n* Group 'g3' could not be deleted "
+            "due to: org.apache.kafka.common.errors.GroupNotEmptyException: Share group "
+            "'g3' is not EMPTY.\n"
+        ),
+        code=0,
+    )
+    assert share_groups.error().endswith("Share group 'g3' is not EMPTY.")
 
 
 def test_the_admin_tools_get_timeouts_the_users_file_can_override(tmp_path: Path) -> None:

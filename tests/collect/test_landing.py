@@ -119,6 +119,49 @@ def test_collects_every_table_from_csv_jsonl_and_parquet(landing: Path, tmp_path
     assert topics.column("partitioner").to_pylist() == ["murmur2", "murmur2_random"]
 
 
+def test_share_fetch_figures_come_from_capacity_files_and_share_perf_files(
+    landing: Path, tmp_path: Path
+) -> None:
+    """The two optional share-fetch columns: given in a capacity file (alone, they are a
+    figure), or measured from `kafka-share-consumer-perf-test` output in `perf/`; a value
+    that is not above zero is rejected like any capacity."""
+    _write(
+        landing / "capacity" / "capacity.csv",
+        "topic,producer_mib_per_s,consumer_mib_per_s,share_fetch_mib_per_s,"
+        "share_fetch_records_per_s\n*,20,5,,\norders,,,12.5,12800\nzero,,,0,\nnegative,,,,-3\n",
+    )
+    shutil.copy(PERF / "kafka44-share2.share.txt", landing / "perf" / "s44.share.txt")
+    figures = tmp_path / "figures"
+    report = collect_interval([LandingSource(landing)], DAY, figures)
+    capacity = read_table(figures, DAY, "capacity")
+    assert capacity is not None
+    by_topic = {r["topic"]: r for r in capacity.to_pylist()}
+    assert by_topic["*"]["share_fetch_mib_per_s"] is None
+    assert (
+        by_topic["orders"]["share_fetch_mib_per_s"],
+        by_topic["orders"]["producer_mib_per_s"],
+    ) == (
+        12.5,
+        None,
+    )
+    assert by_topic["orders"]["share_fetch_records_per_s"] == 12_800.0
+    measured = partition_capacity(read_perf_test(PERF / "kafka44-share2.share.txt"), "s44")
+    assert by_topic["s44"]["share_fetch_mib_per_s"] == measured.share_fetch_mib_per_s
+    assert by_topic["s44"]["share_fetch_records_per_s"] == measured.share_fetch_records_per_s
+    assert by_topic["s44"]["consumer_mib_per_s"] is None  # never Tc
+    assert by_topic["s44"]["source"].endswith("perf:s44.share.txt")
+    assert "zero" not in by_topic and "negative" not in by_topic
+    rejected = {
+        (r["row"], r["field"], r["reason"])
+        for r in report.rejected.to_pylist()
+        if r["source"].endswith("capacity.csv")
+    }
+    assert rejected == {
+        (4, "share_fetch_mib_per_s", "must be above zero"),
+        (5, "share_fetch_records_per_s", "must be above zero"),
+    }
+
+
 def test_a_cluster_file_may_mark_brokers_down(landing: Path, tmp_path: Path) -> None:
     """`live` is optional: absent, it is empty (taken as up); given, a down broker stays a
     row, so the broker count stays the cluster's."""

@@ -115,7 +115,8 @@ def test_a_measurement_lands_rows_the_plan_reads_and_leaves_no_topic_or_group(
     rows = (landing / "capacity" / "measured.csv").read_text().splitlines()
     assert rows[0] == (
         "topic,producer_mib_per_s,producer_records_per_s,consumer_mib_per_s,"
-        "consumer_records_per_s,record_bytes,source,measured_at"
+        "consumer_records_per_s,share_fetch_mib_per_s,share_fetch_records_per_s,"
+        "record_bytes,source,measured_at"
     )
     # Collected the way `plan --landing` collects: the '*' row as written, and the raw
     # files as the test topic's own row, neither rejected.
@@ -136,6 +137,9 @@ def test_a_measurement_lands_rows_the_plan_reads_and_leaves_no_topic_or_group(
     assert before <= row["measured_at"] <= datetime.now(UTC)
     assert producer_file.name in row["source"] and consumer_file.name in row["source"]
     assert from_perf.table.column("topic").to_pylist() == [topic]
+    # Without --share, no share group ran and the share columns are empty.
+    assert row["share_fetch_mib_per_s"] is None and row["share_fetch_records_per_s"] is None
+    assert "share" not in out
 
     # Plausible: the MiB/s and records/s of each side agree at 512-byte records, within
     # the rounding of the printed MiB/s (two decimals for the producer).
@@ -149,6 +153,96 @@ def test_a_measurement_lands_rows_the_plan_reads_and_leaves_no_topic_or_group(
         assert mib == pytest.approx(records * RECORD_BYTES / 2**20, rel=0.02, abs=0.006)
     assert f"Tp {capacity.tp_mib_per_s:.2f} MiB/s" in out
     assert "Tc is an upper bound" in out and "consumer_mib_per_s" in out
+
+
+SHARE_RECORDS = 40_000
+
+
+def _share_groups(kafka: KRaftCluster) -> set[str]:
+    """The share groups Kafka lists (confluent-kafka 2.16.1 lists no share groups)."""
+    from planner.adapters.perf_tools import SHARE_GROUPS_MAIN, run_tool
+    from tests.support.kafka import distribution
+
+    command = distribution().java_command(
+        SHARE_GROUPS_MAIN, ["--bootstrap-server", kafka.bootstrap, "--list"], heap_mb=256
+    )
+    done = run_tool(command, timeout_s=120)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+def _dynamic_group_configs(kafka: KRaftCluster, group: str) -> dict[str, str]:
+    from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
+
+    resource = ConfigResource(ResourceType.GROUP, group)
+    admin = _admin(kafka)  # kept: librdkafka fails the futures of a destroyed handle
+    found = admin.describe_configs([resource])[resource].result(timeout=60)
+    dynamic = ConfigSource.GROUP_CONFIG.value  # a group's own dynamic config
+    return {name: c.value for name, c in found.items() if c.source == dynamic}
+
+
+def test_a_share_measurement_adds_the_share_fetch_columns_and_leaves_no_share_group(
+    kafka: KRaftCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--share`: a share group of two members reads the records written, its rows land
+    beside Tp and Tc, and the group and its dynamic config (which Kafka 4.4.0 keeps after
+    the group is deleted) are removed."""
+    landing = tmp_path / "landing"
+    code = main(
+        [
+            "measure",
+            "--bootstrap",
+            kafka.bootstrap,
+            "--record-size",
+            str(RECORD_BYTES),
+            "--records",
+            str(SHARE_RECORDS),
+            "--landing",
+            str(landing),
+            "--share",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err + out
+    topic = _created_topic(out)
+    group = topic.replace("partition-planner-measure-", "partition-planner-measure-share-")
+    assert f"deleted share group {group}" in out and f"deleted topic {topic}" in out
+    assert group not in _share_groups(kafka)
+    assert _dynamic_group_configs(kafka, group) == {}
+
+    names = sorted(p.name for p in (landing / "perf").iterdir())
+    assert [n.rsplit(".", 2)[-2] for n in names] == ["consumer", "producer", "share"]
+    share_file = landing / "perf" / names[2]
+    runs = read_perf_test(share_file)
+    assert {r.topic for r in runs} == {topic} and {r.kind for r in runs} == {"share"}
+    (summary,) = (r for r in runs if r.window == "summary")
+    members = [r for r in runs if r.window == "member"]
+    # Both members joined; together they read every record (a member may read past
+    # the count before the tool stops them).
+    assert sorted(m.member for m in members) == [1, 2]
+    assert summary.records >= SHARE_RECORDS
+    assert sum(m.records for m in members) == summary.records
+    share = partition_capacity(runs, topic)
+
+    day = DataInterval.day(datetime.now(UTC).date())
+    collected = LandingSource(landing).collect(day)
+    assert not collected.rejected
+    from_csv, from_perf = collected.parts["capacity"]
+    (row,) = from_csv.table.to_pylist()
+    assert (row["share_fetch_mib_per_s"], row["share_fetch_records_per_s"]) == (
+        share.share_fetch_mib_per_s,
+        share.share_fetch_records_per_s,
+    )
+    assert row["consumer_mib_per_s"] is not None and row["producer_mib_per_s"] is not None
+    assert share_file.name in row["source"]
+    (perf_row,) = from_perf.table.to_pylist()
+    assert perf_row["share_fetch_mib_per_s"] == share.share_fetch_mib_per_s
+    assert share.share_fetch_mib_per_s is not None and share.share_fetch_records_per_s is not None
+    assert share.share_fetch_mib_per_s == pytest.approx(
+        share.share_fetch_records_per_s * RECORD_BYTES / 2**20, rel=0.02
+    )
+    assert f"share-fetch {share.share_fetch_mib_per_s:.2f} MiB/s" in out
+    assert "not used in sizing yet" in out
 
 
 def _perf_files(landing: Path) -> tuple[Path, Path]:
@@ -214,6 +308,8 @@ def test_a_named_topic_that_cannot_be_measured_is_refused(
         (["--command-config", "/nonexistent/client.properties"], "--command-config: cannot"),
         (["--kafka-home", "/"], "--kafka-home: / is not an Apache Kafka installation"),
         (["--landing-dir", "x"], "unrecognized arguments: --landing-dir"),
+        (["--share-members", "2"], "--share-members: needs --share"),
+        (["--share-members", "0"], "--share-members: expected a whole number >= 1"),
     ],
 )
 def test_bad_arguments_are_one_line_exit_2_and_nothing_written(
@@ -229,6 +325,17 @@ def test_bad_arguments_are_one_line_exit_2_and_nothing_written(
     err = capsys.readouterr().err
     assert raised.value.code == 2
     assert err.count("\n") == 1 and problem in err, err
+    assert not landing.exists()
+
+
+def test_more_share_members_than_one_tool_runs_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    landing = tmp_path / "landing"
+    argv = ["measure", "--bootstrap", "127.0.0.1:9", "--record-size", "100", "--share"]
+    assert main([*argv, "--share-members", "17", "--landing", str(landing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--share-members: 17 is above 16" in err
     assert not landing.exists()
 
 

@@ -242,6 +242,14 @@ def test_a_pandas_frame_is_refused() -> None:
 # --- capacity.input -------------------------------------------------------------------
 
 
+FIGURES = (
+    "producer_mib_per_s",
+    "producer_records_per_s",
+    "consumer_mib_per_s",
+    "consumer_records_per_s",
+)
+
+
 def capacity(name: str, **overrides: Any) -> dict[str, Any]:
     row = {
         "topic": name,
@@ -261,6 +269,14 @@ def test_capacity_good_passes(spark: Any) -> None:
         capacity("*"),
         capacity("orders", producer_records_per_s=None, consumer_records_per_s=None),
         capacity("payments", consumer_mib_per_s=None, record_bytes=None, measured_at=None),
+        capacity("jobs", share_fetch_mib_per_s=30.0, share_fetch_records_per_s=30_000.0),
+        # Share-fetch figures alone are a row's figure (Tp and Tc then come from `*`).
+        capacity(
+            "tasks",
+            **dict.fromkeys(FIGURES),
+            share_fetch_mib_per_s=None,
+            share_fetch_records_per_s=5_000.0,
+        ),
     ]
     report = validate(figures_frame(spark, "capacity", rows), "capacity.input")
     assert report.success, report.message()
@@ -277,6 +293,8 @@ def test_capacity_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
         capacity("no-figure", **none, consumer_records_per_s=None),
         capacity("zero", producer_mib_per_s=0.0),
         capacity("negative", consumer_records_per_s=-1.0),
+        capacity("share-zero", share_fetch_mib_per_s=0.0),
+        capacity("share-inf", share_fetch_records_per_s=float("inf")),
         capacity("nan-size", record_bytes=float("nan")),
         capacity("a/b"),
         capacity("*"),
@@ -287,6 +305,8 @@ def test_capacity_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
         (QUERY, "capacity.has_figure"),
         (BETWEEN, "producer_mib_per_s"),
         (BETWEEN, "consumer_records_per_s"),
+        (BETWEEN, "share_fetch_mib_per_s"),
+        (BETWEEN, "share_fetch_records_per_s"),
         (BETWEEN, "record_bytes"),
         (REGEX, "topic"),
         (UNIQUE, "topic"),
