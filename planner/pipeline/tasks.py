@@ -247,7 +247,11 @@ def creation_request(
         fleet_report: The fleet report's folder: the plan's site links back to it.
     """
     given = {
-        str(k): ", ".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
+        str(k): ", ".join(map(str, v))
+        if isinstance(v, list | tuple)
+        else v
+        if isinstance(v, bool | int | float)
+        else str(v)
         for k, v in params.items()
         if v is not None and v != "" and v != [] and k != "topic"
     }
@@ -324,6 +328,7 @@ def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
     from planner.pipeline.publish import NotPublishable, lookback_days_of, publish_run
     from planner.store import StoreError
 
+    _quiet_libraries()
     config, workspace = _run_config(plan)
     started = getattr(context.get("dag_run"), "start_date", None) or datetime.now(UTC)
     try:
@@ -339,7 +344,28 @@ def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
     except (NotPublishable, StoreError) as exc:
         raise _fail(str(exc)) from None
     _log_published(result)
-    return {"index": str(result.index), "topics": result.topics, "store_run": result.store_run_id}
+    # The page first: Airflow logs the returned value after the task's own lines.
+    page = {"page": str(result.page)} if result.page is not None else {}
+    return {
+        **page,
+        "index": str(result.index),
+        "topics": result.topics,
+        "store_run": result.store_run_id,
+    }
+
+
+def _quiet_libraries() -> None:
+    """Libraries' INFO chatter out of the task log; their warnings stay in.
+
+    Airflow's task logging takes every logger's INFO lines: Great Expectations writes
+    about 200 of them on import (the Data Docs), py4j one per connection.
+    """
+    import logging
+
+    from expectations.validate import quiet_gx_logging
+
+    logging.getLogger("py4j").setLevel(logging.WARNING)
+    quiet_gx_logging()
 
 
 def _log_published(result: Any) -> None:

@@ -28,8 +28,9 @@ Example:
 
 from __future__ import annotations
 
+import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -40,12 +41,15 @@ __all__ = [
     "create_command",
     "create_cost",
     "create_headline",
+    "creation_rationale",
     "deploy_headline",
     "deploy_note",
     "group_status",
+    "growth_from_request",
     "growth_given",
     "is_creation",
     "is_deployment",
+    "request_capacity_source",
     "request_summary",
     "topic_status",
 ]
@@ -192,6 +196,32 @@ def capacity_source(
     return "; ".join(parts) or "no Tp or Tc in the request"
 
 
+def _given(parameters: Mapping[str, Any], name: str) -> bool:
+    value = parameters.get(name)
+    return value is not None and str(value).strip() != ""
+
+
+def _file(parameters: Mapping[str, Any], name: str) -> str | None:
+    return str(parameters[name]) if _given(parameters, name) else None
+
+
+def request_capacity_source(parameters: Mapping[str, Any]) -> str:
+    """`capacity_source` from a request's parameters (`plan_new_topic`'s names)."""
+    return capacity_source(
+        tp_numbers=_given(parameters, "tp_mib_per_s") or _given(parameters, "tp_records_per_s"),
+        tc_numbers=_given(parameters, "tc_mib_per_s") or _given(parameters, "tc_records_per_s"),
+        producer_perf_file=_file(parameters, "producer_perf_file"),
+        consumer_perf_file=_file(parameters, "consumer_perf_file"),
+    )
+
+
+def growth_from_request(parameters: Mapping[str, Any]) -> bool:
+    """Whether a creation plan's growth is the request's: peaks given as numbers make one
+    day of figures, which fits no trend, so the request's growth is applied as the
+    floor; a throughput file may hold weeks, whose growth is fitted as the fleet's."""
+    return not _given(parameters, "figures_file")
+
+
 #: The request's parameters in the order a reader asks about them, with their labels.
 _SHOWN = (
     ("peak_mib_per_s", "peak MiB/s", "{:g}"),
@@ -210,8 +240,8 @@ _SHOWN = (
     ("consumer_perf_file", "consumer perf-test", "{}"),
     ("consumer_groups", "groups", "{}"),
     ("strategy", "strategy", "{}"),
-    ("replication_factor", "replication factor", "{}"),
-    ("brokers", "brokers", "{}"),
+    ("replication_factor", "replication factor", "{:g}"),
+    ("brokers", "brokers", "{:g}"),
 )
 
 
@@ -238,3 +268,30 @@ def request_summary(parameters: Mapping[str, Any]) -> str:
                 text = str(value)
         shown.append(f"{label} {text}")
     return " \u00b7 ".join(shown)
+
+
+# The sizing's sentence on Tp and Tc names the capacity row ("from the topic's own
+# measurement, <source>"): for a creation plan the request is the source.
+_CAPACITY_ORIGIN = re.compile(r" per partition from [^;]*")
+
+
+def creation_rationale(
+    sentences: Iterable[str], *, growth_from_request: bool, capacity: str
+) -> tuple[str, ...]:
+    """A creation plan's rationale: the sizing's sentences, with the growth and Tp/Tc
+    told by where they came from.
+
+    Args:
+        sentences: The plan's rationale as the sizing wrote it.
+        growth_from_request: The growth is the request's (it gave peaks, not a file),
+            which the sizing applied as its floor.
+        capacity: Where Tp and Tc came from (`capacity_source`).
+    """
+    out = []
+    for sentence in sentences:
+        if sentence.startswith("Tp ") and " per partition from " in sentence:
+            sentence = _CAPACITY_ORIGIN.sub(" per partition", sentence) + f" ({capacity})"
+        elif growth_from_request:
+            sentence = sentence.replace("/year (floor)", "/year (given in the request)")
+        out.append(sentence)
+    return tuple(out)

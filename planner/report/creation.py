@@ -31,28 +31,22 @@ def creation_request_of(request: Mapping[str, Any]) -> CreationRequest:
     return CreationRequest(
         topic=str(request["topic"]),
         requested_at=datetime.fromisoformat(at) if isinstance(at, str) else at,
-        parameters={str(k): str(v) for k, v in (request.get("parameters") or {}).items()},
+        parameters=dict(request.get("parameters") or {}),
         run_id=request.get("run_id"),
         fleet_link=request.get("fleet_link"),
     )
 
 
-def _given(parameters: Mapping[str, str], name: str) -> bool:
-    return bool(parameters.get(name, "").strip())
-
-
-def _topic(t: TopicReport, parameters: Mapping[str, str]) -> TopicReport:
+def _topic(t: TopicReport, parameters: Mapping[str, Any]) -> TopicReport:
+    capacity = creation.request_capacity_source(parameters)
+    given = creation.growth_from_request(parameters)
     changes: dict[str, Any] = {
-        "capacity_source": creation.capacity_source(
-            tp_numbers=_given(parameters, "tp_mib_per_s") or _given(parameters, "tp_records_per_s"),
-            tc_numbers=_given(parameters, "tc_mib_per_s") or _given(parameters, "tc_records_per_s"),
-            producer_perf_file=parameters.get("producer_perf_file"),
-            consumer_perf_file=parameters.get("consumer_perf_file"),
-        )
+        "capacity_source": capacity,
+        "rationale": creation.creation_rationale(
+            t.rationale, growth_from_request=given, capacity=capacity
+        ),
     }
-    # Peaks given as numbers make one day of figures: the growth is the request's. A
-    # throughput file may hold weeks, whose growth is fitted (or floored) as the fleet's.
-    if not _given(parameters, "figures_file"):
+    if given:
         changes["dimensions"] = tuple(
             dataclasses.replace(d, growth_method=creation.growth_given(d.growth_per_year))
             if isinstance(d, DimensionArithmetic)

@@ -208,9 +208,7 @@ def _creation_summary(report: FleetReport) -> str:
             continue
         p, rf = t.recommended_partitions, t.replication_factor
         headline = creation.create_headline(t.topic, partitions=p, replication_factor=rf)
-        item = [f"- **{md_text(headline)}**", "", "  ```"]
-        item += [f"  {creation.create_command(t.topic, partitions=p, replication_factor=rf)}"]
-        item += ["  ```"]
+        item = [f"- **{md_text(headline)}**"]
         if t.cost is not None:
             c = t.cost
             cost = creation.create_cost(
@@ -221,8 +219,11 @@ def _creation_summary(report: FleetReport) -> str:
                 producer_batch_memory_bytes=c.producer_batch_memory_bytes,
                 consumer_threads=c.consumer_threads,
             )
-            item.append(f"- cost: {md_text(cost)}")
+            item.append(f"  - cost: {md_text(cost)}")
         item += _topic_line(t)[1:]
+        # A fenced block inside the list item: the command copies as it is.
+        command = creation.create_command(t.topic, partitions=p, replication_factor=rf)
+        item += ["", "  ```sh", f"  {command}", "  ```"]
         items.append(item)
     lines += _section("Create", items)
     lines += _section(

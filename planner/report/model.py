@@ -932,15 +932,15 @@ class CreationRequest(_Model):
     Attributes:
         topic: The topic to create.
         requested_at: When the request was made (the run's start), UTC.
-        parameters: The request's parameters as given, as text (`planner.recommend.
-            creation.request_summary` words them).
+        parameters: The request's parameters as given (numbers, flags, text; a list
+            joined by commas); `planner.recommend.creation.request_summary` words them.
         run_id: The Airflow run that planned it, if known.
         fleet_link: Relative link from the site's root to the fleet report's index.
     """
 
     topic: str
     requested_at: datetime
-    parameters: Mapping[str, str]
+    parameters: Mapping[str, str | float | bool]
     run_id: str | None = None
     fleet_link: str | None = None
 

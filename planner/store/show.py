@@ -85,7 +85,7 @@ def render_recommendation(
     if rec.rationale:
         out.blank()
         out.wrap("Why")
-        for sentence in rec.rationale:
+        for sentence in _rationale(rec):
             out.wrap(_safe(sentence), first="  - ", rest="    ")
     return out.text()
 
@@ -140,6 +140,18 @@ def _headline(
             f"! the newest run, {newest.key}, failed and published nothing"
             + (f": {_safe(reason[0])}" if reason else ""),
         )
+
+
+def _rationale(rec: Recommendation) -> tuple[str, ...]:
+    if rec.run.scope == FLEET_SCOPE:
+        return rec.rationale
+    given = _request(rec).get("parameters")
+    given = given if isinstance(given, dict) else {}
+    return creation.creation_rationale(
+        rec.rationale,
+        growth_from_request=creation.growth_from_request(given),
+        capacity=creation.request_capacity_source(given),
+    )
 
 
 def _request(rec: Recommendation) -> dict[str, Any]:
@@ -212,14 +224,9 @@ def _figures(out: _Lines, rec: Recommendation) -> None:
         given = _request(rec).get("parameters")
         given = given if isinstance(given, dict) else {}
         growth = rec.mib_in_growth_per_year
-        if not given.get("figures_file") and isinstance(growth, float):
+        if creation.growth_from_request(given) and isinstance(growth, float):
             growth_from = creation.growth_given(growth)
-        capacity_from = creation.capacity_source(
-            tp_numbers=bool(given.get("tp_mib_per_s") or given.get("tp_records_per_s")),
-            tc_numbers=bool(given.get("tc_mib_per_s") or given.get("tc_records_per_s")),
-            producer_perf_file=given.get("producer_perf_file"),
-            consumer_perf_file=given.get("consumer_perf_file"),
-        )
+        capacity_from = creation.request_capacity_source(given)
     figures = [
         (
             "Peak in",
