@@ -54,7 +54,7 @@ _TOPIC = "The topic"
 _LOAD = "Expected load: both peaks, or a throughput file instead"
 _CAPACITY = "Tp and Tc per side: numbers, or a perf-test output file instead"
 _READERS = "Who will read it"
-_KAFKA_RULE = "Kafka's rule for topic names: 1 to 249 of a-z A-Z 0-9 . _ -, and not . or .."
+_KAFKA_RULE = "Kafka's rule: 1 to 249 of a-z A-Z 0-9 . _ -, not . or .."
 
 PARAMS = {
     "topic": Param(
@@ -81,12 +81,9 @@ PARAMS = {
         description="producers set a key and consumers rely on per-key order",
         section=_TOPIC,
     ),
+    # A list to choose from is not marked required (its default is chosen).
     "partitioner": Param(
-        "murmur2_random",
-        type=["null", "string"],
-        enum=[None, *PARTITIONERS],
-        title="Producers' partitioner",
-        section=_TOPIC,
+        "murmur2_random", enum=PARTITIONERS, title="Producers' partitioner", section=_TOPIC
     ),
     "key_sample_file": Param(
         None,
@@ -169,11 +166,7 @@ PARAMS = {
         section=_READERS,
     ),
     "strategy": Param(
-        "cooperative-sticky",
-        type=["null", "string"],
-        enum=[None, *STRATEGIES],
-        title="Their assignment strategy",
-        section=_READERS,
+        "cooperative-sticky", enum=STRATEGIES, title="Their assignment strategy", section=_READERS
     ),
 }
 
