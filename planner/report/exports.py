@@ -303,6 +303,7 @@ def summary_markdown(report: FleetReport) -> str:
         + f".** Consumer groups: {under} under-provisioned, {over} over-provisioned"
         + (f", {unplanned} not planned." if unplanned else "."),
     ]
+    lines += _section("Create", [_topic_line(t) for t in by_status["create"]])
     lines += _section("Increase now", [_topic_line(t) for t in by_status["increase"]])
     lines += _section(
         "Increase within the horizon", [_topic_line(t) for t in by_status["plan-increase"]]

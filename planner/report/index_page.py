@@ -169,6 +169,9 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
             + "</ul></section>"
         ),
     ]
+    if report.count("create"):
+        # Topics listed without a partition count: not in the cluster yet.
+        cards.insert(0, _card("ok", "To create", with_status("create"), pages))
     if report.cluster is not None:
         cards.append(_cluster_card(report))
     return '<h2 id="glance">Fleet at a glance</h2>\n<div class="cards">' + "".join(cards) + "</div>"

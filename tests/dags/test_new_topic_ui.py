@@ -162,6 +162,9 @@ def _press_trigger(b: Browser) -> None:
     b.click(button)
 
 
+# The run is three Spark submissions: minutes on two busy cores (pytest-timeout's 600 s
+# default is too short then; the run's own wait is bounded by RUN_WAIT_S).
+@pytest.mark.timeout(1500)
 def test_a_new_topic_planned_through_the_form_reads_as_a_creation_plan(ui: UI) -> None:
     b = ui.browser
     _open_form(b, ui.base)
