@@ -34,7 +34,7 @@ from tests.support.browser import Browser, WebDriverError, running_browser
 from tests.support.ports import free_port
 from tests.support.postgres import running_postgres
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.first]
 
 #: The issue's request, as a person types it into the form: each section of the form
 #: (they open one at a time) with the fields typed into it.
