@@ -47,55 +47,127 @@ PARTITIONERS = [
 ]
 STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky"]
 
+# The form's sections: their titles say which inputs go together. A field with a
+# default allows null, so the form does not mark it required (Airflow marks every field
+# whose type refuses null); the task fills in the default for a field left empty.
+_TOPIC = "The topic"
+_LOAD = "Expected load: both peaks, or a throughput file instead"
+_CAPACITY = "Tp and Tc per side: numbers, or a perf-test output file instead"
+_READERS = "Who will read it"
+_KAFKA_RULE = "Kafka's rule: 1 to 249 of a-z A-Z 0-9 . _ -, not . or .."
+
 PARAMS = {
     "topic": Param(
         type="string",
-        pattern=r"^[a-zA-Z0-9._-]{1,249}$",
+        # The negative look-ahead refuses "." and "..", which Kafka refuses too.
+        pattern=r"^(?!\.\.?$)[a-zA-Z0-9._-]{1,249}$",
         title="Topic name",
-        description="Kafka's rule: 1 to 249 of a-z A-Z 0-9 . _ -",
+        description=_KAFKA_RULE,
+        section=_TOPIC,
+        # Airflow's refusal of a bad value quotes the schema: this puts the rule in words
+        # beside the pattern, where the person reads it.
+        **{"$comment": _KAFKA_RULE},
     ),
-    "peak_mib_per_s": Param(None, title="Expected peak, MiB/s in", **_POSITIVE_OR_EMPTY),
-    "peak_records_per_s": Param(None, title="Expected peak, records/s in", **_POSITIVE_OR_EMPTY),
-    "figures_file": Param(None, title="Or: a throughput file (landing format)", **_PATH_OR_EMPTY),
-    "growth_per_year": Param(
-        0.0,
-        type="number",
-        exclusiveMinimum=-1,
-        title="Expected growth per year",
-        description="a fraction: 0.5 = +50 % a year",
+    "replication_factor": Param(
+        3, type=["null", "integer"], minimum=1, title="Replication factor", section=_TOPIC
     ),
-    "horizon_days": Param(180, type="integer", minimum=0, title="Planning horizon, days"),
+    "brokers": Param(
+        3, type=["null", "integer"], minimum=1, title="Brokers in the cluster", section=_TOPIC
+    ),
     "keyed": Param(
         False,
-        type="boolean",
+        type=["null", "boolean"],
         title="Keyed",
         description="producers set a key and consumers rely on per-key order",
+        section=_TOPIC,
     ),
-    "partitioner": Param("murmur2_random", enum=PARTITIONERS, title="Producers' partitioner"),
+    # A list to choose from is not marked required (its default is chosen).
+    "partitioner": Param(
+        "murmur2_random", enum=PARTITIONERS, title="Producers' partitioner", section=_TOPIC
+    ),
     "key_sample_file": Param(
         None,
         title="Key sample file (CSV: key or key_hex, count)",
+        description="keyed topics only: a path the workers can read",
+        section=_TOPIC,
         **_PATH_OR_EMPTY,
     ),
-    "tp_mib_per_s": Param(None, title="Tp: MiB/s one partition takes in", **_POSITIVE_OR_EMPTY),
-    "tp_records_per_s": Param(None, title="Tp in records/s", **_POSITIVE_OR_EMPTY),
-    "tc_mib_per_s": Param(None, title="Tc: MiB/s one consumer reads", **_POSITIVE_OR_EMPTY),
-    "tc_records_per_s": Param(None, title="Tc in records/s", **_POSITIVE_OR_EMPTY),
+    "peak_mib_per_s": Param(
+        None,
+        title="Expected peak, MiB/s in",
+        description="give it with records/s; leave both empty for a throughput file",
+        section=_LOAD,
+        **_POSITIVE_OR_EMPTY,
+    ),
+    "peak_records_per_s": Param(
+        None, title="Expected peak, records/s in", section=_LOAD, **_POSITIVE_OR_EMPTY
+    ),
+    "figures_file": Param(
+        None,
+        title="Throughput file (landing format)",
+        description="instead of the two peaks: e.g. a similar topic's figures or a load test",
+        section=_LOAD,
+        **_PATH_OR_EMPTY,
+    ),
+    "growth_per_year": Param(
+        0.0,
+        type=["null", "number"],
+        exclusiveMinimum=-1,
+        title="Expected growth per year",
+        description="a fraction: 0.5 = +50 % a year",
+        section=_LOAD,
+    ),
+    "horizon_days": Param(
+        180,
+        type=["null", "integer"],
+        minimum=0,
+        title="Planning horizon, days",
+        section=_LOAD,
+    ),
+    "tp_mib_per_s": Param(
+        None,
+        title="Tp: MiB/s one partition takes in",
+        description="Tp (producing) and Tc (consuming): numbers, or that side's perf-test file",
+        section=_CAPACITY,
+        **_POSITIVE_OR_EMPTY,
+    ),
+    "tp_records_per_s": Param(
+        None, title="Tp: records/s one partition takes in", section=_CAPACITY, **_POSITIVE_OR_EMPTY
+    ),
     "producer_perf_file": Param(
-        None, title="Or: kafka-producer-perf-test output", **_PATH_OR_EMPTY
+        None,
+        title="Tp from kafka-producer-perf-test output",
+        description="instead of the Tp numbers: a path the workers can read",
+        section=_CAPACITY,
+        **_PATH_OR_EMPTY,
+    ),
+    "tc_mib_per_s": Param(
+        None,
+        title="Tc: MiB/s one consumer reads from a partition",
+        section=_CAPACITY,
+        **_POSITIVE_OR_EMPTY,
+    ),
+    "tc_records_per_s": Param(
+        None, title="Tc: records/s one consumer reads", section=_CAPACITY, **_POSITIVE_OR_EMPTY
     ),
     "consumer_perf_file": Param(
-        None, title="Or: kafka-consumer-perf-test output", **_PATH_OR_EMPTY
+        None,
+        title="Tc from kafka-consumer-perf-test output",
+        description="instead of the Tc numbers: a path the workers can read",
+        section=_CAPACITY,
+        **_PATH_OR_EMPTY,
     ),
     "consumer_groups": Param(
         [],
-        type="array",
+        type=["null", "array"],
         items={"type": "string", "minLength": 1},
         title="Consumer groups that will read it",
+        description="one group id per line; none: sized as one group reading only this topic",
+        section=_READERS,
     ),
-    "strategy": Param("cooperative-sticky", enum=STRATEGIES, title="Their assignment strategy"),
-    "replication_factor": Param(3, type="integer", minimum=1, title="Replication factor"),
-    "brokers": Param(3, type="integer", minimum=1, title="Brokers in the cluster"),
+    "strategy": Param(
+        "cooperative-sticky", enum=STRATEGIES, title="Their assignment strategy", section=_READERS
+    ),
 }
 
 

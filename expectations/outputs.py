@@ -60,6 +60,9 @@ _UNPLANNED_STATUSES = (
     # Set aside by the input validation (`planner.pipeline.set_aside.STATUS`).
     "invalid-figures",
 )
+#: Statuses of a consumer group's plan (`planner.recommend.plan.GroupStatus`, and
+#: `unplanned` from `spark_jobs.planning`).
+_GROUP_STATUSES = ("ok", "under-provisioned", "over-provisioned", "unplanned", "deploy")
 #: Relative tolerance of float identities (a sum of loads, min <= mean <= max).
 _TOLERANCE = 1e-9
 #: Spark SQL double literals: a plain `1e-9` or `1.0` may parse as DECIMAL.
@@ -138,6 +141,7 @@ def _not_below(a: str, b: str, why: str) -> Expectation:
 def _topic_rows(dataset: str) -> list[Expectation]:
     """Rules every per-topic output (sizing, recommendations) shares."""
     from planner.assignors import STRATEGIES
+    from planner.recommend import creation
     from spark_jobs.schemas import DIMENSIONS
 
     planned = _planned()
@@ -217,6 +221,30 @@ def _topic_rows(dataset: str) -> list[Expectation]:
             "idle); standby_members beyond them only once every partition has an owner, "
             "when the minimum group size asks for more (the recommended size is then what "
             "both today and the horizon need)",
+        ),
+        query(
+            f"{dataset}.created_when_new",
+            f"""
+            SELECT topic, status, current_partitions FROM {{batch}}
+            WHERE status IN ({_sql_list(planned)})
+              AND (status = '{creation.CREATE}') <> (current_partitions IS NULL)
+            """,
+            "a planned topic is to be created (status create) exactly when it has no "
+            "partition count today: a topic that does not exist yet is not short of "
+            "partitions, and one that exists is never created again",
+        ),
+        query(
+            f"{dataset}.group_status",
+            f"""
+            SELECT topic, status, g.group_id, g.status AS group_status, g.current_members
+            FROM {{batch}} LATERAL VIEW explode(groups) AS g
+            WHERE g.status NOT IN ({_sql_list(_GROUP_STATUSES)})
+               OR (g.status = '{creation.DEPLOY}'
+                   AND (g.current_members <> 0 OR status <> '{creation.CREATE}'))
+            """,
+            "a group's status is ok, under-provisioned, over-provisioned, unplanned or "
+            "deploy; deploy only for a group with no member yet that reads a topic to be "
+            "created",
         ),
     ]
 

@@ -43,6 +43,7 @@ __all__ = [
     "ValidationFailed",
     "ValidationReport",
     "gx_context",
+    "quiet_gx_logging",
     "validate",
 ]
 
@@ -241,7 +242,8 @@ def _show_parameters(parameters: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in parameters.items())
 
 
-def _quiet_gx_logging() -> None:
+def quiet_gx_logging() -> None:
+    """Mute Great Expectations' INFO logging (its warnings stay), then import it."""
     # GX logs about 200 INFO lines on import and per validation: mute them before the
     # import. One GX module (data_context.types.base) sets its own logger to INFO on
     # import, past its parents' level, so loggers that did so are lowered after it too.
@@ -266,7 +268,7 @@ def gx_context() -> Any:
     ephemeral context makes one in a temporary folder): `expectations.docs` adds one
     where it is asked to.
     """
-    _quiet_gx_logging()
+    quiet_gx_logging()
     import great_expectations as gx
     from great_expectations.data_context.types.base import (
         DataContextConfig,

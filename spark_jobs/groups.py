@@ -56,6 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.assignors import java_order_key
+from planner.recommend import creation
 from planner.recommend.plan import (
     ChoiceKey,
     PlanSettings,
@@ -506,7 +507,15 @@ def plan_group_of_topics(
     )
 
     status = "ok"
-    if members < members_now:
+    creating = all(creation.is_creation(t.current_partitions) for t in topics)
+    if creation.is_deployment(current_members=members, creating=creating):
+        status = creation.DEPLOY
+        notes.append(
+            creation.deploy_note(
+                members=members_now, headroom_pct=headroom_pct, busiest_limit=limit_plain
+            )
+        )
+    elif members < members_now:
         status = "under-provisioned"
         notes.append(
             f"{members} member{'' if members == 1 else 's'} today, {members_now} needed for "
@@ -531,6 +540,7 @@ def plan_group_of_topics(
         "ok": members,
         "under-provisioned": members_now,
         "over-provisioned": members_horizon,
+        creation.DEPLOY: members_now,
     }[status]
     warnings = []
     behind = _falling_behind(

@@ -51,8 +51,8 @@ __all__ = [
     "sizing_row",
 ]
 
-#: Statuses of a topic `plan_topic` planned.
-PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase")
+#: Statuses of a topic `plan_topic` planned (`create`: a topic that does not exist yet).
+PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase", "create")
 #: The id of the group planned for every topic as if one group read only it. Real group
 #: ids are never empty (the figures' `groups` table rejects them), so it cannot clash.
 ONE_GROUP = ""

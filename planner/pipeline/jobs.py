@@ -35,6 +35,8 @@ APPLICATIONS = {
 #: its session, but under spark-submit the JVM is running before the job reads its
 #: config, so these must be on the submission (`--conf`).
 LAUNCH_SETTINGS = ("spark.driver.memory", "spark.driver.extraJavaOptions")
+#: Spark's log configuration for the submissions (in the `spark_jobs` package).
+SPARK_LOG_CONFIG = "log4j2.properties"
 
 _KEY = re.compile(r"^\d{8}T\d{4}Z$")
 
@@ -72,7 +74,16 @@ def launch_conf(config: Path | None) -> dict[str, str]:
     from spark_jobs.settings import load_settings
 
     conf = load_settings(config).spark.spark_conf()
-    return {key: conf[key] for key in LAUNCH_SETTINGS}
+    launch = {key: conf[key] for key in LAUNCH_SETTINGS}
+    options = launch["spark.driver.extraJavaOptions"]
+    spec = importlib.util.find_spec("spark_jobs")
+    if "log4j2.configurationFile" not in options and spec is not None and spec.origin:
+        # Spark's start-up INFO lines stay out of the task log; warnings stay in.
+        path = Path(spec.origin).parent / SPARK_LOG_CONFIG
+        launch["spark.driver.extraJavaOptions"] = (
+            f"{options} -Dlog4j2.configurationFile={path.as_uri()}".strip()
+        )
+    return launch
 
 
 def job_arguments(workspace: Workspace, interval: str, config: Path | None) -> list[str]:

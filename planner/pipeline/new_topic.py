@@ -14,7 +14,7 @@ publishing as the fleet: nothing is planned by a second code path.
 - The topics row leaves `partitions` empty: a topic not created yet.
 - Tp/Tc: the numbers given and the figures the project's perf-test parser reads from
   the files given, in the topic's one capacity row (its `source` says which came from
-  where).
+  where, in `planner.recommend.creation`'s words).
 - The cluster table lists `brokers` brokers (the cost panel and the replication check).
 - Each expected consumer group is a planned group (0 members today).
 """
@@ -35,6 +35,7 @@ from planner.assignors import STRATEGIES as _STRATEGIES
 from planner.config import PlannerConfig
 from planner.figures.dataset import DataInterval
 from planner.partitioners import PARTITIONERS as _PARTITIONERS
+from planner.recommend import creation
 
 __all__ = ["NewTopicError", "NewTopicRequest", "write_request", "write_run_config"]
 
@@ -267,7 +268,7 @@ def write_request(request: NewTopicRequest, landing: Path, interval: DataInterva
     return landing
 
 
-def _measured(request: NewTopicRequest, landing: Path) -> tuple[Any, list[str]]:
+def _measured(request: NewTopicRequest, landing: Path) -> Any:
     """Tp/Tc from the request's perf-test files, attributed to the new topic.
 
     The files are read by the project's perf-test parser under the names it expects
@@ -279,7 +280,6 @@ def _measured(request: NewTopicRequest, landing: Path) -> tuple[Any, list[str]]:
     from planner.adapters.perf_test import PerfTestError, partition_capacity, read_perf_test
 
     runs = []
-    names = []
     folder = landing / "perf-test-files"
     for name, tool in (("producer_perf_file", "producer"), ("consumer_perf_file", "consumer")):
         source = getattr(request, name)
@@ -293,10 +293,9 @@ def _measured(request: NewTopicRequest, landing: Path) -> tuple[Any, list[str]]:
         except PerfTestError as exc:
             raise NewTopicError(f"{name}: {source}: {exc}") from None
         runs += [with_(run, topic=request.topic) for run in found if run.kind == tool]
-        names.append(f"{Path(source).name} (kafka-{tool}-perf-test)")
     if not runs:
-        return None, names
-    return partition_capacity(runs, request.topic), names
+        return None
+    return partition_capacity(runs, request.topic)
 
 
 def _write_capacity(request: NewTopicRequest, landing: Path) -> None:
@@ -305,7 +304,7 @@ def _write_capacity(request: NewTopicRequest, landing: Path) -> None:
     One row, because a topic has one capacity row (a second would be rejected as a
     duplicate at collection).
     """
-    measured, names = _measured(request, landing)
+    measured = _measured(request, landing)
     values = {
         "producer_mib_per_s": request.tp_mib_per_s,
         "producer_records_per_s": request.tp_records_per_s,
@@ -325,9 +324,10 @@ def _write_capacity(request: NewTopicRequest, landing: Path) -> None:
         figures = [v for k, v in values.items() if k.startswith(_SIDE_PREFIX[side])]
         if file is not None and all(v is None for v in figures):
             raise NewTopicError(f"{side}: {file} holds no kafka-{_TOOL[side]}-perf-test run")
-    given = "given in the request"
-    source = "plan_new_topic: " + (
-        "; ".join(names) + f"; other figures {given}" if names else given
+    # Where Tp and Tc came from, as the creation plan tells it (the capacity row's
+    # source is what the report and the store call "measured by").
+    source = creation.request_capacity_source(
+        {f.name: getattr(request, f.name) for f in fields(request)}
     )
     _write_csv(
         landing / "capacity" / "capacity.csv",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +59,7 @@ class PublishResult:
         release: The site's new release folder.
         index: The published `index.html` (through the site link).
         summary: `summary.md` of the run, for a task log or a terminal.
+        page: A creation plan's topic page (through the site link); None for the fleet.
     """
 
     run_key: str
@@ -67,6 +68,7 @@ class PublishResult:
     release: Path
     index: Path
     summary: str
+    page: Path | None = None
 
 
 def _validated(workspace: Workspace, key: str) -> tuple[StageResult, StageResult]:
@@ -316,6 +318,8 @@ def publish_run(
     started_at: datetime,
     durable: bool = True,
     scope: str = "fleet",
+    request: Mapping[str, Any] | None = None,
+    new_topics_most: int = 20,
 ) -> PublishResult:
     """Publish a validated run (see the module docstring for the order and guarantees).
 
@@ -327,6 +331,10 @@ def publish_run(
         started_at: When the run started (time-zone aware), for the run record.
         durable: Flush the release to disk before switching (off only in tests).
         scope: The store run's scope: `fleet`, or `topic:<name>` for a new topic.
+        request: A new topic's request (`planner.pipeline.tasks.creation_request`): the
+            report is then its creation plan, and the store run's source keeps it.
+        new_topics_most: For a fleet run, the most recent creation plans its report
+            links to ("New topics planned").
 
     Raises:
         NotPublishable: a stage was not validated, failed, or its files changed since.
@@ -355,16 +363,28 @@ def publish_run(
         recommendations=recommendations,
         whole_fleet=scope == "fleet",
     )
+    if request is not None:
+        from planner.report.creation import creation_report, creation_request_of
+
+        report = creation_report(report, creation_request_of(request))
+    elif scope == "fleet":
+        from planner.pipeline.creation_plans import recent_creation_plans
+
+        with RecommendationStore(workspace.store_url) as store:
+            links = recent_creation_plans(store, workspace.report, most=new_topics_most)
+        report = replace(report, new_topics=links)
     rejected = sum(s.rows for s in report.rejected)
     summary = RunSummary(
         validation={"inputs": inputs.summary(), "outputs": outputs.summary()},
         rejected_rows=rejected,
     )
-    source = {
+    source: dict[str, Any] = {
         "sources": list(config.sources),
         "config": str(config.path) if config.path else None,
         "figures": str(workspace.figures),
     }
+    if request is not None:
+        source["request"] = dict(request)
     record: list[Any] = []
 
     def render(folder: Path) -> None:
@@ -388,6 +408,12 @@ def publish_run(
 
     release = publish_site(render, workspace.report, durable=durable)
     _link_recommendations(workspace)
+    page = None
+    if request is not None:
+        from planner.report.names import page_names
+
+        topic = str(request["topic"])
+        page = workspace.report / "topics" / page_names([topic])[topic]
     return PublishResult(
         run_key=key,
         topics=recommendations.num_rows,
@@ -395,6 +421,7 @@ def publish_run(
         release=release,
         index=workspace.report / "index.html",
         summary=summary_markdown(report),
+        page=page,
     )
 
 

@@ -112,6 +112,8 @@ class RunPlan:
         config: The planner config file the Spark jobs and later tasks read.
         workspace: The run's folders (the store URL is not carried).
         collected: Rows written per figures table, and rejected rows.
+        request: For a new topic, the request it answers (`creation_request`): when,
+            the parameters as given, the Airflow run, the link back to the fleet report.
     """
 
     interval: DataInterval
@@ -119,6 +121,7 @@ class RunPlan:
     config: Path | None
     workspace: Workspace
     collected: Mapping[str, int] = field(default_factory=dict)
+    request: Mapping[str, Any] | None = None
 
     def spark(self) -> dict[str, dict[str, Any]]:
         """Each Spark step's application file, arguments, and launch settings."""
@@ -153,6 +156,7 @@ class RunPlan:
             },
             "collected": dict(self.collected),
             "spark": self.spark(),
+            "request": dict(self.request) if self.request is not None else None,
         }
 
     @staticmethod
@@ -212,15 +216,62 @@ def new_topic_task(params: Mapping[str, Any], context: Mapping[str, Any]) -> dic
     from planner.pipeline.new_topic import NewTopicError
 
     base = planner_config()
+    dag_run = context.get("dag_run")
+    requested_at = getattr(dag_run, "run_after", None) or datetime.now(UTC)
     try:
-        plan = prepare_new_topic(base, params, run_interval(context))
+        plan = prepare_new_topic(
+            base,
+            params,
+            run_interval(context),
+            requested_at=requested_at,
+            run_id=getattr(dag_run, "run_id", None),
+        )
     except NewTopicError as exc:
         raise _fail(f"plan_new_topic: {exc}") from None
     return plan.to_xcom()
 
 
+def creation_request(
+    params: Mapping[str, Any],
+    *,
+    requested_at: datetime,
+    run_id: str | None,
+    fleet_report: Path,
+) -> dict[str, Any]:
+    """The request a creation plan answers, as the XCom and the report carry it.
+
+    Args:
+        params: The request's parameters as given (None and empty strings: not given).
+        requested_at: When it was made (aware; the Airflow run's time).
+        run_id: The Airflow run, if any.
+        fleet_report: The fleet report's folder: the plan's site links back to it.
+    """
+    given = {
+        str(k): ", ".join(map(str, v))
+        if isinstance(v, list | tuple)
+        else v
+        if isinstance(v, bool | int | float)
+        else str(v)
+        for k, v in params.items()
+        if v is not None and v != "" and v != [] and k != "topic"
+    }
+    return {
+        "topic": str(params.get("topic")),
+        "requested_at": requested_at.astimezone(UTC).isoformat(),
+        "parameters": given,
+        "run_id": run_id,
+        # From <report>-new-topics/<name>/ (the plan's site root) to <report>/index.html.
+        "fleet_link": f"../../{fleet_report.name}/index.html",
+    }
+
+
 def prepare_new_topic(
-    base: PlannerConfig, params: Mapping[str, Any], interval: DataInterval
+    base: PlannerConfig,
+    params: Mapping[str, Any],
+    interval: DataInterval,
+    *,
+    requested_at: datetime | None = None,
+    run_id: str | None = None,
 ) -> RunPlan:
     """A new topic's request written as figures of its own and collected; its run plan.
 
@@ -250,7 +301,15 @@ def prepare_new_topic(
         store_url=base.store_url,
     )
     collected = collect_run(config, workspace, interval, landing)
-    return RunPlan(interval, topic_scope(request.topic), run_config, workspace, collected)
+    asked = creation_request(
+        params,
+        requested_at=requested_at or datetime.now(UTC),
+        run_id=run_id,
+        fleet_report=base.report_dir,
+    )
+    return RunPlan(
+        interval, topic_scope(request.topic), run_config, workspace, collected, request=asked
+    )
 
 
 def _run_config(plan: Mapping[str, Any]) -> tuple[PlannerConfig, Workspace]:
@@ -269,6 +328,7 @@ def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
     from planner.pipeline.publish import NotPublishable, lookback_days_of, publish_run
     from planner.store import StoreError
 
+    _quiet_libraries()
     config, workspace = _run_config(plan)
     started = getattr(context.get("dag_run"), "start_date", None) or datetime.now(UTC)
     try:
@@ -279,12 +339,48 @@ def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
             lookback_days=lookback_days_of(config),
             started_at=started,
             scope=plan["scope"],
+            request=plan.get("request"),
         )
     except (NotPublishable, StoreError) as exc:
         raise _fail(str(exc)) from None
-    print(result.summary)
-    print(f"published {result.topics} topics: {result.index}")
-    return {"index": str(result.index), "topics": result.topics, "store_run": result.store_run_id}
+    _log_published(result)
+    # The page first: Airflow logs the returned value after the task's own lines.
+    page = {"page": str(result.page)} if result.page is not None else {}
+    return {
+        **page,
+        "index": str(result.index),
+        "topics": result.topics,
+        "store_run": result.store_run_id,
+    }
+
+
+def _quiet_libraries() -> None:
+    """Libraries' INFO chatter out of the task log; their warnings stay in.
+
+    Airflow's task logging takes every logger's INFO lines: Great Expectations writes
+    about 200 of them on import (the Data Docs), py4j one per connection.
+    """
+    import logging
+
+    from expectations.validate import quiet_gx_logging
+
+    logging.getLogger("py4j").setLevel(logging.WARNING)
+    quiet_gx_logging()
+
+
+def _log_published(result: Any) -> None:
+    """The summary, then the published page's path as the log's last line.
+
+    Printed straight to the task's stdout (Airflow keeps it in the task log, outside
+    any collapsed group), and flushed, so the path is the last thing a reader sees.
+    """
+    import sys
+
+    print(result.summary, flush=True)
+    page = result.page or result.index
+    what = "creation plan" if result.page is not None else f"report of {result.topics} topics"
+    sys.stdout.write(f"published the {what}: {page}\n")
+    sys.stdout.flush()
 
 
 def record_failure_task(

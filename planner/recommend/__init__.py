@@ -2,8 +2,11 @@
 
 - `partitions`: `choose_partitions`, never below the rule or the current count.
 - `plan`: `plan_topic`, one topic end to end (targets, rule, choice, costs, groups).
+- `creation`: a topic that does not exist yet is created (`create`), its new groups
+  deployed (`deploy`); the wording of a creation plan.
 """
 
+from planner.recommend import creation
 from planner.recommend.partitions import (
     PartitionChoice,
     Status,
@@ -28,6 +31,7 @@ __all__ = [
     "TopicHistory",
     "TopicPlan",
     "choose_partitions",
+    "creation",
     "even_group_sizes",
     "plan_topic",
 ]

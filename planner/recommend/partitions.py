@@ -14,12 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from planner.recommend import creation
+
 __all__ = ["PartitionChoice", "Status", "choose_partitions", "even_group_sizes"]
 
 #: `ok`: the topic has enough partitions to the end of the horizon.
 #: `plan-increase`: enough today, not by the end of the horizon.
 #: `increase`: not enough today.
-Status = Literal["ok", "plan-increase", "increase"]
+#: `create`: the topic does not exist yet (`planner.recommend.creation`).
+Status = Literal["ok", "plan-increase", "increase", "create"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class PartitionChoice:
         current: The topic's partition count today (None for a new topic).
         required_now: The rule's requirement for today's peak plus headroom.
         required: The rule's requirement at the end of the horizon.
-        status: `ok`, `plan-increase` or `increase`.
+        status: `ok`, `plan-increase`, `increase`, or `create` for a new topic.
         candidates: Counts considered, each with the group sizes it splits evenly over.
         reason: The choice in plain words.
         over_provision: `recommended - required_now`: partitions added now for growth
@@ -107,6 +110,8 @@ def choose_partitions(
         status = "plan-increase"
     else:
         status = "increase"
+    if creation.is_creation(current):
+        status = "create"
 
     if status == "ok" and current is not None:
         reason = (

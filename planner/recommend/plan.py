@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.cost import ClusterShape, CostSettings, PartitionCost, partition_cost
+from planner.recommend import creation
 from planner.recommend.partitions import PartitionChoice, Status, choose_partitions
 from planner.simulate import (
     EAGER_STRATEGIES,
@@ -69,7 +70,7 @@ __all__ = [
 ]
 
 _UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
-GroupStatus = Literal["ok", "under-provisioned", "over-provisioned"]
+GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "deploy"]
 #: A strategy's rank among those that fit: (members, partitions revoked when a member
 #: joins, busiest-member load, name); the smallest wins (`strategy_choice_key`).
 ChoiceKey = tuple[int, int, float, str]
@@ -957,7 +958,15 @@ def plan_group(
 
     idle_now = max(0, group.members - p)
     status: GroupStatus = "ok"
-    if group.members < members_now:
+    creating = creation.is_creation(current_partitions)
+    if creation.is_deployment(current_members=group.members, creating=creating):
+        status = "deploy"
+        notes.append(
+            creation.deploy_note(
+                members=members_now, headroom_pct=s.headroom_pct, busiest_limit=limit
+            )
+        )
+    elif group.members < members_now:
         status = "under-provisioned"
         notes.append(
             f"{group.members} member{'' if group.members == 1 else 's'} today, "
@@ -1029,6 +1038,7 @@ def plan_group(
         "ok": group.members,
         "under-provisioned": members_now,
         "over-provisioned": members_horizon,
+        "deploy": members_now,
     }[status]
     return GroupPlan(
         group_id=group.group_id,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from planner.recommend import creation
 from planner.report.layout import STATUS_LABELS
 from planner.report.model import (
     DIMENSION_UNITS,
@@ -130,6 +131,8 @@ def _partitions(t: TopicReport) -> str:
     def count(n: int | None) -> str:
         return "?" if n is None else f"{n:,}"
 
+    if t.status == "create":
+        return f"create with {count(t.recommended_partitions)} partitions"
     current = "new" if t.current_partitions is None else count(t.current_partitions)
     return f"{current} -> {count(t.recommended_partitions)} partitions"
 
@@ -185,8 +188,93 @@ def _section(title: str, items: list[list[str]]) -> list[str]:
     return out
 
 
+def _creation_summary(report: FleetReport) -> str:
+    # A creation plan: the request, what to create with the command and its cost, the
+    # groups to deploy.
+    r = report.request
+    assert r is not None
+    s = report.settings
+    run = f" (Airflow run {md_code(r.run_id)})" if r.run_id else ""
+    lines = [
+        f"# Creation plan: {md_code(r.topic)}",
+        "",
+        f"Requested {r.requested_at:%Y-%m-%d %H:%M} UTC{run}: "
+        f"{md_text(creation.request_summary(r.parameters))}. "
+        f"p{s.percentile:g} peak, {s.headroom_pct:g} % headroom, {s.horizon_days:g}-day horizon.",
+    ]
+    items = []
+    for t in report.topics:
+        if t.status != "create" or t.recommended_partitions is None:
+            continue
+        p, rf = t.recommended_partitions, t.replication_factor
+        headline = creation.create_headline(t.topic, partitions=p, replication_factor=rf)
+        item = [f"- **{md_text(headline)}**"]
+        if t.cost is not None:
+            c = t.cost
+            cost = creation.create_cost(
+                partitions=p,
+                replicas_total=c.replicas_total,
+                replicas_per_broker=c.replicas_per_broker,
+                replicas_per_broker_limit=c.replicas_per_broker_limit,
+                producer_batch_memory_bytes=c.producer_batch_memory_bytes,
+                consumer_threads=c.consumer_threads,
+            )
+            item.append(f"  - cost: {md_text(cost)}")
+        item += _topic_line(t)[1:]
+        # A fenced block inside the list item: the command copies as it is.
+        command = creation.create_command(t.topic, partitions=p, replication_factor=rf)
+        item += ["", "  ```sh", f"  {command}", "  ```"]
+        items.append(item)
+    lines += _section("Create", items)
+    lines += _section(
+        "Consumer groups to deploy",
+        [
+            [
+                f"- {md_code(g.group_id)}: "
+                + md_text(
+                    creation.deploy_headline(
+                        members=g.recommended_members or 0, standby=g.standby_members
+                    )
+                )
+                + (f", {md_code(g.strategy)}" if g.strategy else "")
+            ]
+            for g, _ in report.groups_to_deploy()
+        ],
+    )
+    lines += _section(
+        "Could not be planned",
+        [
+            [f"- {md_code(t.topic)}: {STATUS_LABELS[t.status][0]}: {md_text(t.error or '')}"]
+            for t in report.topics
+            if not t.planned
+        ],
+    )
+    back = f"; the fleet report: `{r.fleet_link}`" if r.fleet_link else ""
+    lines += ["", f"Full plan: `index.html`{back}.", ""]
+    return "\n".join(lines)
+
+
+def _new_topics_lines(report: FleetReport) -> list[list[str]]:
+    out = []
+    for n in report.new_topics:
+        what = (
+            creation.create_headline(n.topic, partitions=n.partitions, replication_factor=None)
+            if n.status == "create" and n.partitions is not None
+            else f"{n.topic}: {STATUS_LABELS.get(n.status, (n.status, ''))[0]}"
+        )
+        since = ", since the last run" if n.since_last_run else ""
+        where = f" ({md_code(n.href)})" if n.href else ""
+        out.append(
+            [f"- {md_text(what)}: requested {n.requested_at:%Y-%m-%d %H:%M} UTC{since}{where}"]
+        )
+    return out
+
+
 def summary_markdown(report: FleetReport) -> str:
-    """A short Markdown summary, topics needing action first."""
+    """A short Markdown summary, topics needing action first (for a creation plan: what
+    to create, how, and the groups to deploy)."""
+    if report.creation:
+        return _creation_summary(report)
     s = report.settings
     by_status = {
         status: sorted((t for t in report.topics if t.status == status), key=lambda t: t.topic)
@@ -215,6 +303,7 @@ def summary_markdown(report: FleetReport) -> str:
         + f".** Consumer groups: {under} under-provisioned, {over} over-provisioned"
         + (f", {unplanned} not planned." if unplanned else "."),
     ]
+    lines += _section("Create", [_topic_line(t) for t in by_status["create"]])
     lines += _section("Increase now", [_topic_line(t) for t in by_status["increase"]])
     lines += _section(
         "Increase within the horizon", [_topic_line(t) for t in by_status["plan-increase"]]
@@ -222,6 +311,7 @@ def summary_markdown(report: FleetReport) -> str:
     groups = [[_group_line(g, topics)] for g, topics in report.groups_to_resize()]
     title = "Consumer groups to resize" + (", and groups without a plan" if unplanned else "")
     lines += _section(title, groups)
+    lines += _section("New topics planned", _new_topics_lines(report))
     lines += _section(
         "Could not be sized",
         [

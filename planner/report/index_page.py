@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from html import escape
 
+from planner.recommend import creation
 from planner.report.layout import (
     STATUS_LABELS,
     fmt_count,
@@ -27,6 +28,7 @@ STATUS_RANK = {
     "missing-capacity": 2,
     "no-figures": 3,
     "unknown-topic": 4,
+    "create": 5,
     "increase": 5,
     "plan-increase": 6,
     "ok": 7,
@@ -47,6 +49,8 @@ def _current(t: TopicReport) -> str:
 
 
 def _arrow(t: TopicReport) -> str:
+    if t.status == "create" and t.recommended_partitions is not None:
+        return f"create with {fmt_count(t.recommended_partitions)}"
     current = _current(t)
     if t.recommended_partitions is None or t.recommended_partitions == t.current_partitions:
         return current
@@ -87,7 +91,46 @@ def _card(
     )
 
 
+def _creation_glance(report: FleetReport, pages: dict[str, str]) -> str:
+    # A creation plan: what to create, and the groups to deploy; nothing is resized.
+    created = [t for t in report.topics if t.status == "create"]
+    items = "".join(
+        f"<li>{_link(t, pages)}: "
+        + escape(
+            creation.create_headline(
+                t.topic,
+                partitions=t.recommended_partitions or 0,
+                replication_factor=t.replication_factor,
+            )
+        )
+        + "</li>"
+        for t in created
+    )
+    deploy = report.groups_to_deploy()
+    groups = "".join(
+        f"<li><code>{escape(g.group_id)}</code>: "
+        + escape(
+            creation.deploy_headline(members=g.recommended_members or 0, standby=g.standby_members)
+        )
+        + f", {escape(g.strategy or _DASH)}</li>"
+        for g, _ in deploy
+    )
+    missing = [t for t in report.topics if not t.planned]
+    cards = [
+        '<section class="card ok"><h3>To create</h3>'
+        f'<div class="big">{len(created):,}</div><ul>{items}</ul></section>',
+        '<section class="card ok"><h3>Consumer groups to deploy</h3>'
+        f'<div class="big">{len(deploy):,}</div><ul>{groups}</ul></section>',
+    ]
+    if missing:
+        cards.append(_card("missing", "Could not be planned", missing, pages, _missing_note))
+    return '<h2 id="glance">The plan</h2>\n<div class="cards">' + "".join(cards) + "</div>"
+
+
 def _glance(report: FleetReport, pages: dict[str, str]) -> str:
+    if report.creation:
+        return _creation_glance(report, pages)
+
     def with_status(*statuses: str) -> list[TopicReport]:
         return sorted(
             (t for t in report.topics if t.status in statuses),
@@ -126,6 +169,9 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
             + "</ul></section>"
         ),
     ]
+    if report.count("create"):
+        # Topics listed without a partition count: not in the cluster yet.
+        cards.insert(0, _card("ok", "To create", with_status("create"), pages))
     if report.cluster is not None:
         cards.append(_cluster_card(report))
     return '<h2 id="glance">Fleet at a glance</h2>\n<div class="cards">' + "".join(cards) + "</div>"
@@ -319,6 +365,75 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
     )
 
 
+def _new_topics(report: FleetReport) -> str:
+    # The creation plans published beside this fleet report, each linked to its page.
+    if not report.new_topics:
+        return ""
+    rows = []
+    for n in report.new_topics:
+        name = f'<a href="{escape(n.href)}">{escape(n.topic)}</a>' if n.href else escape(n.topic)
+        what = (
+            creation.create_headline(n.topic, partitions=n.partitions, replication_factor=None)
+            if n.status == "create" and n.partitions is not None
+            else STATUS_LABELS.get(n.status, (n.status, ""))[1]
+        )
+        rows.append(
+            f"<tr><td>{name}</td><td>{escape(what)}</td>"
+            f"<td>{n.requested_at:%Y-%m-%d %H:%M} UTC"
+            + (" <strong>(since the last run)</strong>" if n.since_last_run else "")
+            + "</td></tr>"
+        )
+    return (
+        '<h2 id="new-topics">New topics planned</h2>\n'
+        "<p class='muted'>Creation plans made with <code>plan_new_topic</code>, newest first: "
+        "topics that did not exist when they were planned. Once created, a topic joins this "
+        "report with its own figures.</p>"
+        "<table><thead><tr><th>Topic</th><th>Plan</th><th>Requested</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _header(report: FleetReport) -> str:
+    s = report.settings
+    settings = (
+        f"peak = p{s.percentile:g} of the samples \u00b7 "
+        f"{s.headroom_pct:g} % headroom \u00b7 {s.horizon_days:g}-day horizon \u00b7 growth "
+        f"{escape(s.growth_model)} (at least {s.floor_growth_per_year:+.0%}/year) \u00b7 "
+        f"even counts up to {s.evenness_slack_pct:g} % above the rule, capped at "
+        f"{s.max_partitions:,} partitions \u00b7 at least {s.min_group_members} "
+        f"member{'' if s.min_group_members == 1 else 's'} per consumer group"
+    )
+    r = report.request
+    if r is not None:
+        # A creation plan answers a request: who asked is not known, when and what is.
+        run = f" (Airflow run <code>{escape(r.run_id)}</code>)" if r.run_id else ""
+        back = (
+            f'<nav class="crumbs"><a href="{escape(r.fleet_link)}">\u2190 Fleet report</a></nav>\n'
+            if r.fleet_link
+            else ""
+        )
+        return (
+            f"{back}<h1>{escape(report.title)}</h1>\n"
+            f'<p class="meta">Requested {r.requested_at:%Y-%m-%d %H:%M} UTC{run} \u00b7 '
+            f"generated {report.generated_at:%Y-%m-%d %H:%M} UTC<br>"
+            f"Request: {escape(creation.request_summary(r.parameters))}<br>{settings}</p>"
+        )
+    rejected = {r.table: r.rows for r in report.rejected}
+    inputs = " \u00b7 ".join(
+        f"{escape(table)} {rows:,}"
+        + (f" ({rejected[table]:,} rejected)" if rejected.get(table) else "")
+        for table, rows in report.input_rows.items()
+    )
+    return (
+        f"<h1>{escape(report.title)}</h1>\n"
+        f'<p class="meta">Run <code>{escape(report.run_key)}</code> \u00b7 data interval '
+        f"{report.interval_start:%Y-%m-%d %H:%M} to {report.interval_end:%Y-%m-%d %H:%M} UTC"
+        f" \u00b7 generated {report.generated_at:%Y-%m-%d %H:%M} UTC<br>"
+        f"{len(report.topics):,} topic{'' if len(report.topics) == 1 else 's'} \u00b7 "
+        f"{settings}" + (f"<br>Input rows: {inputs}" if inputs else "") + "</p>"
+    )
+
+
 def index_page(report: FleetReport, pages: dict[str, str]) -> str:
     """The index page's HTML.
 
@@ -326,28 +441,7 @@ def index_page(report: FleetReport, pages: dict[str, str]) -> str:
         report: The report.
         pages: Topic -> page file name (from `page_names`).
     """
-    s = report.settings
-    rejected = {r.table: r.rows for r in report.rejected}
-    inputs = " \u00b7 ".join(
-        f"{escape(table)} {rows:,}"
-        + (f" ({rejected[table]:,} rejected)" if rejected.get(table) else "")
-        for table, rows in report.input_rows.items()
-    )
-    header = (
-        f"<h1>{escape(report.title)}</h1>\n"
-        f'<p class="meta">Run <code>{escape(report.run_key)}</code> \u00b7 data interval '
-        f"{report.interval_start:%Y-%m-%d %H:%M} to {report.interval_end:%Y-%m-%d %H:%M} UTC"
-        f" \u00b7 generated {report.generated_at:%Y-%m-%d %H:%M} UTC<br>"
-        f"{len(report.topics):,} topic{'' if len(report.topics) == 1 else 's'} \u00b7 "
-        f"peak = p{s.percentile:g} of the samples \u00b7 "
-        f"{s.headroom_pct:g} % headroom \u00b7 {s.horizon_days:g}-day horizon \u00b7 growth "
-        f"{escape(s.growth_model)} (at least {s.floor_growth_per_year:+.0%}/year) \u00b7 "
-        f"even counts up to {s.evenness_slack_pct:g} % above the rule, capped at "
-        f"{s.max_partitions:,} partitions \u00b7 at least {s.min_group_members} "
-        f"member{'' if s.min_group_members == 1 else 's'} per consumer group"
-        + (f"<br>Input rows: {inputs}" if inputs else "")
-        + "</p>"
-    )
+    header = _header(report)
     footer = (
         '<footer>For machines: <a href="recommendations.json">recommendations.json</a> \u00b7 '
         'for a ticket or chat: <a href="summary.md">summary.md</a></footer>'
@@ -357,6 +451,7 @@ def index_page(report: FleetReport, pages: dict[str, str]) -> str:
         for part in (
             header,
             _glance(report, pages),
+            _new_topics(report),
             _groups(report, pages),
             _missing(report, pages),
             _table(report, pages),
@@ -364,4 +459,5 @@ def index_page(report: FleetReport, pages: dict[str, str]) -> str:
         )
         if part
     )
-    return page(f"{report.title}: run {report.run_key}", body, with_script=True)
+    title = report.title if report.creation else f"{report.title}: run {report.run_key}"
+    return page(title, body, with_script=True)

@@ -36,6 +36,8 @@ STATUS_LABELS: dict[str, tuple[str, str]] = {
     "increase": ("increase now", "not enough partitions for today's peak"),
     "plan-increase": ("increase within horizon", "enough today, not by the end of the horizon"),
     "ok": ("ok", "enough partitions to the end of the horizon"),
+    "create": ("create", "the topic does not exist yet: create it with the recommended count"),
+    "deploy": ("deploy", "a new group: run the recommended members when the topic is created"),
     "missing-capacity": ("missing figures", "no capacity (Tp/Tc) or throughput to size on"),
     "error": ("error", "planning failed for this topic"),
     "no-figures": ("no throughput", "no throughput samples in the history window to size on"),
@@ -94,6 +96,7 @@ font-weight:600;white-space:nowrap;border:1px solid currentColor}
 .st-invalid-figures{
 color:var(--warn)}
 .st-unplanned{color:var(--muted)}
+.st-create,.st-deploy{color:var(--info)}
 .st-ok{color:var(--good)}
 .warnings{border:1px solid #d4a72c;background:#fff8c5;border-radius:6px;padding:.5rem 1rem}
 .warnings li{margin:.25rem 0}

@@ -41,6 +41,7 @@ __all__ = [
     "ChurnRow",
     "ClusterReplicas",
     "CostPanel",
+    "CreationRequest",
     "Deciding",
     "DimensionArithmetic",
     "FleetReport",
@@ -49,6 +50,7 @@ __all__ = [
     "HotKeyMark",
     "MemberLoadChart",
     "MemberLoadCurve",
+    "NewTopicLink",
     "PartitionLoadChart",
     "RejectedExample",
     "RejectedSummary",
@@ -66,11 +68,13 @@ __all__ = [
 #: table, but no throughput sample in the history window; `unknown-topic`: throughput
 #: for a topic the topics table does not list; `invalid-figures`: its figures broke a
 #: row-level input rule and were set aside (docs/validation.md). All but the first three
-#: say why in `TopicReport.error`.
+#: say why in `TopicReport.error`. `create`: a topic that does not exist yet, planned
+#: before it is created (`planner.recommend.creation`); it is sized like the first three.
 TopicStatus = Literal[
     "ok",
     "plan-increase",
     "increase",
+    "create",
     "missing-capacity",
     "error",
     "no-figures",
@@ -79,10 +83,11 @@ TopicStatus = Literal[
 ]
 TOPIC_STATUSES: tuple[TopicStatus, ...] = get_args(TopicStatus)
 #: The statuses of a topic that was sized (its numbers are all present).
-PLANNED_STATUSES: frozenset[str] = frozenset({"ok", "plan-increase", "increase"})
+PLANNED_STATUSES: frozenset[str] = frozenset({"ok", "plan-increase", "increase", "create"})
 #: `unplanned`: a topic the group reads has no plan, so neither has the group (its notes
-#: say which topic and why); its sizes and recommended strategy are then None.
-GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "unplanned"]
+#: say which topic and why); its sizes and recommended strategy are then None. `deploy`:
+#: a group with no member yet, reading a topic to be created.
+GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "unplanned", "deploy"]
 GROUP_STATUSES: tuple[GroupStatus, ...] = get_args(GroupStatus)
 Dimension = Literal["mib_in", "records_in", "mib_out"]
 Side = Literal["producer", "consumer", "both"]
@@ -473,8 +478,9 @@ class GroupReport(_Model):
         members_at_horizon: The same at the end of the horizon (None: `unplanned`).
         busiest_utilisation: The busiest member's load at `members_now`, share of one
             consumer's capacity (None: unknown, e.g. no size fits).
-        status: `ok`, `under-provisioned`, `over-provisioned`, or `unplanned` (a topic
-            it reads has no plan: the notes say which and why).
+        status: `ok`, `under-provisioned`, `over-provisioned`, `deploy` (no member yet,
+            of a topic to be created), or `unplanned` (a topic it reads has no plan: the
+            notes say which and why).
         notes: Why, in plain words.
         standby_members: Of `recommended_members`, those that own no partition: the
             minimum group size asks for more members than there are partitions.
@@ -918,6 +924,58 @@ def cluster_replicas(topics: Sequence[TopicReport], brokers: int) -> ClusterRepl
 
 
 @dataclasses.dataclass(frozen=True)
+class CreationRequest(_Model):
+    """The request a creation plan answers (`plan_new_topic`'s form or `--conf`).
+
+    Who asked is not known (an Airflow trigger does not say); when, and what, is.
+
+    Attributes:
+        topic: The topic to create.
+        requested_at: When the request was made (the run's start), UTC.
+        parameters: The request's parameters as given (numbers, flags, text; a list
+            joined by commas); `planner.recommend.creation.request_summary` words them.
+        run_id: The Airflow run that planned it, if known.
+        fleet_link: Relative link from the site's root to the fleet report's index.
+    """
+
+    topic: str
+    requested_at: datetime
+    parameters: Mapping[str, str | float | bool]
+    run_id: str | None = None
+    fleet_link: str | None = None
+
+    def _check(self) -> None:
+        if self.fleet_link is not None:
+            _check_relative_link("fleet_link", self.fleet_link)
+
+
+@dataclasses.dataclass(frozen=True)
+class NewTopicLink(_Model):
+    """A creation plan the fleet report links to ("New topics planned").
+
+    Attributes:
+        topic: The topic to create.
+        requested_at: When its plan was made, UTC.
+        partitions: The count to create it with (None: not planned).
+        status: Its plan's status (`create`, or why it has no plan).
+        href: Relative link from the fleet site's root to its page (None: its page is not
+            published beside this report).
+        since_last_run: Planned after the previous fleet run was published.
+    """
+
+    topic: str
+    requested_at: datetime
+    partitions: int | None
+    status: str
+    href: str | None = None
+    since_last_run: bool = False
+
+    def _check(self) -> None:
+        if self.href is not None:
+            _check_relative_link("href", self.href)
+
+
+@dataclasses.dataclass(frozen=True)
 class FleetReport(_Model):
     """One run's report: what the index, the topic pages and the exports show.
 
@@ -935,6 +993,9 @@ class FleetReport(_Model):
         title: Page title prefix.
         cluster: The whole cluster's replicas per broker, for a run of the whole fleet
             (None: a run of one new topic, which does not see the others).
+        request: For a creation plan (one new topic planned by request), the request:
+            the report is then about creating it, not about a data interval.
+        new_topics: For a fleet run, the creation plans published recently, newest first.
     """
 
     run_key: str
@@ -948,6 +1009,8 @@ class FleetReport(_Model):
     data_docs_path: str | None = None
     title: str = "Kafka partition plan"
     cluster: ClusterReplicas | None = None
+    request: CreationRequest | None = None
+    new_topics: tuple[NewTopicLink, ...] = ()
 
     def _check(self) -> None:
         if self.interval_end <= self.interval_start:
@@ -964,8 +1027,23 @@ class FleetReport(_Model):
         """Topics with this status."""
         return sum(1 for t in self.topics if t.status == status)
 
+    @property
+    def creation(self) -> bool:
+        """Whether this is a creation plan's report (one topic planned by request)."""
+        return self.request is not None
+
+    def groups_to_deploy(self) -> list[tuple[GroupReport, tuple[str, ...]]]:
+        """Every group of status `deploy`, once, by group id, with the topics it reads."""
+        found: dict[str, tuple[GroupReport, list[str]]] = {}
+        for t in sorted(self.topics, key=lambda t: t.topic):
+            for g in t.groups:
+                if g.status == "deploy":
+                    found.setdefault(g.group_id, (g, []))[1].append(t.topic)
+        return [(g, tuple(names)) for _, (g, names) in sorted(found.items())]
+
     def groups_to_resize(self) -> list[tuple[GroupReport, tuple[str, ...]]]:
-        """Every group whose status is not `ok`, once, with the topics it reads here.
+        """Every group whose status is not `ok` (nor `deploy`: a group to deploy is not
+        resized), once, with the topics it reads here.
 
         Short of members first, the most short-handed (current / recommended members)
         first; then groups without a plan; then groups with members to spare; by group id
@@ -974,7 +1052,7 @@ class FleetReport(_Model):
         found: dict[str, tuple[GroupReport, list[str]]] = {}
         for t in sorted(self.topics, key=lambda t: t.topic):
             for g in t.groups:
-                if g.status != "ok":
+                if g.status not in ("ok", "deploy"):
                     found.setdefault(g.group_id, (g, []))[1].append(t.topic)
 
         def order(item: tuple[GroupReport, list[str]]) -> tuple[int, float, str]:

@@ -6,6 +6,7 @@ import shlex
 from datetime import datetime
 from html import escape
 
+from planner.recommend import creation
 from planner.report import charts
 from planner.report.layout import (
     STATUS_LABELS,
@@ -52,6 +53,8 @@ def _headline(t: TopicReport, data_end: datetime) -> str:
         change = (
             f"{current}, no change"
             if t.recommended_partitions == t.current_partitions
+            else f"create with {fmt_count(t.recommended_partitions)}"
+            if t.status == "create"
             else f"{current} \u2192 {fmt_count(t.recommended_partitions)}"
         )
         cells.append(("Partitions", change, need))
@@ -117,8 +120,44 @@ def _facts(t: TopicReport) -> str:
             f"replication factor {fmt_count(t.replication_factor)}",
         ]
     if t.capacity_source:
-        facts.append(f"Tp/Tc measured by {t.capacity_source}")
+        # A creation plan's source is a sentence of its own (the request, or its files).
+        facts.append(
+            t.capacity_source if t.status == "create" else f"Tp/Tc measured by {t.capacity_source}"
+        )
     return f'<p class="meta">{escape(_SEP.join(facts))}</p>'
+
+
+def _create(t: TopicReport, p: int) -> str:
+    c = t.cost
+    cost = (
+        "<p><strong>Cost:</strong> "
+        + escape(
+            creation.create_cost(
+                partitions=p,
+                replicas_total=c.replicas_total,
+                replicas_per_broker=c.replicas_per_broker,
+                replicas_per_broker_limit=c.replicas_per_broker_limit,
+                producer_batch_memory_bytes=c.producer_batch_memory_bytes,
+                consumer_threads=c.consumer_threads,
+            )
+        )
+        + ' (<a href="#cost">the cost panel</a>).</p>'
+        if c is not None
+        else ""
+    )
+    headline = creation.create_headline(
+        t.topic, partitions=p, replication_factor=t.replication_factor
+    )
+    command = creation.create_command(
+        t.topic, partitions=p, replication_factor=t.replication_factor
+    )
+    return (
+        f'<h2 id="apply">To create</h2><p class="plan"><strong>{escape(headline)}</strong></p>'
+        "<p>With Kafka's command-line tools (<code>BOOTSTRAP_SERVERS</code>: the "
+        "cluster's brokers; add <code>--command-config</code> with the client settings "
+        "of a secured cluster):</p>"
+        f'<pre class="command"><code>{escape(command)}</code></pre>{cost}'
+    )
 
 
 def _apply(t: TopicReport) -> str:
@@ -127,6 +166,8 @@ def _apply(t: TopicReport) -> str:
     p = t.recommended_partitions
     if p is None or not t.planned or p == t.current_partitions:
         return ""
+    if t.status == "create":
+        return _create(t, p)
     topic = shlex.quote(t.topic)
     if t.current_partitions is None:
         rf = f" --replication-factor {t.replication_factor}" if t.replication_factor else ""
@@ -188,10 +229,14 @@ def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
             for name in others
         )
         notes.append(f"also reads {listed}")
+    members = (
+        escape(creation.deploy_headline(members=g.recommended_members, standby=0))
+        if g.status == "deploy" and g.recommended_members is not None
+        else f"{g.current_members:,} \u2192 {fmt_count(g.recommended_members)}"
+    )
     row = (
         f"<tr><td><code>{escape(g.group_id)}</code></td><td>{status_badge(g.status)}</td>"
-        f'<td class="num">{g.current_members:,} \u2192 {fmt_count(g.recommended_members)}'
-        f"{_standby(g.standby_members)}</td>"
+        f'<td class="num">{members}{_standby(g.standby_members)}</td>'
         f'<td class="num">{fmt_count(g.members_now)} / {fmt_count(g.members_at_horizon)}</td>'
         f'<td class="num">{fmt_pct(g.busiest_utilisation, fraction=True)}</td>'
         f"<td>{strategy}</td></tr>"
@@ -379,9 +424,17 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
         pages: Topic -> page file name, to link other topics of multi-topic groups.
     """
     percentile = report.settings.percentile
+    r = report.request
+    crumbs = (
+        f'<a href="../index.html">\u2190 Creation plan</a> \u00b7 requested '
+        f"{r.requested_at:%Y-%m-%d %H:%M} UTC"
+        + (f' \u00b7 <a href="../{escape(r.fleet_link)}">Fleet report</a>' if r.fleet_link else "")
+        if r is not None
+        else f'<a href="../index.html">\u2190 All topics</a> \u00b7 run '
+        f"<code>{escape(report.run_key)}</code>"
+    )
     header = (
-        f'<nav class="crumbs"><a href="../index.html">\u2190 All topics</a> \u00b7 run '
-        f"<code>{escape(report.run_key)}</code></nav>\n"
+        f'<nav class="crumbs">{crumbs}</nav>\n'
         f"<h1>{escape(t.topic)}</h1>\n"
         f"<p>{status_badge(t.status)} {escape(STATUS_LABELS[t.status][1])}</p>\n" + _facts(t)
     )

@@ -14,7 +14,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from planner.store.records import FAILED, Recommendation, RunRecord
+from planner.recommend import creation
+from planner.store.records import FAILED, FLEET_SCOPE, Recommendation, RunRecord
 
 if TYPE_CHECKING:
     from planner.store.store import RecommendationStore
@@ -27,6 +28,7 @@ _STATUS = {
     "ok": "enough partitions to the end of the horizon",
     "plan-increase": "enough today, not by the end of the horizon",
     "increase": "not enough for today's peak",
+    "create": "the topic does not exist yet: create it",
     "missing-capacity": "no capacity figures (Tp, Tc) to size on",
     "invalid-figures": "figures set aside by input validation (see the reason)",
 }
@@ -83,7 +85,7 @@ def render_recommendation(
     if rec.rationale:
         out.blank()
         out.wrap("Why")
-        for sentence in rec.rationale:
+        for sentence in _rationale(rec):
             out.wrap(_safe(sentence), first="  - ", rest="    ")
     return out.text()
 
@@ -115,13 +117,22 @@ def _headline(
         partitioner = f", {_safe(rec.partitioner)} partitioner" if rec.partitioner else ""
         out.field("Keys", keyed + partitioner)
     run = rec.run
-    out.field(
-        "Run",
-        f"{run.key}: data {run.interval.start:%Y-%m-%d %H:%M} to "
-        f"{run.interval.end:%Y-%m-%d %H:%M} UTC, published {run.finished_at:%Y-%m-%d %H:%M} UTC",
-    )
-    if last_good is not None and last_good.id != run.id:
-        out.field("", f"! not in the last good run {last_good.key}: this is an older one")
+    if run.scope != FLEET_SCOPE:
+        _creation_plan(out, rec, last_good)
+    else:
+        out.field(
+            "Run",
+            f"{run.key}: data {run.interval.start:%Y-%m-%d %H:%M} to "
+            f"{run.interval.end:%Y-%m-%d %H:%M} UTC, published "
+            f"{run.finished_at:%Y-%m-%d %H:%M} UTC",
+        )
+        if last_good is not None and last_good.id != run.id:
+            newer = last_good.interval.start > run.interval.start or (
+                last_good.interval.start == run.interval.start
+                and last_good.finished_at > run.finished_at
+            )
+            if newer:
+                out.field("", f"! not in the last good run {last_good.key}: this is an older one")
     if newest is not None and newest.status == FAILED and newest.id != run.id:
         reason = (newest.message or "").strip().splitlines()
         out.field(
@@ -131,8 +142,91 @@ def _headline(
         )
 
 
+def _rationale(rec: Recommendation) -> tuple[str, ...]:
+    if rec.run.scope == FLEET_SCOPE:
+        return rec.rationale
+    given = _request(rec).get("parameters")
+    given = given if isinstance(given, dict) else {}
+    return creation.creation_rationale(
+        rec.rationale,
+        growth_from_request=creation.growth_from_request(given),
+        capacity=creation.request_capacity_source(given),
+    )
+
+
+def _request(rec: Recommendation) -> dict[str, Any]:
+    found = rec.run.source.get("request")
+    return found if isinstance(found, dict) else {}
+
+
+def _creation_plan(out: _Lines, rec: Recommendation, last_fleet: RunRecord | None) -> None:
+    """A creation plan's headline: what to create, how, its cost, the request, and how
+    it stands against the last fleet run (which cannot hold a topic not created yet)."""
+    run = rec.run
+    rf = rec.detail.get("replication_factor")
+    rf = rf if isinstance(rf, int) and not isinstance(rf, bool) else None
+    p = rec.recommended_partitions
+    if rec.status == creation.CREATE and p is not None:
+        out.field(
+            "Plan",
+            "creation plan: "
+            + _safe(creation.create_headline(rec.topic, partitions=p, replication_factor=rf)),
+        )
+        out.field(
+            "Command",
+            _safe(creation.create_command(rec.topic, partitions=p, replication_factor=rf)),
+        )
+        cost = {
+            name: rec.detail.get(f"cost_{name}")
+            for name in (
+                "replicas_total",
+                "replicas_per_broker",
+                "replicas_per_broker_limit",
+                "producer_batch_memory_bytes",
+                "consumer_threads",
+            )
+        }
+        whole = {k: v for k, v in cost.items() if isinstance(v, int)}
+        if len(whole) == len(cost):
+            out.field("Cost", _safe(creation.create_cost(partitions=p, **whole)))
+    request = _request(rec)
+    at = request.get("requested_at")
+    when = (
+        f"{at[:16].replace('T', ' ')} UTC"
+        if isinstance(at, str)
+        else f"{run.started_at:%Y-%m-%d %H:%M} UTC"
+    )
+    out.field("Requested", f"{when}, published {run.finished_at:%Y-%m-%d %H:%M} UTC")
+    parameters = request.get("parameters")
+    if isinstance(parameters, dict) and parameters:
+        out.field("Request", _safe(creation.request_summary(parameters)))
+    if last_fleet is None:
+        return
+    if last_fleet.finished_at > run.finished_at:
+        out.field(
+            "",
+            f"! the fleet run {last_fleet.key}, published after this plan, does not have "
+            "the topic: not created yet, or its figures were not collected",
+        )
+    else:
+        out.field(
+            "",
+            f"planned after the last fleet run {last_fleet.key} "
+            f"(published {last_fleet.finished_at:%Y-%m-%d %H:%M} UTC)",
+        )
+
+
 def _figures(out: _Lines, rec: Recommendation) -> None:
     records_growth = rec.detail.get("records_in_growth_per_year")
+    growth_from = _safe(str(rec.detail.get("mib_in_growth_source") or ""))
+    capacity_from = None
+    if rec.run.scope != FLEET_SCOPE:
+        given = _request(rec).get("parameters")
+        given = given if isinstance(given, dict) else {}
+        growth = rec.mib_in_growth_per_year
+        if creation.growth_from_request(given) and isinstance(growth, float):
+            growth_from = creation.growth_given(growth)
+        capacity_from = creation.request_capacity_source(given)
     figures = [
         (
             "Peak in",
@@ -150,7 +244,7 @@ def _figures(out: _Lines, rec: Recommendation) -> None:
             "Growth",
             _growth(rec.mib_in_growth_per_year),
             _growth(records_growth),
-            _safe(str(rec.detail.get("mib_in_growth_source") or "")),
+            growth_from,
         ),
         (
             "Tp",
@@ -171,6 +265,8 @@ def _figures(out: _Lines, rec: Recommendation) -> None:
         out.wrap("Figures")
         for label, mib, records, note in figures:
             out.field(label, f"{mib or '-':>14} {records or '-':>16}  {note}".rstrip())
+    if capacity_from is not None:
+        out.field("Tp/Tc from", _safe(capacity_from))
 
 
 class _Lines:
@@ -220,16 +316,17 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
     name = _safe(str(group.get("group_id", "?")))
     current = first("current_members")
     recommended = first("recommended_members", "recommended_consumers")
-    change = (
-        f"keep {current}"
-        if recommended is None or recommended == current
-        else f"{current} -> {recommended}"
-    )
+    standby = first("standby_members")
+    if group.get("status") == creation.DEPLOY and isinstance(recommended, int):
+        change = f"{creation.DEPLOY} {recommended}"  # "deploy 4 consumers"
+    elif recommended is None or recommended == current:
+        change = f"keep {current}"
+    else:
+        change = f"{current} -> {recommended}"
     strategy = _safe(str(first("strategy") or "?"))
     was = first("current_strategy")
     if was and was != group.get("strategy"):
         strategy += f" (now {_safe(str(was))})"
-    standby = first("standby_members")
     by = f" ({standby} standing by)" if isinstance(standby, int) and standby > 0 else ""
     out.wrap(f"{name}: {change} consumers{by}, {strategy}", first="  ", rest="      ")
     status = first("status")

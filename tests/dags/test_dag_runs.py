@@ -179,8 +179,16 @@ def test_a_new_topic_is_planned_from_the_forms_parameters(
     assert latest.tp_mib_per_s is not None and 13.0 < latest.tp_mib_per_s < 15.0
     assert (latest.tc_mib_per_s, latest.tc_records_per_s) == (4.0, 5000.0)
 
+    # A creation plan everywhere: the store, the page, show.
+    assert latest.status == "create"
+    assert sorted(g["status"] for g in latest.groups) == ["deploy", "deploy"]
+    assert "To create" in page and f"--create --topic {topic}" in page
+    assert "Tp read from kafka-producer-perf-test output" in page
+    assert "given in the request (+50%/year)" in page
     shown = show(topic, fleet.store_url)
     assert shown.returncode == 0 and topic in shown.stdout
+    assert f"creation plan: create {topic} with" in " ".join(shown.stdout.split())
+    assert "older" not in shown.stdout
 
 
 def test_a_new_topic_request_that_cannot_be_planned_fails_its_first_task(

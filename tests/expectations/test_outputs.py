@@ -186,8 +186,8 @@ def recommendation(
 def test_sizing_good_passes(spark: Any) -> None:
     rows = [
         planned("orders"),
-        # A new topic: no current count, so nothing to compare it with.
-        planned("orders.v2", current_partitions=None, status="increase"),
+        # A new topic: no current count, so nothing to compare it with; it is created.
+        planned("orders.v2", current_partitions=None, status="create"),
         planned("ok-as-is", current_partitions=12, recommended_partitions=12, status="ok"),
         unplanned("no-tc"),
         unplanned("gone", status="unknown-topic"),
@@ -197,6 +197,8 @@ def test_sizing_good_passes(spark: Any) -> None:
     rows[2]["candidates"] = [candidate(12, recommended=True, current=True)]
     # Eight partitions, each with an owner, and a standby the minimum group size asks for.
     rows[0]["groups"] = [group_plan("billing", 9, ["orders"], standby=1)]
+    # The new topic's group has no member yet: it is deployed.
+    rows[1]["groups"] = [group_plan("ledger", 8, ["orders.v2"], current_members=0, status="deploy")]
     report = validate(frame(spark, "sizing", rows), "sizing.output")
     assert report.success, report.message()
 
@@ -214,9 +216,22 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     load_standby["groups"] = [
         group_plan("billing", 9, ["load-standby"], standby=1, members_at_horizon=10)
     ]
+    # A group deployed on a topic that exists, or that already has members; a status
+    # no plan gives.
+    deploy_existing = planned("deploy-existing")
+    deploy_existing["groups"] = [
+        group_plan("billing", 8, ["deploy-existing"], current_members=0, status="deploy")
+    ]
+    odd_group = planned("odd-group-status")
+    odd_group["groups"] = [group_plan("billing", 8, ["odd-group-status"], status="resize")]
     rows = [
         planned("shrink", current_partitions=12),
         planned("short", required_partitions=9),
+        # Created although it exists; increased although it does not.
+        planned("create-existing", status="create"),
+        planned("increase-new", current_partitions=None, status="increase"),
+        deploy_existing,
+        odd_group,
         rule_broken,
         planned("too-many-replicas", replication_factor=4),
         planned("no-number", status="ok", required_partitions=None, recommended_partitions=None),
@@ -243,6 +258,16 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
         (BETWEEN, "mib_in_peak_per_s"),
         (QUERY, "sizing.group_members"),
         (QUERY, "sizing.rule.largest_dimension"),
+        (QUERY, "sizing.created_when_new"),
+        (QUERY, "sizing.group_status"),
+    }
+    assert set(report[QUERY, "sizing.created_when_new"].topics) == {
+        "create-existing",
+        "increase-new",
+    }
+    assert set(report[QUERY, "sizing.group_status"].topics) == {
+        "deploy-existing",
+        "odd-group-status",
     }
     # The message names the topics and the expectations that failed.
     message = report.message()

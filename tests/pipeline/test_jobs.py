@@ -12,6 +12,10 @@ from planner.pipeline.tasks import RunPlan
 from planner.pipeline.workspace import Workspace
 from spark_jobs.settings import DEFAULT_JAVA_OPTIONS
 
+#: The log configuration every submission's driver gets (in the spark_jobs package).
+LOG_FILE = Path(__file__).resolve().parents[2] / "spark_jobs" / "log4j2.properties"
+LOG_OPTION = f"-Dlog4j2.configurationFile={LOG_FILE.as_uri()}"
+
 
 def _plan(config: Path | None) -> RunPlan:
     workspace = Workspace(
@@ -34,7 +38,7 @@ def test_a_submission_carries_the_driver_settings_of_the_config(tmp_path: Path) 
         # Only what must be set before the driver starts; the job sets the rest itself.
         assert steps[step]["conf"] == {
             "spark.driver.memory": "3g",
-            "spark.driver.extraJavaOptions": DEFAULT_JAVA_OPTIONS,
+            "spark.driver.extraJavaOptions": f"{DEFAULT_JAVA_OPTIONS} {LOG_OPTION}",
         }
         assert steps[step]["args"][-2:] == ["--config", str(config)]
         assert Path(steps[step]["application"]).is_file()
@@ -43,6 +47,18 @@ def test_a_submission_carries_the_driver_settings_of_the_config(tmp_path: Path) 
 def test_without_a_config_a_submission_carries_the_jobs_defaults() -> None:
     assert jobs.launch_conf(None) == {
         "spark.driver.memory": "2g",
-        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC",
+        "spark.driver.extraJavaOptions": f"-XX:TieredStopAtLevel=1 -XX:+UseParallelGC {LOG_OPTION}",
     }
+
+
+def test_spark_logs_its_warnings_only_unless_the_config_names_its_own_log_file(
+    tmp_path: Path,
+) -> None:
+    # Spark's start-up INFO lines would fill the task log; its warnings stay.
+    log_config = LOG_FILE.read_text()
+    assert "rootLogger.level = warn" in log_config
+    config = tmp_path / "planner.toml"
+    own = "-Dlog4j2.configurationFile=file:///etc/spark/log4j2.properties"
+    config.write_text(f'[spark.conf]\n"spark.driver.extraJavaOptions" = "{own}"\n')
+    assert jobs.launch_conf(config)["spark.driver.extraJavaOptions"] == own
     assert _plan(None).to_xcom()["spark"]["size_and_simulate"]["conf"] == jobs.launch_conf(None)

@@ -105,7 +105,11 @@ def test_a_request_becomes_figures_the_collection_takes_whole(tmp_path: Path) ->
     assert 13.0 < capacity["producer_mib_per_s"] < 15.0  # the perf file's summary line
     assert capacity["producer_records_per_s"] > 100_000
     assert (capacity["consumer_mib_per_s"], capacity["consumer_records_per_s"]) == (4.0, 5000.0)
-    assert "orders.producer.txt (kafka-producer-perf-test)" in capacity["source"]
+    # Where each side came from, as the creation plan tells it.
+    assert capacity["source"] == (
+        f"Tp read from kafka-producer-perf-test output {PERF / 'orders.producer.txt'}; "
+        "Tc given in the request"
+    )
     groups = read_table(folder, DAY, "groups").to_pylist()
     assert {(g["group_id"], g["members"]) for g in groups} == {("ledger", 0), ("fraud-scoring", 0)}
     assert read_table(folder, DAY, "keys").num_rows == 2

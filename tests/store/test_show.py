@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from planner.figures.dataset import DataInterval
 from planner.store import (
     Recommendation,
     RecommendationStore,
@@ -180,3 +181,57 @@ def test_standby_members_are_named_beside_the_consumers(
     text = render_latest(sqlite_store, example_row["topic"])
     assert f"2, cooperative-sticky (group '{group['group_id']}'; 1 standing by)" in text
     assert f"{group['group_id']}: 3 -> 2 consumers (1 standing by), " in text
+
+
+def _creation_row(example_row: dict[str, Any]) -> dict[str, Any]:
+    # The example topic's numbers, as a creation plan of a topic not created yet.
+    groups = [
+        {**g, "status": "deploy", "current_members": 0, "recommended_members": 4}
+        for g in example_row["groups"][:1]
+    ]
+    return {
+        **example_row,
+        "topic": "payments.v2",
+        "status": "create",
+        "current_partitions": None,
+        "groups": groups,
+    }
+
+
+def _creation_run(day: str) -> Any:
+    request = {
+        "topic": "payments.v2",
+        "requested_at": f"{DataInterval.parse(day).end:%Y-%m-%d}T09:30:00+00:00",
+        "parameters": {"peak_mib_per_s": 40, "growth_per_year": 0.5, "tc_mib_per_s": 4},
+    }
+    run = run_for(day, request=request)
+    return dataclasses.replace(run, scope="topic:payments.v2")
+
+
+def test_a_creation_plan_published_after_the_fleet_run_is_never_called_older(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    sqlite_store.publish_run(run_for("2026-11-25"), [example_row])
+    sqlite_store.publish_run(_creation_run("2026-11-25"), [_creation_row(example_row)])
+    text = " ".join(render_latest(sqlite_store, "payments.v2").split())
+    assert "older" not in text
+    assert "Plan creation plan: create payments.v2 with" in text
+    assert "kafka-topics.sh --bootstrap-server" in text and "--create --topic payments.v2" in text
+    assert "Requested 2026-11-26 09:30 UTC" in text
+    assert "Request peak MiB/s 40 · growth/year +50% · Tc MiB/s 4" in text
+    assert "planned after the last fleet run 20261125T0000Z" in text
+    assert "deploy 4 consumers" in text and "under-provisioned" not in text
+    assert "given in the request" in text  # the growth, and Tp/Tc
+
+
+def test_a_creation_plan_a_later_fleet_run_does_not_hold_says_it_is_not_created_yet(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    sqlite_store.publish_run(_creation_run("2026-11-24"), [_creation_row(example_row)])
+    sqlite_store.publish_run(run_for("2026-11-25"), [example_row])
+    text = " ".join(render_latest(sqlite_store, "payments.v2").split())
+    assert "older" not in text
+    assert (
+        "! the fleet run 20261125T0000Z, published after this plan, does not have the topic: "
+        "not created yet, or its figures were not collected"
+    ) in text

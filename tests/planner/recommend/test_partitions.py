@@ -18,7 +18,7 @@ def test_even_group_sizes() -> None:
 def test_a_friendlier_count_within_the_slack() -> None:
     choice = choose_partitions(17, None)
     assert choice.recommended == 18  # 1, 2, 3, 6, 9, 18 against 1, 17
-    assert choice.status == "increase"
+    assert choice.status == "create"  # a new topic: created, not increased
     assert "18 rather than the required 17" in choice.reason
 
 
