@@ -57,7 +57,7 @@ _UNPLANNED_STATUSES = (
     "no-figures",
     "missing-capacity",
     "error",
-    # Set aside by the input validation (`planner.pipeline.set_aside.STATUS`).
+    # Set aside by the input validation (`planner.figures.set_aside.STATUS`).
     "invalid-figures",
 )
 #: Relative tolerance of float identities (a sum of loads, min <= mean <= max).

@@ -15,14 +15,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner.notes import Note, texts
 from planner.partitioners import SPREAD, partitions_for_keys
-from planner.recommend import GroupInfo, GroupPlan, PlanSettings, TopicHistory, TopicPlan
-from planner.recommend.plan import plan_group
+from planner.recommend import (
+    GroupInfo,
+    GroupPlan,
+    PlanSettings,
+    TopicHistory,
+    TopicPlan,
+    plan_group,
+)
 from planner.report.model import (
     Candidate,
     CapacityScope,
     ChurnChart,
     ChurnRow,
+    CodedNote,
     CostPanel,
     Deciding,
     DimensionArithmetic,
@@ -173,6 +181,10 @@ def _churn(grid: GridResult, partitions: int, members: int) -> ChurnChart | None
     )
 
 
+def _coded(notes: Sequence[Note]) -> tuple[CodedNote, ...]:
+    return tuple(CodedNote(**n.as_row()) for n in notes)
+
+
 def _group(g: GroupPlan, topic: str) -> GroupReport:
     return GroupReport(
         group_id=g.group_id,
@@ -185,7 +197,8 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
         members_at_horizon=g.members_at_horizon,
         busiest_utilisation=g.busiest_utilisation if math.isfinite(g.busiest_utilisation) else None,
         status=g.status,
-        notes=g.notes,
+        notes=tuple(texts(g.notes)),
+        notes_coded=_coded(g.notes),
         standby_members=g.standby_members,
     )
 
@@ -236,10 +249,11 @@ def from_topic_plan(
     single = plan_group(
         GroupInfo("", "cooperative-sticky", 0),
         grid,
-        p,
-        plan.utilisation_now,
-        horizon,
-        s,
+        topic=plan.topic,
+        partitions=p,
+        consumers_now=plan.utilisation_now,
+        consumers_at_horizon=horizon,
+        settings=s,
     )
     groups = tuple(_group(g, plan.topic) for g in plan.groups)
     history_series = ThroughputHistory(
@@ -264,8 +278,11 @@ def from_topic_plan(
         candidates=tuple(Candidate(n, sizes, n == p) for n, sizes in plan.choice.candidates),
         choice_reason=plan.choice.reason,
         rationale=plan.rationale,
-        cost=CostPanel(**dataclasses.asdict(plan.cost)),
-        warnings=plan.warnings,
+        cost=CostPanel(
+            **{**dataclasses.asdict(plan.cost), "warnings": tuple(texts(plan.cost.warnings))}
+        ),
+        warnings=tuple(texts(plan.warnings)),
+        warnings_coded=_coded(plan.warnings),
         groups=groups,
         history=history_series if history_series.ts_s else None,
         member_load=_member_load(grid, p, scale_now),

@@ -40,6 +40,7 @@ __all__ = [
     "ChurnChart",
     "ChurnRow",
     "ClusterReplicas",
+    "CodedNote",
     "CostPanel",
     "Deciding",
     "DimensionArithmetic",
@@ -458,6 +459,23 @@ class CostPanel(_Model):
 
 
 @dataclasses.dataclass(frozen=True)
+class CodedNote(_Model):
+    """A warning or note in its coded form (`planner.notes.Note`).
+
+    Attributes:
+        code: The finding's stable code (`hot-key`, `falling-behind`, ...).
+        severity: `warning` or `info`.
+        params: The values the sentence is made of, as JSON text.
+        text: The sentence.
+    """
+
+    code: str
+    severity: str
+    params: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
 class GroupReport(_Model):
     """One consumer group reading the topic, at the recommended partition count.
 
@@ -478,6 +496,8 @@ class GroupReport(_Model):
         notes: Why, in plain words.
         standby_members: Of `recommended_members`, those that own no partition: the
             minimum group size asks for more members than there are partitions.
+        notes_coded: `notes` in their coded form (empty for outputs written before
+            notes had codes).
     """
 
     group_id: str
@@ -492,6 +512,7 @@ class GroupReport(_Model):
     status: GroupStatus
     notes: tuple[str, ...] = ()
     standby_members: int = 0
+    notes_coded: tuple[CodedNote, ...] = ()
 
     def _check(self) -> None:
         where = f"group {self.group_id!r}"
@@ -722,6 +743,8 @@ class TopicReport(_Model):
         rationale: The arithmetic and the choice, as sentences.
         cost: The cost panel at the recommended count.
         warnings: Plain-language warnings.
+        warnings_coded: `warnings` in their coded form (empty for outputs written
+            before warnings had codes).
         groups: Consumer groups reading the topic.
         history: Throughput samples.
         member_load: Busiest member against group size, per strategy.
@@ -763,6 +786,7 @@ class TopicReport(_Model):
     churn: ChurnChart | None = None
     rejected_rows: int = 0
     error: str | None = None
+    warnings_coded: tuple[CodedNote, ...] = ()
 
     def __post_init__(self) -> None:
         try:

@@ -92,7 +92,12 @@ def test_a_keyless_topic_gets_plan_topics_numbers() -> None:
         (g.group_id, g.members_now, g.recommended_members, g.strategy, g.status)
         for g in plan.groups
     ]
-    assert set(plan.warnings) <= set(row["warnings"])
+    assert {w.text for w in plan.warnings} <= set(row["warnings"])
+    # The coded form beside the sentences, one for one.
+    assert [w["text"] for w in row["warnings_coded"]] == row["warnings"]
+    assert [w.as_row() for w in plan.warnings] == [
+        w for w in row["warnings_coded"] if w["code"] in {p.code for p in plan.warnings}
+    ]
     assert list(plan.rationale) == row["rationale"][-len(plan.rationale) :]
 
 
@@ -178,6 +183,7 @@ def test_no_consumer_capacity_gives_no_number_but_the_peaks() -> None:
     assert row["mib_in_peak_per_s"] > 0
     assert row["mib_in_target_per_s"] > row["mib_in_peak_per_s"]
     assert "no consumer capacity (Tc)" in row["warnings"][0]
+    assert [w["code"] for w in row["warnings_coded"]] == ["missing-capacity"]
     assert [(g["group_id"], g["status"], g["recommended_members"]) for g in row["groups"]] == [
         ("g", "unplanned", None)
     ]
