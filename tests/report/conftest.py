@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.report import FleetReport, render_site
+from planner.report import FleetReport
+from planner.report.site import render_site
 from tests.report.fleets import DATA_DOCS, core_fleet, hand_fleet
 
 # The Spark tests' one local session (started only if a test asks for it), for
