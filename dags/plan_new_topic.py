@@ -30,22 +30,11 @@ from typing import Any
 import pendulum
 from airflow.sdk import Param, TriggerRule, chain, dag, task
 
+from planner.choices import PARTITIONERS, STRATEGIES
 from planner.pipeline.operators import spark_steps
 
 _POSITIVE_OR_EMPTY: dict[str, Any] = {"type": ["null", "number"], "exclusiveMinimum": 0}
 _PATH_OR_EMPTY: dict[str, Any] = {"type": ["null", "string"]}
-
-# librdkafka's partitioner names and Kafka's strategy names (the planner's own lists:
-# a test checks these stay equal to planner.partitioners and planner.assignors).
-PARTITIONERS = [
-    "murmur2_random",
-    "murmur2",
-    "consistent_random",
-    "consistent",
-    "fnv1a_random",
-    "fnv1a",
-]
-STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky"]
 
 PARAMS = {
     "topic": Param(
@@ -71,7 +60,7 @@ PARAMS = {
         title="Keyed",
         description="producers set a key and consumers rely on per-key order",
     ),
-    "partitioner": Param("murmur2_random", enum=PARTITIONERS, title="Producers' partitioner"),
+    "partitioner": Param("murmur2_random", enum=list(PARTITIONERS), title="Producers' partitioner"),
     "key_sample_file": Param(
         None,
         title="Key sample file (CSV: key or key_hex, count)",
@@ -93,7 +82,9 @@ PARAMS = {
         items={"type": "string", "minLength": 1},
         title="Consumer groups that will read it",
     ),
-    "strategy": Param("cooperative-sticky", enum=STRATEGIES, title="Their assignment strategy"),
+    "strategy": Param(
+        "cooperative-sticky", enum=list(STRATEGIES), title="Their assignment strategy"
+    ),
     "replication_factor": Param(3, type="integer", minimum=1, title="Replication factor"),
     "brokers": Param(3, type="integer", minimum=1, title="Brokers in the cluster"),
 }

@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE_MODULES = [
+    "planner.choices",
     "planner.notes",
     "planner.sizing",
     "planner.cost",
