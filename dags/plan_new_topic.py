@@ -28,10 +28,10 @@ from datetime import timedelta
 from typing import Any
 
 import pendulum
-from airflow.sdk import Param, TriggerRule, chain, dag, task
+from airflow.sdk import Param, dag, task
 
 from planner.choices import PARTITIONERS, STRATEGIES
-from planner.pipeline.operators import spark_steps
+from planner.pipeline.operators import run_after
 
 _POSITIVE_OR_EMPTY: dict[str, Any] = {"type": ["null", "number"], "exclusiveMinimum": 0}
 _PATH_OR_EMPTY: dict[str, Any] = {"type": ["null", "string"]}
@@ -108,27 +108,16 @@ def plan_new_topic() -> None:
 
         return new_topic_task(context["params"], context)
 
-    @task(retries=3, retry_delay=timedelta(seconds=30), retry_exponential_backoff=True)
-    def publish(plan: dict[str, Any], **context: Any) -> dict[str, Any]:
-        from planner.pipeline.tasks import publish_task
-
-        return publish_task(plan, context)
-
-    # Records the failure, then fails itself: as the run's only leaf, it makes the run
-    # show as failed.
-    @task(trigger_rule=TriggerRule.ONE_FAILED, retries=0)
-    def record_failure(**context: Any) -> None:
-        from planner.pipeline.tasks import record_failure_task
-
-        plan = context["ti"].xcom_pull(task_ids="prepare_new_topic")
-        record_failure_task(plan, context, new_topic=True)
-
-    plan = prepare_new_topic()
-    # validate_inputs -> size_and_simulate -> validate_outputs
-    steps = spark_steps(plan_task="prepare_new_topic")
-    published = publish(plan)
-    chain(plan, *steps, published)
-    [plan, *steps, published] >> record_failure()
+    run_after(
+        prepare_new_topic(),
+        plan_task="prepare_new_topic",
+        publish_retries={
+            "retries": 3,
+            "retry_delay": timedelta(seconds=30),
+            "retry_exponential_backoff": True,
+        },
+        new_topic=True,
+    )
 
 
 plan_new_topic()
