@@ -42,7 +42,6 @@ from spark_jobs.settings import JobSettings
 from spark_jobs.units import Unit, read_samples
 
 __all__ = [
-    "ONE_GROUP",
     "PLANNED_STATUSES",
     "group_row",
     "invalid_figures_row",
@@ -56,12 +55,6 @@ __all__ = [
 
 #: Statuses of a topic `plan_topic` planned.
 PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase")
-#: The id of the group planned for every topic as if one group read only it. Real group
-#: ids are never empty (the figures' `groups` table rejects them), so it cannot clash.
-ONE_GROUP = ""
-# The planned group starts on the strategy the planner prefers on a tie, so its plan
-# carries no "switch strategy" note.
-_ONE_GROUP_STRATEGY = "cooperative-sticky"
 _MIB = float(2**20)
 _SECONDS_PER_DAY = 86_400
 
@@ -407,8 +400,9 @@ def _fill_plan(
             {"partitions": n, "loads": loads.tolist()}
             for n, loads in sorted(loads_by_count(load, counts).items())
         ]
-    groups = [g for g in plan.groups if g.group_id != ONE_GROUP]
-    one = next(g for g in plan.groups if g.group_id == ONE_GROUP)
+    groups = plan.groups
+    one = plan.one_group
+    assert one is not None
     row["one_group_members"] = one.members_now
     row["one_group_strategy"] = one.strategy
     row["one_group_standby"] = one.standby_members
@@ -528,7 +522,6 @@ def _sizing_row(
         return row
 
     groups = _groups(info)
-    passed = [*groups, GroupInfo(ONE_GROUP, _ONE_GROUP_STRATEGY, 0)]
     history = _history(topic, arrays, info, keys, key_counts)
     producer, consumer = _capacities(info)
     if info["tc_mib_per_s"] is None and info["tc_records_per_s"] is None:
@@ -546,7 +539,8 @@ def _sizing_row(
         _warn(row, note("no-key-sample"))
     row["rationale"] = [_capacity_rationale(info)]
     try:
-        # `passed` holds the groups that read only this topic (plus the planned one);
+        # `groups` holds the groups that read only this topic (`TopicPlan.one_group` is
+        # the plan of one reading only it that runs no member yet);
         # bytes out are divided over every group that fetches them, those that also
         # read other topics (simulated apart) included.
         plan = plan_topic(
@@ -554,7 +548,7 @@ def _sizing_row(
             producer,
             consumer,
             brokers=brokers,
-            groups=passed,
+            groups=groups,
             consuming_groups=row["consuming_groups"],
             settings=settings.sizing_plan,
         )

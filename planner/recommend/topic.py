@@ -15,6 +15,7 @@ the size needed at the horizon reported beside it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -30,7 +31,14 @@ from planner.recommend.group import (
 )
 from planner.recommend.key_skew import SkewRequirement, skew_requirement
 from planner.recommend.partitions import PartitionChoice, choose_partitions
-from planner.recommend.types import GroupInfo, GroupPlan, PlanSettings, TopicHistory, TopicPlan
+from planner.recommend.types import (
+    PLANNED_GROUP,
+    GroupInfo,
+    GroupPlan,
+    PlanSettings,
+    TopicHistory,
+    TopicPlan,
+)
 from planner.simulate import GridResult, TopicLoad, partition_loads, simulate_grid
 from planner.sizing import (
     PlanningTarget,
@@ -179,15 +187,19 @@ def plan_topic(
         if current is not None and current != p and any(g.members >= 1 for g in infos)
         else None
     )
+    # Every group on the grid at the recommended count, the topic's loads, the settings.
+    on_p = partial(
+        plan_group,
+        grid=at_p,
+        topic=history.topic,
+        partitions=p,
+        consumers_now=util_now,
+        consumers_at_horizon=util_horizon,
+        settings=s,
+    )
     group_plans = tuple(
-        plan_group(
+        on_p(
             g,
-            at_p,
-            topic=history.topic,
-            partitions=p,
-            consumers_now=util_now,
-            consumers_at_horizon=util_horizon,
-            settings=s,
             current_partitions=current,
             current_busiest=(
                 busiest_member_load(loads_now, g.members, g.strategy)
@@ -225,6 +237,7 @@ def plan_topic(
         rationale=rationale,
         key_sample=sample,
         fan_out=fan_out,
+        one_group=on_p(PLANNED_GROUP),
     )
 
 

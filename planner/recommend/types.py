@@ -20,6 +20,7 @@ from planner.simulate import GridResult, HotKey, TopicLoad
 from planner.sizing import GrowthModel, PlanningTarget, SizingResult
 
 __all__ = [
+    "PLANNED_GROUP",
     "ChoiceKey",
     "GroupInfo",
     "GroupPlan",
@@ -123,6 +124,13 @@ class GroupInfo:
         if isinstance(members, bool) or not isinstance(members, int):
             raise TypeError(f"members is a whole number (int), got {members!r} in {spec!r}")
         return cls(group_id, strategy, members)
+
+
+#: A group reading only the topic that runs no member yet: `TopicPlan.one_group` is its
+#: plan. It starts on the strategy the planner prefers on a tie, so its plan carries no
+#: "switch strategy" note; real group ids are never empty (the figures' `groups` table
+#: rejects them), so it cannot be taken for one.
+PLANNED_GROUP = GroupInfo("", "cooperative-sticky", 0)
 
 
 @dataclass(frozen=True)
@@ -240,6 +248,9 @@ class TopicPlan:
         rationale: The arithmetic, in plain sentences.
         key_sample: The key sample the plan hashed (load 1.0), keyed topics only: its
             hashes are kept, so placing it on more partition counts hashes nothing again.
+        one_group: The plan of one group reading only this topic that runs no member
+            yet (`PLANNED_GROUP`): the consumers the topic needs when no group with a
+            plan reads it.
         fan_out: The consumer groups the topic's bytes out were divided over (at least
             1): every group fetches all of them, so `mib_out` is planned as one group's
             read rate, `TopicHistory.mib_out / fan_out`.
@@ -262,6 +273,7 @@ class TopicPlan:
     rationale: tuple[str, ...]
     key_sample: TopicLoad | None = field(default=None, repr=False, compare=False)
     fan_out: int = 1
+    one_group: GroupPlan | None = None
 
     @property
     def recommended_partitions(self) -> int:

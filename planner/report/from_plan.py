@@ -18,12 +18,10 @@ import numpy.typing as npt
 from planner.notes import Note, texts
 from planner.partitioners import SPREAD, partitions_for_keys
 from planner.recommend import (
-    GroupInfo,
     GroupPlan,
     PlanSettings,
     TopicHistory,
     TopicPlan,
-    plan_group,
 )
 from planner.report.model import (
     Candidate,
@@ -244,17 +242,9 @@ def from_topic_plan(
     grid = plan.grid.where(plan.grid.partitions == p)
     horizon = plan.utilisation_at_horizon
     scale_now = plan.utilisation_now / horizon if horizon > 0 else 0.0
-    # What a planned group (no members yet) reading only this topic needs: the same
-    # choice plan_topic makes for every real group.
-    single = plan_group(
-        GroupInfo("", "cooperative-sticky", 0),
-        grid,
-        topic=plan.topic,
-        partitions=p,
-        consumers_now=plan.utilisation_now,
-        consumers_at_horizon=horizon,
-        settings=s,
-    )
+    # What a group reading only this topic that runs no member yet needs (the core's).
+    single = plan.one_group
+    assert single is not None
     groups = tuple(_group(g, plan.topic) for g in plan.groups)
     history_series = ThroughputHistory(
         ts_s=tuple(float(t) for t in np.asarray(history.ts_s, dtype=np.float64).tolist()),

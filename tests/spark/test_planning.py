@@ -16,7 +16,7 @@ from planner.cost import ClusterShape, partition_cost
 from planner.figures.schema import TABLES
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
 from planner.sizing import SideCapacity
-from spark_jobs.planning import ONE_GROUP, sample_from_rows, size_unit, sizing_row
+from spark_jobs.planning import sample_from_rows, size_unit, sizing_row
 from spark_jobs.schemas import SIZING, arrow_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.units import cut_units
@@ -104,7 +104,7 @@ def test_a_keyless_topic_gets_plan_topics_numbers() -> None:
 def test_the_planned_single_group_is_reported_apart_from_real_groups() -> None:
     row = _row(ai.hourly(), ai.facts(groups=[("audit", "range", 3)]))
     assert [g["group_id"] for g in row["groups"]] == ["audit"]
-    assert ONE_GROUP not in [g["group_id"] for g in row["groups"]]
+    assert "" not in [g["group_id"] for g in row["groups"]]
     one = _direct(_history(ai.hourly()), [GroupInfo("x", "cooperative-sticky", 0)]).groups[0]
     assert (row["one_group_members"], row["one_group_strategy"]) == (
         one.members_now,

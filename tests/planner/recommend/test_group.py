@@ -160,3 +160,21 @@ def test_a_keyed_one_topic_group_through_the_multi_topic_path_is_the_one_topic_p
     assert {k: v for k, v in vars(multi).items() if k not in same | {"falling_behind"}} == {
         k: v for k, v in vars(one).items() if k not in same | {"falling_behind"}
     }
+
+
+def test_the_plan_carries_what_one_group_reading_only_the_topic_would_need() -> None:
+    # 10 MiB/s against Tc 3 MiB/s on 6 partitions: 0.56 of a consumer each, so a member
+    # keeps its headroom (at most 0.77) with one partition only: 6 members.
+    plan = plan_topic(
+        _history(10.0, 6),
+        SideCapacity(mib_per_s=100.0),
+        SideCapacity(mib_per_s=3.0),
+        brokers=3,
+        groups=[GroupInfo("g", "range", 2)],
+    )
+    one = plan.one_group
+    assert one is not None and one not in plan.groups
+    assert (one.current_members, one.members_now, one.strategy) == (0, 6, "cooperative-sticky")
+    # It runs no member yet: under-provisioned, no switch, nothing falling behind.
+    assert [n.code for n in one.notes] == ["under-provisioned"]
+    assert one.warnings == () and one.falling_behind is None
