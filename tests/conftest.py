@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,37 @@ def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
     """A real Apache Kafka: one KRaft node (broker and controller) on a free loopback port."""
     with reference_kafka.single_node(tmp_path_factory.mktemp("kafka-single")) as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """The one local SparkSession of the test session, whatever package asks first.
+
+    `local[2]`, two shuffle partitions, no web UI, UTC, Arrow on: the jobs' own session
+    (`spark_jobs.session.build_session`). Code generation and adaptive execution are
+    off: the test frames are small, and compiling each of the few hundred small queries
+    a validation runs cost more than running them.
+    """
+    from spark_jobs.session import build_session
+    from spark_jobs.settings import SparkSettings
+
+    settings = SparkSettings(
+        master="local[2]",
+        shuffle_partitions=2,
+        driver_memory="1g",
+        ui=False,
+        conf={
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.adaptive.enabled": "false",
+            "spark.sql.codegen.wholeStage": "false",
+            "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+        },
+    )
+    session = build_session(settings, "planner-tests")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ from tests.report.fleets import DATA_DOCS, core_fleet, hand_fleet
 
 # The Spark tests' one local session (started only if a test asks for it), for
 # `test_from_outputs`, which runs both jobs: re-exported rather than redefined.
-from tests.spark.conftest import spark as spark
 
 
 @pytest.fixture(scope="session")

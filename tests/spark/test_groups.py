@@ -422,3 +422,22 @@ def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
         ):
             assert got.dtype == expected.dtype
             assert got.tobytes() == expected.tobytes()
+
+
+def test_the_floor_is_met_by_a_size_that_fits_not_by_the_floor_itself() -> None:
+    # Issue 23's bug: the multi-topic path took max(first size that fits, floor) as
+    # members_now. Dealt loads are not monotone in the group size: here 3 members fit
+    # (busiest 0.56 today), 4 do not (0.80 > 0.77), 5 do. With min_group_members = 4 the
+    # old plan recommended 4 members whose busiest one misses the headroom; the one
+    # decision takes the smallest size of at least the floor that fits, as a one-topic
+    # group always did.
+    a = GroupTopic("a", "ok", 4, 4, 0.96, 1.2, np.array([0.1, 0.1, 0.7, 0.3]))
+    b = GroupTopic("b", "ok", 3, 3, 0.68, 0.85, np.array([0.45, 0.1, 0.3]))
+    result = plan_group_of_topics("g", "sticky", 0, [a, b], headroom_pct=30.0, min_group_members=4)
+    plan = result.plan
+    assert (plan["members_now"], plan["recommended_members"]) == (5, 5)
+    assert plan["busiest_utilisation"] == pytest.approx(0.56)
+    assert plan["busiest_utilisation"] <= LIMIT
+    today = {r["members"]: r for r in result.grid if r["strategy"] == "cooperative-sticky"}
+    assert today[4]["max_load"] * 0.8 > LIMIT  # the floor itself misses the headroom
+    assert [n["code"] for n in plan["notes_coded"]][:2] == ["min-group-size", "under-provisioned"]
