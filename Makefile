@@ -16,7 +16,7 @@ test: setup
 	@.venv/bin/ruff check .
 	@.venv/bin/ruff format --check .
 	@$(PY) -m mypy
-	@$(PY) -m pytest -n 2 --dist loadfile
+	@$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # A single-node Apache Kafka (KRaft) on 127.0.0.1:$KAFKA_PORT (default 9092) to try the
 # collectors and `partition-planner measure` on; data and log under var/kafka-broker.

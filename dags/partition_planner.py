@@ -36,9 +36,9 @@ from datetime import timedelta
 from typing import Any
 
 import pendulum
-from airflow.sdk import Asset, CronDataIntervalTimetable, TriggerRule, chain, dag, task
+from airflow.sdk import Asset, CronDataIntervalTimetable, dag, task
 
-from planner.pipeline.operators import spark_steps
+from planner.pipeline.operators import run_after
 
 #: What `publish` produces; downstream DAGs can schedule on it.
 RECOMMENDATIONS = Asset("partition_planner_recommendations")
@@ -70,27 +70,12 @@ def partition_planner() -> None:
 
         return collect_task(context)
 
-    @task(outlets=[RECOMMENDATIONS], **RETRY_WITH_BACKOFF)
-    def publish(plan: dict[str, Any], **context: Any) -> dict[str, Any]:
-        from planner.pipeline.tasks import publish_task
-
-        return publish_task(plan, context)
-
-    # Records the failure, then fails itself: as the run's only leaf, it makes the run
-    # show as failed.
-    @task(trigger_rule=TriggerRule.ONE_FAILED, retries=0)
-    def record_failure(**context: Any) -> None:
-        from planner.pipeline.tasks import record_failure_task
-
-        plan = context["ti"].xcom_pull(task_ids="collect_figures")
-        record_failure_task(plan, context)
-
-    plan = collect_figures()
-    # validate_inputs -> size_and_simulate -> validate_outputs
-    steps = spark_steps(plan_task="collect_figures")
-    published = publish(plan)
-    chain(plan, *steps, published)
-    [plan, *steps, published] >> record_failure()
+    run_after(
+        collect_figures(),
+        plan_task="collect_figures",
+        publish_retries=RETRY_WITH_BACKOFF,
+        outlets=[RECOMMENDATIONS],
+    )
 
 
 partition_planner()

@@ -28,24 +28,13 @@ from datetime import timedelta
 from typing import Any
 
 import pendulum
-from airflow.sdk import Param, TriggerRule, chain, dag, task
+from airflow.sdk import Param, dag, task
 
-from planner.pipeline.operators import spark_steps
+from planner.choices import PARTITIONERS, STRATEGIES
+from planner.pipeline.operators import run_after
 
 _POSITIVE_OR_EMPTY: dict[str, Any] = {"type": ["null", "number"], "exclusiveMinimum": 0}
 _PATH_OR_EMPTY: dict[str, Any] = {"type": ["null", "string"]}
-
-# librdkafka's partitioner names and Kafka's strategy names (the planner's own lists:
-# a test checks these stay equal to planner.partitioners and planner.assignors).
-PARTITIONERS = [
-    "murmur2_random",
-    "murmur2",
-    "consistent_random",
-    "consistent",
-    "fnv1a_random",
-    "fnv1a",
-]
-STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky"]
 
 # The form's sections: their titles say which inputs go together. A field with a
 # default allows null, so the form does not mark it required (Airflow marks every field
@@ -83,7 +72,7 @@ PARAMS = {
     ),
     # A list to choose from is not marked required (its default is chosen).
     "partitioner": Param(
-        "murmur2_random", enum=PARTITIONERS, title="Producers' partitioner", section=_TOPIC
+        "murmur2_random", enum=list(PARTITIONERS), title="Producers' partitioner", section=_TOPIC
     ),
     "key_sample_file": Param(
         None,
@@ -166,7 +155,10 @@ PARAMS = {
         section=_READERS,
     ),
     "strategy": Param(
-        "cooperative-sticky", enum=STRATEGIES, title="Their assignment strategy", section=_READERS
+        "cooperative-sticky",
+        enum=list(STRATEGIES),
+        title="Their assignment strategy",
+        section=_READERS,
     ),
 }
 
@@ -189,27 +181,16 @@ def plan_new_topic() -> None:
 
         return new_topic_task(context["params"], context)
 
-    @task(retries=3, retry_delay=timedelta(seconds=30), retry_exponential_backoff=True)
-    def publish(plan: dict[str, Any], **context: Any) -> dict[str, Any]:
-        from planner.pipeline.tasks import publish_task
-
-        return publish_task(plan, context)
-
-    # Records the failure, then fails itself: as the run's only leaf, it makes the run
-    # show as failed.
-    @task(trigger_rule=TriggerRule.ONE_FAILED, retries=0)
-    def record_failure(**context: Any) -> None:
-        from planner.pipeline.tasks import record_failure_task
-
-        plan = context["ti"].xcom_pull(task_ids="prepare_new_topic")
-        record_failure_task(plan, context, new_topic=True)
-
-    plan = prepare_new_topic()
-    # validate_inputs -> size_and_simulate -> validate_outputs
-    steps = spark_steps(plan_task="prepare_new_topic")
-    published = publish(plan)
-    chain(plan, *steps, published)
-    [plan, *steps, published] >> record_failure()
+    run_after(
+        prepare_new_topic(),
+        plan_task="prepare_new_topic",
+        publish_retries={
+            "retries": 3,
+            "retry_delay": timedelta(seconds=30),
+            "retry_exponential_backoff": True,
+        },
+        new_topic=True,
+    )
 
 
 plan_new_topic()

@@ -15,7 +15,7 @@ so the reviewed JSON says what a failure does (docs/validation.md, "What stops a
 - **row**: a rule each row meets or breaks on its own (a value's range, a name, a
   known strategy, a value given) or a group of rows of one topic or consumer group
   breaks together (one strategy per group). A failure sets the rows' topics aside
-  (`planner.pipeline.set_aside`); every other topic is planned.
+  (`planner.figures.set_aside`); every other topic is planned.
 - **run**: a rule about the table as a whole: its columns and their types (a file of
   another shape, not a bad row), a unique key (two rows claiming one key: which one is
   right cannot be told from either), at least one row. A failure stops the run before

@@ -57,10 +57,10 @@ _UNPLANNED_STATUSES = (
     "no-figures",
     "missing-capacity",
     "error",
-    # Set aside by the input validation (`planner.pipeline.set_aside.STATUS`).
+    # Set aside by the input validation (`planner.figures.set_aside.STATUS`).
     "invalid-figures",
 )
-#: Statuses of a consumer group's plan (`planner.recommend.plan.GroupStatus`, and
+#: Statuses of a consumer group's plan (`planner.recommend.types.GroupStatus`, and
 #: `unplanned` from `spark_jobs.planning`).
 _GROUP_STATUSES = ("ok", "under-provisioned", "over-provisioned", "unplanned", "deploy")
 #: Relative tolerance of float identities (a sum of loads, min <= mean <= max).

@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.collect.base import Source
-from planner.recommend.plan import PlanSettings
+from planner.recommend.types import PlanSettings
 
 __all__ = ["ConfigError", "PlannerConfig", "build_sources", "load_config"]
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from planner.notes import Note, note
+
 __all__ = ["ClusterShape", "CostSettings", "PartitionCost", "partition_cost"]
 
 _MIB = 1024 * 1024
@@ -123,7 +125,7 @@ class PartitionCost:
     segments_per_replica: int
     file_handles_per_broker: int
     consumer_threads: int
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[Note, ...] = field(default=())
 
 
 def _segments_per_replica(
@@ -188,31 +190,37 @@ def partition_cost(
     segments = _segments_per_replica(settings, retention_ms, bytes_in_per_s, partitions)
     handles = math.ceil(replicas_total / cluster.brokers) * segments * settings.files_per_segment
 
-    warnings: list[str] = []
+    warnings: list[Note] = []
     if single_replica:
         warnings.append(
-            f"replication factor 1: a broker failure takes its partitions offline until the "
-            f"broker returns (up to {leaders_per_broker} of this topic's {partitions} on one "
-            f"broker); there is no other replica, so no leader can be elected elsewhere, and "
-            f"unclean leader election cannot help"
+            note("single-replica", partitions=partitions, leaders_per_broker=leaders_per_broker)
         )
     if buffer_share > 1:
         warnings.append(
-            f"a producer writing to all {partitions} partitions needs "
-            f"{batch_memory / _MIB:.2f} MiB of batch buffers, more than its buffer.memory "
-            f"of {settings.buffer_memory_bytes / _MIB:.2f} MiB: raise buffer.memory or "
-            f"batches will be sent part-full"
+            note(
+                "producer-buffer",
+                partitions=partitions,
+                batch_memory_bytes=batch_memory,
+                buffer_memory_bytes=settings.buffer_memory_bytes,
+            )
         )
     if replicas_per_broker > settings.max_replicas_per_broker:
         warnings.append(
-            f"{replicas_per_broker} partition replicas per broker is above the "
-            f"{settings.max_replicas_per_broker} limit: add brokers or spread topics"
+            note(
+                "replicas-per-broker",
+                replicas_per_broker=replicas_per_broker,
+                limit=settings.max_replicas_per_broker,
+            )
         )
     if replicas_per_broker > latency_limit:
         warnings.append(
-            f"{replicas_per_broker} partition replicas per broker is above the latency "
-            f"rule of thumb 100 x {cluster.brokers} brokers x RF {cluster.replication_factor}"
-            f" = {latency_limit}: expect higher end-to-end latency from replication"
+            note(
+                "replication-latency",
+                replicas_per_broker=replicas_per_broker,
+                brokers=cluster.brokers,
+                replication_factor=cluster.replication_factor,
+                limit=latency_limit,
+            )
         )
     return PartitionCost(
         partitions=partitions,

@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
+from planner.choices import PARTITIONERS
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -60,15 +62,6 @@ __all__ = [
     "partitions_for_keys",
 ]
 
-PARTITIONERS: Final[tuple[str, ...]] = (
-    "murmur2_random",
-    "murmur2",
-    "consistent_random",
-    "consistent",
-    "fnv1a_random",
-    "fnv1a",
-)
-"""librdkafka ``partitioner`` values this module reproduces (``random`` has no key hash)."""
 
 SPREAD: Final[int] = -1
 """Marks a record whose partition the client picks at run time, not from its key."""

@@ -24,7 +24,7 @@ from spark_jobs.schemas import figures_schema
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from planner.pipeline.set_aside import SetAside
+    from planner.figures.set_aside import SetAside
 
 __all__ = [
     "OPTIONAL_TABLES",
@@ -73,7 +73,7 @@ class RunFigures:
         lookback_days: Days of history before the end of the run.
         set_aside: What the run's input validation set aside: every table read through
             `table` and `throughput` comes without those topics' rows (see
-            `planner.pipeline.set_aside`); None: nothing is left out.
+            `planner.figures.set_aside`); None: nothing is left out.
     """
 
     root: Path

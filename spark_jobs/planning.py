@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.cost import ClusterShape, PartitionCost, partition_cost
+from planner.notes import Note, coded_rows, note, texts
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
 from planner.recommend.partitions import even_group_sizes
 from planner.simulate import loads_by_count
@@ -41,24 +42,19 @@ from spark_jobs.settings import JobSettings
 from spark_jobs.units import Unit, read_samples
 
 __all__ = [
-    "ONE_GROUP",
     "PLANNED_STATUSES",
+    "group_row",
     "invalid_figures_row",
     "sample_from_rows",
     "size_unit",
     "size_units",
     "size_units_udf",
     "sizing_row",
+    "unplanned_group_row",
 ]
 
 #: Statuses of a topic `plan_topic` planned (`create`: a topic that does not exist yet).
 PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase", "create")
-#: The id of the group planned for every topic as if one group read only it. Real group
-#: ids are never empty (the figures' `groups` table rejects them), so it cannot clash.
-ONE_GROUP = ""
-# The planned group starts on the strategy the planner prefers on a tie, so its plan
-# carries no "switch strategy" note.
-_ONE_GROUP_STRATEGY = "cooperative-sticky"
 _MIB = float(2**20)
 _SECONDS_PER_DAY = 86_400
 
@@ -157,30 +153,44 @@ def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
     ]
 
 
+def unplanned_group_row(
+    group_id: str, topics: list[str], strategy: str, members: int, why: str
+) -> dict[str, Any]:
+    """The `GROUP_PLAN` row of a group the run could not plan, and why."""
+    return {
+        "group_id": group_id,
+        "topics": topics,
+        "current_strategy": strategy,
+        "strategy": None,
+        "current_members": members,
+        "recommended_members": None,
+        "members_now": None,
+        "members_at_horizon": None,
+        "busiest_utilisation": None,
+        "idle_members_now": None,
+        "standby_members": None,
+        "fits": None,
+        "status": "unplanned",
+        "notes": [why],
+        "notes_coded": coded_rows([note("group-unplanned", reason=why)]),
+    }
+
+
 def _unplanned_groups(
     facts: Mapping[str, Any] | None, topic: str, why: str
 ) -> list[dict[str, Any]]:
     if facts is None:
         return []
     return [
-        {
-            "group_id": g.group_id,
-            "topics": [topic],
-            "current_strategy": g.strategy,
-            "strategy": None,
-            "current_members": g.members,
-            "recommended_members": None,
-            "members_now": None,
-            "members_at_horizon": None,
-            "busiest_utilisation": None,
-            "idle_members_now": None,
-            "standby_members": None,
-            "fits": None,
-            "status": "unplanned",
-            "notes": [why],
-        }
-        for g in _groups(facts)
+        unplanned_group_row(g.group_id, [topic], g.strategy, g.members, why) for g in _groups(facts)
     ]
+
+
+def _warn(row: dict[str, Any], warning: Note) -> str:
+    # A warning in both forms, the sentence and the coded one; returns the sentence.
+    row["warnings"].append(warning.text)
+    row["warnings_coded"].append(warning.as_row())
+    return warning.text
 
 
 def _targets_columns(row: dict[str, Any], targets: Mapping[str, PlanningTarget]) -> None:
@@ -197,22 +207,25 @@ def _cost_columns(cost: PartitionCost, prefix: str) -> dict[str, Any]:
     return {f"{prefix}{f.name}": getattr(cost, f.name) for f in COST_FIELDS}
 
 
-def _group_row(plan: GroupPlan, topic: str) -> dict[str, Any]:
+def group_row(plan: GroupPlan) -> dict[str, Any]:
+    """The `GROUP_PLAN` row of a group's plan (one topic or several)."""
+    busiest = plan.busiest_utilisation
     return {
         "group_id": plan.group_id,
-        "topics": [topic],
+        "topics": list(plan.topics),
         "current_strategy": plan.current_strategy,
         "strategy": plan.strategy,
         "current_members": plan.current_members,
         "recommended_members": plan.recommended_members,
         "members_now": plan.members_now,
         "members_at_horizon": plan.members_at_horizon,
-        "busiest_utilisation": plan.busiest_utilisation,
+        "busiest_utilisation": busiest if math.isfinite(busiest) else None,
         "idle_members_now": plan.idle_members_now,
         "standby_members": plan.standby_members,
         "fits": plan.fits,
         "status": plan.status,
-        "notes": list(plan.notes),
+        "notes": texts(plan.notes),
+        "notes_coded": coded_rows(plan.notes),
     }
 
 
@@ -251,7 +264,7 @@ def _candidates(
                 "simulated": n in simulated,
                 "even_group_sizes": list(even_group_sizes(n)),
                 **_cost_columns(cost, ""),
-                "cost_warnings": list(cost.warnings),
+                "cost_warnings": texts(cost.warnings),
             }
         )
     return out
@@ -372,7 +385,7 @@ def _fill_plan(
             }
             for h in plan.hot_keys
         ],
-        cost_warnings=list(plan.cost.warnings),
+        cost_warnings=texts(plan.cost.warnings),
         candidates=_candidates(plan, history, brokers, settings),
         **_cost_columns(plan.cost, "cost_"),
     )
@@ -387,13 +400,15 @@ def _fill_plan(
             {"partitions": n, "loads": loads.tolist()}
             for n, loads in sorted(loads_by_count(load, counts).items())
         ]
-    groups = [g for g in plan.groups if g.group_id != ONE_GROUP]
-    one = next(g for g in plan.groups if g.group_id == ONE_GROUP)
+    groups = plan.groups
+    one = plan.one_group
+    assert one is not None
     row["one_group_members"] = one.members_now
     row["one_group_strategy"] = one.strategy
     row["one_group_standby"] = one.standby_members
-    row["groups"] = [_group_row(g, history.topic) for g in groups]
-    row["warnings"] = list(row["warnings"]) + list(plan.warnings)
+    row["groups"] = [group_row(g) for g in groups]
+    row["warnings"] = list(row["warnings"]) + texts(plan.warnings)
+    row["warnings_coded"] = list(row["warnings_coded"]) + coded_rows(plan.warnings)
     row["rationale"] = list(row["rationale"]) + list(plan.rationale)
 
 
@@ -464,6 +479,7 @@ def _sizing_row(
         history_days=days,
         consuming_groups=int(info["consuming_groups"]) if info else 0,
         warnings=[],
+        warnings_coded=[],
         rationale=[],
         groups=[],
         hot_keys=[],
@@ -472,11 +488,8 @@ def _sizing_row(
         cost_warnings=[],
     )
     if info is None:
-        why = (
-            "throughput figures for a topic the run's topics table does not list (deleted, "
-            "or the snapshot is incomplete): not planned"
-        )
-        row.update(status="unknown-topic", status_detail=why, warnings=[why])
+        why = _warn(row, note("unknown-topic"))
+        row.update(status="unknown-topic", status_detail=why)
         return row
     for name in (
         "replication_factor",
@@ -500,50 +513,34 @@ def _sizing_row(
     row["key_sample_keys"] = len(keys) if keys is not None else None
 
     if arrays is None:
-        why = (
-            f"no throughput samples in the {settings.lookback_days:g} days before the end of "
-            f"the run: not planned"
-        )
+        why = _warn(row, note("no-figures", lookback_days=settings.lookback_days))
         row.update(
             status="no-figures",
             status_detail=why,
-            warnings=[why],
             groups=_unplanned_groups(info, topic, why),
         )
         return row
 
     groups = _groups(info)
-    passed = [*groups, GroupInfo(ONE_GROUP, _ONE_GROUP_STRATEGY, 0)]
     history = _history(topic, arrays, info, keys, key_counts)
     producer, consumer = _capacities(info)
     if info["tc_mib_per_s"] is None and info["tc_records_per_s"] is None:
-        why = (
-            "no consumer capacity (Tc) for this topic and no fleet default '*' with one: "
-            "Tc sizes the consumers and usually decides the partition count, so no number "
-            "is given without it; measure it with kafka-consumer-perf-test, processing "
-            "included"
-        )
+        why = _warn(row, note("missing-capacity"))
         row.update(
             status="missing-capacity",
             status_detail=why,
-            warnings=[why],
             groups=_unplanned_groups(info, topic, why),
         )
         _peaks_without_capacity(row, history, row["consuming_groups"], settings)
         return row
     if info["tp_mib_per_s"] is None and info["tp_records_per_s"] is None:
-        row["warnings"].append(
-            "no producer capacity (Tp) for this topic and no fleet default '*' with one: "
-            "sized on the consumer side only; measure Tp with kafka-producer-perf-test"
-        )
+        _warn(row, note("no-producer-capacity"))
     if info["keyed"] and keys is None:
-        row["warnings"].append(
-            "keyed topic without a key sample: partitions are assumed evenly loaded, so "
-            "uneven hashing or a hot key cannot be seen; collect a key sample (keys table)"
-        )
+        _warn(row, note("no-key-sample"))
     row["rationale"] = [_capacity_rationale(info)]
     try:
-        # `passed` holds the groups that read only this topic (plus the planned one);
+        # `groups` holds the groups that read only this topic (`TopicPlan.one_group` is
+        # the plan of one reading only it that runs no member yet);
         # bytes out are divided over every group that fetches them, those that also
         # read other topics (simulated apart) included.
         plan = plan_topic(
@@ -551,16 +548,15 @@ def _sizing_row(
             producer,
             consumer,
             brokers=brokers,
-            groups=passed,
+            groups=groups,
             consuming_groups=row["consuming_groups"],
             settings=settings.sizing_plan,
         )
     except ValueError as exc:
-        why = f"could not plan this topic: {exc}"
+        why = _warn(row, note("plan-error", error=str(exc)))
         row.update(
             status="error",
             status_detail=str(exc),
-            warnings=[*row["warnings"], why],
             groups=_unplanned_groups(info, topic, why),
         )
         return row
@@ -571,8 +567,8 @@ def _sizing_row(
 def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> dict[str, Any]:
     """The `sizing` row of a topic the input validation set aside (status
     `invalid-figures`): no figure of it was read, the reason says which rule and values
-    (`planner.pipeline.set_aside`)."""
-    from planner.pipeline.set_aside import STATUS
+    (`planner.figures.set_aside`)."""
+    from planner.figures.set_aside import STATUS
 
     row = empty_row(SIZING)
     row.update(
@@ -584,7 +580,8 @@ def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> d
         consuming_groups=0,
         status=STATUS,
         status_detail=reason,
-        warnings=[f"figures set aside by input validation, not planned: {reason}"],
+        warnings=[],
+        warnings_coded=[],
         rationale=[],
         groups=[],
         hot_keys=[],
@@ -592,6 +589,7 @@ def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> d
         skipped_dimensions=[],
         cost_warnings=[],
     )
+    _warn(row, note("invalid-figures", reason=reason))
     return row
 
 

@@ -93,7 +93,7 @@ def _parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 
 def _with_set_aside(figures: RunFigures, path: Path | None) -> RunFigures:
-    from planner.pipeline.set_aside import load_set_aside
+    from planner.figures.set_aside import load_set_aside
 
     if path is None:
         return figures

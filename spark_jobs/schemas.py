@@ -39,6 +39,7 @@ __all__ = [
     "GROUP_PLAN",
     "GROUP_RESULT",
     "HOT_KEY",
+    "NOTE",
     "PARTITION_LOADS",
     "RECOMMENDATIONS",
     "SIMULATIONS",
@@ -92,6 +93,17 @@ def _f(name: str, data_type: DataType, nullable: bool = True) -> StructField:
 
 _S, _D, _I, _L, _B = StringType(), DoubleType(), IntegerType(), LongType(), BooleanType()
 _TEXTS = ArrayType(_S, containsNull=False)
+#: A warning or note in its coded form (`planner.notes.Note.as_row`): `params` is the
+#: parameters as JSON text; `text` the sentence also in the `warnings`/`notes` beside.
+NOTE = StructType(
+    [
+        _f("code", _S, False),
+        _f("severity", _S, False),
+        _f("params", _S, False),
+        _f("text", _S, False),
+    ]
+)
+_NOTES = ArrayType(NOTE, containsNull=False)
 
 #: The cost panel of one partition count (`planner.cost.PartitionCost`), without warnings.
 COST_FIELDS: tuple[StructField, ...] = (
@@ -159,6 +171,7 @@ GROUP_PLAN = StructType(
         _f("fits", _B),
         _f("status", _S, False),
         _f("notes", _TEXTS),
+        _f("notes_coded", _NOTES),
     ]
 )
 
@@ -232,6 +245,7 @@ _PLAN_FIELDS: list[StructField] = [
     _f("one_group_standby", _I),
     _f("groups", ArrayType(GROUP_PLAN, containsNull=False)),
     _f("warnings", _TEXTS),
+    _f("warnings_coded", _NOTES),
     _f("rationale", _TEXTS),
 ]
 
@@ -294,6 +308,7 @@ GROUP_RESULT = StructType(
         _f("group_id", _S, False),
         _f("plan", GROUP_PLAN, False),
         _f("warnings", _TEXTS),
+        _f("warnings_coded", _NOTES),
         _f("grid", ArrayType(SIMULATIONS, containsNull=False)),
     ]
 )

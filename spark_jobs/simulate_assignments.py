@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: Group sizes past the partition count simulated at least (idle members), as plan_topic
-#: (`planner.recommend.plan.grid_extra_members`).
+#: (`planner.recommend.group.grid_extra_members`).
 MIN_EXTRA_MEMBERS = 4
 
 
@@ -254,12 +254,16 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
     from pyspark.sql import functions as F
 
     multi = (
-        group_results.select(F.explode("plan.topics").alias("topic"), "plan", "warnings")
+        group_results.select(
+            F.explode("plan.topics").alias("topic"), "plan", "warnings", "warnings_coded"
+        )
         .groupBy("topic")
         .agg(
             F.array_sort(F.collect_list("plan")).alias("multi_groups"),
             F.array_sort(
-                F.collect_list(F.struct(F.col("plan.group_id").alias("g"), "warnings"))
+                F.collect_list(
+                    F.struct(F.col("plan.group_id").alias("g"), "warnings", "warnings_coded")
+                )
             ).alias("multi_warnings"),
         )
     )
@@ -314,6 +318,10 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
         F.flatten(F.transform("multi_warnings", lambda w: w["warnings"])),
         F.array().cast("array<string>"),
     )
+    extra_coded = F.coalesce(
+        F.flatten(F.transform("multi_warnings", lambda w: w["warnings_coded"])),
+        F.filter("warnings_coded", lambda w: F.lit(False)),
+    )
     staged = (
         joined.withColumn("all_groups", everyone)
         .withColumn("planned_groups", planned)
@@ -328,6 +336,7 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
         ),
         "groups": F.col("all_groups"),
         "warnings": F.concat("warnings", extra_warnings),
+        "warnings_coded": F.concat("warnings_coded", extra_coded),
         "rationale": F.concat("rationale", consumer_line),
     }
     return staged.select(

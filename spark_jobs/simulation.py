@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from planner.recommend.plan import member_headroom_pct
+from planner.notes import note
+from planner.recommend.group import member_headroom_pct
 from planner.simulate import STRATEGIES, GridResult, TopicLoad, grid_from_loads, simulate_grid
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
 from spark_jobs.outputs import write_task_file
@@ -259,17 +260,22 @@ def plan_groups(
         min_group_members=min_group_members,
     )
     if len(strategies) > 1 or len(sizes) > 1:
-        result.plan["notes"].append(
-            f"the groups table disagrees with itself about this group (strategies "
-            f"{', '.join(strategies)}; members {', '.join(map(str, sizes))}): planned with "
-            f"{strategy} and {members} members"
+        disagrees = note(
+            "groups-table-disagrees",
+            strategies=strategies,
+            sizes=sizes,
+            strategy=strategy,
+            members=members,
         )
+        result.plan["notes"].append(disagrees.text)
+        result.plan["notes_coded"].append(disagrees.as_row())
     for row in result.grid:
         row["run"] = run
     out = {
         "group_id": group_id,
         "plan": result.plan,
         "warnings": result.warnings,
+        "warnings_coded": result.warnings_coded,
         "grid": result.grid,
     }
     return pa.Table.from_pylist([out], schema=arrow_schema("group_result"))

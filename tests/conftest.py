@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,37 @@ def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
 
 
 @pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """The one local SparkSession of the test session, whatever package asks first.
+
+    `local[2]`, two shuffle partitions, no web UI, UTC, Arrow on: the jobs' own session
+    (`spark_jobs.session.build_session`). Code generation and adaptive execution are
+    off: the test frames are small, and compiling each of the few hundred small queries
+    a validation runs cost more than running them.
+    """
+    from spark_jobs.session import build_session
+    from spark_jobs.settings import SparkSettings
+
+    settings = SparkSettings(
+        master="local[2]",
+        shuffle_partitions=2,
+        driver_memory="1g",
+        ui=False,
+        conf={
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.adaptive.enabled": "false",
+            "spark.sql.codegen.wholeStage": "false",
+            "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+        },
+    )
+    session = build_session(settings, "planner-tests")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
 def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
     """Three real Apache Kafka nodes in racks a, b and c; started only when a test asks."""
     with reference_kafka.rack_cluster(tmp_path_factory.mktemp("kafka-racks")) as cluster:
@@ -47,7 +79,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if any(name in getattr(item, "fixturenames", ()) for name in _KAFKA_FIXTURES):
             item.add_marker(pytest.mark.kafka)
     # Files of minutes-long tests first: `make test` hands whole files to two workers in
-    # collection order, and one of them started last would run alone at the end.
+    # collection order (`--no-loadscope-reorder`: xdist would otherwise start with the
+    # files of most tests, which puts these few long ones last, one worker running them
+    # alone at the end).
     items.sort(key=lambda item: item.get_closest_marker("first") is None)
 
 

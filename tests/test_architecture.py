@@ -1,4 +1,5 @@
-"""The pure core stays pure: no heavy imports, no file or environment access."""
+"""The boundaries the README promises: a pure core, a report model that writes nothing,
+and Spark jobs that the pipeline runs without the jobs importing the pipeline back."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE_MODULES = [
+    "planner.choices",
+    "planner.notes",
     "planner.sizing",
     "planner.cost",
     "planner.partitioners",
@@ -74,8 +77,17 @@ def test_core_reads_no_files_and_no_environment(path: Path) -> None:
             "getenv",
             "read_text",
             "read_bytes",
+            "write_text",
+            "write_bytes",
         }:
             offences.append(f"line {node.lineno}: .{node.attr}")
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in {"open", "fdopen"}
+            and isinstance(node.value, ast.Name)
+            and node.value.id in {"os", "io", "tempfile"}
+        ):
+            offences.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
         if isinstance(node, ast.Import | ast.ImportFrom):
             names = (
                 [a.name for a in node.names]
@@ -85,4 +97,41 @@ def test_core_reads_no_files_and_no_environment(path: Path) -> None:
             for name in names:
                 if name.split(".")[0] in (*HEAVY, "os", "pathlib", "subprocess", "socket"):
                     offences.append(f"line {node.lineno}: import {name}")
+    assert offences == []
+
+
+# The report's model and rendering: what `from_plan`, `from_outputs` and the pages need.
+REPORT_RENDERING = [m for m in CORE_MODULES if m.startswith("planner.report.")]
+# What publishes and writes files: never loaded by importing the model or rendering.
+WRITERS = ("planner.report.publish", "planner.report.site", "planner.locks", "planner.pipeline")
+
+
+def test_importing_the_report_model_and_rendering_loads_no_publishing_or_writing() -> None:
+    code = (
+        "import json, sys\n"
+        + "".join(f"import {m}\n" for m in ["planner.report", *REPORT_RENDERING])
+        + f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({WRITERS!r}))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    # Every module a file imports, at any depth (function-level imports included).
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append((node.lineno, node.module))
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "spark_jobs").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_the_spark_jobs_never_import_the_pipeline_that_runs_them(path: Path) -> None:
+    # `planner.pipeline` owns the job entry points (it submits or calls the jobs); the
+    # jobs import the core and `planner.figures`, never the pipeline: no import cycle.
+    offences = [f"line {n}: {m}" for n, m in _imports(path) if m.startswith("planner.pipeline")]
     assert offences == []

@@ -64,10 +64,12 @@ def plan_summary(plan: Any) -> dict[str, Any]:
                 "consumers_at_horizon": g.members_at_horizon,
                 "strategy": g.strategy,
                 "status": g.status,
-                "notes": list(g.notes),
+                "notes": [n.text for n in g.notes],
+                "notes_coded": [n.as_dict() for n in g.notes],
             }
             for g in plan.groups
         ],
-        "warnings": list(plan.warnings),
+        "warnings": [w.text for w in plan.warnings],
+        "warnings_coded": [w.as_dict() for w in plan.warnings],
         "rationale": list(plan.rationale),
     }

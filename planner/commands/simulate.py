@@ -59,7 +59,7 @@ def _utilisation(args: argparse.Namespace) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from planner.partitioners import PARTITIONERS
-    from planner.recommend.plan import member_headroom_pct
+    from planner.recommend.group import member_headroom_pct
     from planner.simulate import STRATEGIES, TopicLoad, simulate_grid
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]

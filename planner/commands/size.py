@@ -116,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
                 "sizing": asdict(sizing),
                 "current_partitions": args.current_partitions,
                 "recommended_partitions": recommended,
-                "cost": asdict(cost),
+                "cost": {
+                    **asdict(cost),
+                    "warnings": [w.text for w in cost.warnings],
+                    "warnings_coded": [w.as_dict() for w in cost.warnings],
+                },
                 "notes": notes,
             }
         )

@@ -95,7 +95,7 @@ def job_arguments(workspace: Workspace, interval: str, config: Path | None) -> l
         interval: The run's data interval (START/END, a UTC day, or its key).
         config: The planner config file the jobs read their settings from.
     """
-    from planner.pipeline.set_aside import FILE
+    from planner.figures.set_aside import FILE
 
     return [
         "--figures",

@@ -10,12 +10,13 @@ application file and its arguments come from the XCom of the run's first task
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
 from planner.deployment import SPARK_CONN_ID
 
-__all__ = ["SPARK_STEPS", "spark_step", "spark_steps"]
+__all__ = ["SPARK_STEPS", "run_after", "spark_step", "spark_steps"]
 
 #: The Spark steps of a run, in order; each is a task of that id.
 #: `size_and_simulate` runs both jobs in one Spark application (`spark_jobs.size_and_simulate`).
@@ -61,3 +62,47 @@ def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
 def spark_steps(*, plan_task: str) -> list[Any]:
     """Every Spark step of a run, in order (see `spark_step`)."""
     return [spark_step(step, plan_task=plan_task) for step in SPARK_STEPS]
+
+
+def run_after(
+    plan: Any,
+    *,
+    plan_task: str,
+    publish_retries: Mapping[str, Any],
+    outlets: Sequence[Any] = (),
+    new_topic: bool = False,
+) -> None:
+    """The rest of a run after the task that made its plan: the Spark steps, `publish`,
+    and `record_failure`, wired the same way in both DAGs.
+
+    `record_failure` records a failed run in the store, then fails itself: as the run's
+    only leaf, it makes the run show as failed.
+
+    Args:
+        plan: The first task's output (its XCom holds the run plan).
+        plan_task: That task's id.
+        publish_retries: `publish`'s retry arguments.
+        outlets: `publish`'s outlets (assets downstream DAGs may schedule on).
+        new_topic: Whether the run plans one new topic (`plan_new_topic`).
+    """
+    from airflow.sdk import TriggerRule, chain, task
+
+    @task(task_id="publish", outlets=list(outlets), **publish_retries)
+    def publish(plan: dict[str, Any], **context: Any) -> dict[str, Any]:
+        from planner.pipeline.tasks import publish_task
+
+        return publish_task(plan, context)
+
+    @task(task_id="record_failure", trigger_rule=TriggerRule.ONE_FAILED, retries=0)
+    def record_failure(**context: Any) -> None:
+        from planner.pipeline.tasks import record_failure_task
+
+        record_failure_task(
+            context["ti"].xcom_pull(task_ids=plan_task), context, new_topic=new_topic
+        )
+
+    # validate_inputs -> size_and_simulate -> validate_outputs
+    steps = spark_steps(plan_task=plan_task)
+    published = publish(plan)
+    chain(plan, *steps, published)
+    [plan, *steps, published] >> record_failure()

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.config import PlannerConfig
 from planner.figures.dataset import DataInterval, interval_path, read_manifest
-from planner.pipeline.set_aside import STATUS as SET_ASIDE_STATUS
+from planner.figures.set_aside import STATUS as SET_ASIDE_STATUS
 from planner.pipeline.state import StageResult, fingerprint, load_stage
 from planner.pipeline.workspace import Workspace
 
@@ -160,7 +160,7 @@ def _history(
 
 def _left_out(workspace: Workspace, key: str) -> frozenset[str]:
     """The topics the run's input validation set aside (none if it saved no list)."""
-    from planner.pipeline.set_aside import FILE, load_set_aside
+    from planner.figures.set_aside import FILE, load_set_aside
 
     try:
         return load_set_aside(workspace.run_state(key) / FILE).names

@@ -5,7 +5,7 @@ row-level rules failed (`expectations.inputs.level_of`), this module finds every
 that broke one (`expectations.rows.broken_rows`: the rule stated as a Spark condition
 from the expectation itself, or its query run), checks it found what GX counted, and
 attributes each bad row to its topic, or, for a consumer group's row, to every topic
-of the group (`planner.pipeline.set_aside` says what goes with a topic).
+of the group (`planner.figures.set_aside` says what goes with a topic).
 
 It stops the run instead (`RunLevelFailure`) when the bad rows are too many to be a
 few bad topics: more than `max_bad_share` of a table's rows, or of the run's topics;
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from planner.pipeline.set_aside import SetAside, SetAsideTopic, replicas_reason
+from planner.figures.set_aside import SetAside, SetAsideTopic, replicas_reason
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

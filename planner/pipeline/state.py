@@ -160,7 +160,7 @@ def load_stage(state_dir: str | Path, stage: str) -> StageResult | None:
 def clear_stages(state_dir: str | Path) -> None:
     """Forget a run's earlier validations, and what they set aside (a new attempt of the
     run starts)."""
-    from planner.pipeline.set_aside import FILE
+    from planner.figures.set_aside import FILE
 
     for stage in STAGES:
         _path(Path(state_dir), stage).unlink(missing_ok=True)

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.figures.dataset import MANIFEST, interval_path
+from planner.figures.set_aside import FILE as SET_ASIDE_FILE
+from planner.figures.set_aside import SetAside, save_set_aside
 from planner.pipeline import jobs
 from planner.pipeline.row_checks import DEFAULT_MAX_BAD_SHARE
-from planner.pipeline.set_aside import FILE as SET_ASIDE_FILE
-from planner.pipeline.set_aside import SetAside, save_set_aside
 from planner.pipeline.state import StageResult, dataset_files, fingerprint, save_stage
 from planner.pipeline.workspace import Workspace
 

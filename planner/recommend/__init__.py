@@ -1,37 +1,59 @@
 """Recommendations: the partition count, consumers per group, strategy, and why.
 
+- `types`: the values (`PlanSettings`, `TopicHistory`, `GroupInfo`, `GroupPlan`,
+  `TopicPlan`).
 - `partitions`: `choose_partitions`, never below the rule or the current count.
-- `plan`: `plan_topic`, one topic end to end (targets, rule, choice, costs, groups).
-- `creation`: a topic that does not exist yet is created (`create`), its new groups
-  deployed (`deploy`); the wording of a creation plan.
+- `key_skew`: `skew_requirement`, the partitions a keyed topic's busiest partition needs.
+- `group`: `size_group`, the one decision sizing a consumer group (one topic or
+  several), and the two ways its table of candidate sizes is built.
+- `topic`: `plan_topic`, one topic end to end (targets, rule, choice, costs, groups).
+
+Warnings and notes are `planner.notes.Note` values.
 """
 
-from planner.recommend import creation
+from planner.recommend.group import (
+    GroupOfTopics,
+    GroupTopic,
+    member_headroom_pct,
+    plan_group,
+    plan_group_of_topics,
+    size_group,
+)
+from planner.recommend.key_skew import SkewRequirement, skew_requirement
 from planner.recommend.partitions import (
     PartitionChoice,
     Status,
     choose_partitions,
     even_group_sizes,
 )
-from planner.recommend.plan import (
+from planner.recommend.topic import RECORD_SIZE_RATIO, mean_record_bytes, plan_topic
+from planner.recommend.types import (
     GroupInfo,
     GroupPlan,
     PlanSettings,
     TopicHistory,
     TopicPlan,
-    plan_topic,
 )
 
 __all__ = [
+    "RECORD_SIZE_RATIO",
     "GroupInfo",
+    "GroupOfTopics",
     "GroupPlan",
+    "GroupTopic",
     "PartitionChoice",
     "PlanSettings",
+    "SkewRequirement",
     "Status",
     "TopicHistory",
     "TopicPlan",
     "choose_partitions",
-    "creation",
     "even_group_sizes",
+    "mean_record_bytes",
+    "member_headroom_pct",
+    "plan_group",
+    "plan_group_of_topics",
     "plan_topic",
+    "size_group",
+    "skew_requirement",
 ]

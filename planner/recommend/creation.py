@@ -43,7 +43,6 @@ __all__ = [
     "create_headline",
     "creation_rationale",
     "deploy_headline",
-    "deploy_note",
     "group_status",
     "growth_from_request",
     "growth_given",
@@ -146,20 +145,6 @@ def deploy_headline(*, members: int, standby: int = 0) -> str:
     """ "deploy N members" with the standbys the minimum group size asks for."""
     by = f" ({standby:,} of them standing by)" if standby else ""
     return f"deploy {_plural(members, 'member')}{by}"
-
-
-def deploy_note(*, members: int, headroom_pct: float, busiest_limit: float) -> str:
-    """The group note of a `deploy` group: what to run and what it is sized for.
-
-    Args:
-        members: Members needed for the expected peak.
-        headroom_pct: The planning headroom, percent.
-        busiest_limit: The busiest member's limit, a fraction of one consumer (Tc).
-    """
-    return (
-        f"a new group: deploy {_plural(members, 'member')} for the expected peak with "
-        f"{headroom_pct:g} % headroom (busiest member at most {busiest_limit:.0%} of Tc)"
-    )
 
 
 def growth_given(growth_per_year: float) -> str:

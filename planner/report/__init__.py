@@ -6,6 +6,10 @@
   `report_settings`, the report from the Spark jobs' output rows (the pipeline's path).
 - `site`: `iter_site` (pure: every file's path and bytes) and `render_site` (writes them).
 - `publish`: `publish_site`, render into a new release and switch in one rename.
+
+`site` and `publish` write files: import them by their module (`planner.report.site`,
+`planner.report.publish`); importing this package, the model or the rendering loads
+neither (`tests/test_architecture.py`).
 - `svg`: the inline SVG chart helper; `charts`, `index_page`, `topic_page`, `exports`:
   what the site is made of.
 
@@ -42,8 +46,6 @@ from planner.report.model import (
     TopicReport,
 )
 from planner.report.names import page_names
-from planner.report.publish import current_release, publish_site
-from planner.report.site import iter_site, render_site
 
 __all__ = [
     "GROUP_STATUSES",
@@ -66,14 +68,10 @@ __all__ = [
     "ReportSettings",
     "ThroughputHistory",
     "TopicReport",
-    "current_release",
     "fleet_report",
     "from_topic_plan",
-    "iter_site",
     "page_names",
-    "publish_site",
     "rejected_summaries",
-    "render_site",
     "report_settings",
     "topic_report",
 ]

@@ -12,6 +12,7 @@ hostile topic name or key renders as the text it is, never as markup.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -21,6 +22,7 @@ from planner.report.model import (
     DIMENSION_UNITS,
     PLANNED_STATUSES,
     TOPIC_STATUSES,
+    CodedNote,
     FleetReport,
     GroupReport,
     TopicReport,
@@ -73,7 +75,13 @@ def _group_record(g: GroupReport) -> dict[str, Any]:
         "standby_members": g.standby_members,
         "busiest_utilisation": g.busiest_utilisation,
         "notes": list(g.notes),
+        "notes_coded": [_coded(n) for n in g.notes_coded],
     }
+
+
+def _coded(n: CodedNote) -> dict[str, Any]:
+    # The coded form beside the sentences, its parameters as JSON values again.
+    return {"code": n.code, "severity": n.severity, "params": json.loads(n.params), "text": n.text}
 
 
 def _round(value: float | None) -> float | None:
@@ -113,6 +121,7 @@ def recommendations(report: FleetReport, pages: dict[str, str]) -> list[dict[str
                 "headroom_recommended_pct": _round(t.headroom_pct(t.recommended_partitions)),
                 "current_count_lasts_days": _round(t.current_count_lasts_days),
                 "warnings": list(t.warnings),
+                "warnings_coded": [_coded(w) for w in t.warnings_coded],
                 "rationale": list(t.rationale),
                 "error": t.error,
                 "rejected_rows": t.rejected_rows,

@@ -27,12 +27,13 @@ from typing import Any
 
 from planner.partitioners import SPREAD, partitions_for_keys
 from planner.recommend import PlanSettings
-from planner.recommend.plan import member_headroom_pct
+from planner.recommend.group import member_headroom_pct
 from planner.report.model import (
     PLANNED_STATUSES,
     Candidate,
     ChurnChart,
     ChurnRow,
+    CodedNote,
     CostPanel,
     Deciding,
     DimensionArithmetic,
@@ -90,6 +91,11 @@ def report_settings(planning: PlanSettings) -> ReportSettings:
         max_partitions=planning.max_partitions,
         min_group_members=planning.min_group_members,
     )
+
+
+def _coded(values: Iterable[Mapping[str, Any]] | None) -> tuple[CodedNote, ...]:
+    # Outputs written before warnings had codes have no such field: none then.
+    return tuple(CodedNote(v["code"], v["severity"], v["params"], v["text"]) for v in values or ())
 
 
 def _texts(values: Iterable[str] | None) -> tuple[str, ...]:
@@ -207,6 +213,7 @@ def _group(g: Row) -> GroupReport:
         busiest_utilisation=_finite(g["busiest_utilisation"]),
         status=g["status"],
         notes=_texts(g["notes"]),
+        notes_coded=_coded(g.get("notes_coded")),
         # Outputs written before standbys were planned have no such field: none then.
         standby_members=g.get("standby_members") or 0,
     )
@@ -383,6 +390,7 @@ def topic_report(
         "dimensions": _dimensions(row, settings),
         "rationale": _texts(row["rationale"]),
         "warnings": _texts(row["warnings"]),
+        "warnings_coded": _coded(row.get("warnings_coded")),
         "groups": tuple(_group(g) for g in row["groups"] or ()),
         "history": history if history is not None and history.ts_s else None,
         "rejected_rows": rejected_rows,

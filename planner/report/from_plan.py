@@ -15,14 +15,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner.notes import Note, texts
 from planner.partitioners import SPREAD, partitions_for_keys
-from planner.recommend import GroupInfo, GroupPlan, PlanSettings, TopicHistory, TopicPlan
-from planner.recommend.plan import plan_group
+from planner.recommend import (
+    GroupPlan,
+    PlanSettings,
+    TopicHistory,
+    TopicPlan,
+)
 from planner.report.model import (
     Candidate,
     CapacityScope,
     ChurnChart,
     ChurnRow,
+    CodedNote,
     CostPanel,
     Deciding,
     DimensionArithmetic,
@@ -173,6 +179,10 @@ def _churn(grid: GridResult, partitions: int, members: int) -> ChurnChart | None
     )
 
 
+def _coded(notes: Sequence[Note]) -> tuple[CodedNote, ...]:
+    return tuple(CodedNote(**n.as_row()) for n in notes)
+
+
 def _group(g: GroupPlan, topic: str) -> GroupReport:
     return GroupReport(
         group_id=g.group_id,
@@ -185,7 +195,8 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
         members_at_horizon=g.members_at_horizon,
         busiest_utilisation=g.busiest_utilisation if math.isfinite(g.busiest_utilisation) else None,
         status=g.status,
-        notes=g.notes,
+        notes=tuple(texts(g.notes)),
+        notes_coded=_coded(g.notes),
         standby_members=g.standby_members,
     )
 
@@ -231,16 +242,9 @@ def from_topic_plan(
     grid = plan.grid.where(plan.grid.partitions == p)
     horizon = plan.utilisation_at_horizon
     scale_now = plan.utilisation_now / horizon if horizon > 0 else 0.0
-    # What a planned group (no members yet) reading only this topic needs: the same
-    # choice plan_topic makes for every real group.
-    single = plan_group(
-        GroupInfo("", "cooperative-sticky", 0),
-        grid,
-        p,
-        plan.utilisation_now,
-        horizon,
-        s,
-    )
+    # What a group reading only this topic that runs no member yet needs (the core's).
+    single = plan.one_group
+    assert single is not None
     groups = tuple(_group(g, plan.topic) for g in plan.groups)
     history_series = ThroughputHistory(
         ts_s=tuple(float(t) for t in np.asarray(history.ts_s, dtype=np.float64).tolist()),
@@ -264,8 +268,11 @@ def from_topic_plan(
         candidates=tuple(Candidate(n, sizes, n == p) for n, sizes in plan.choice.candidates),
         choice_reason=plan.choice.reason,
         rationale=plan.rationale,
-        cost=CostPanel(**dataclasses.asdict(plan.cost)),
-        warnings=plan.warnings,
+        cost=CostPanel(
+            **{**dataclasses.asdict(plan.cost), "warnings": tuple(texts(plan.cost.warnings))}
+        ),
+        warnings=tuple(texts(plan.warnings)),
+        warnings_coded=_coded(plan.warnings),
         groups=groups,
         history=history_series if history_series.ts_s else None,
         member_load=_member_load(grid, p, scale_now),

@@ -40,6 +40,7 @@ __all__ = [
     "ChurnChart",
     "ChurnRow",
     "ClusterReplicas",
+    "CodedNote",
     "CostPanel",
     "CreationRequest",
     "Deciding",
@@ -463,6 +464,23 @@ class CostPanel(_Model):
 
 
 @dataclasses.dataclass(frozen=True)
+class CodedNote(_Model):
+    """A warning or note in its coded form (`planner.notes.Note`).
+
+    Attributes:
+        code: The finding's stable code (`hot-key`, `falling-behind`, ...).
+        severity: `warning` or `info`.
+        params: The values the sentence is made of, as JSON text.
+        text: The sentence.
+    """
+
+    code: str
+    severity: str
+    params: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
 class GroupReport(_Model):
     """One consumer group reading the topic, at the recommended partition count.
 
@@ -484,6 +502,8 @@ class GroupReport(_Model):
         notes: Why, in plain words.
         standby_members: Of `recommended_members`, those that own no partition: the
             minimum group size asks for more members than there are partitions.
+        notes_coded: `notes` in their coded form (empty for outputs written before
+            notes had codes).
     """
 
     group_id: str
@@ -498,6 +518,7 @@ class GroupReport(_Model):
     status: GroupStatus
     notes: tuple[str, ...] = ()
     standby_members: int = 0
+    notes_coded: tuple[CodedNote, ...] = ()
 
     def _check(self) -> None:
         where = f"group {self.group_id!r}"
@@ -728,6 +749,8 @@ class TopicReport(_Model):
         rationale: The arithmetic and the choice, as sentences.
         cost: The cost panel at the recommended count.
         warnings: Plain-language warnings.
+        warnings_coded: `warnings` in their coded form (empty for outputs written
+            before warnings had codes).
         groups: Consumer groups reading the topic.
         history: Throughput samples.
         member_load: Busiest member against group size, per strategy.
@@ -769,6 +792,7 @@ class TopicReport(_Model):
     churn: ChurnChart | None = None
     rejected_rows: int = 0
     error: str | None = None
+    warnings_coded: tuple[CodedNote, ...] = ()
 
     def __post_init__(self) -> None:
         try:

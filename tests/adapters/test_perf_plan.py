@@ -22,7 +22,6 @@ from planner.collect.run import collect_interval
 from planner.figures.dataset import DataInterval
 
 # The Spark tests' one local session.
-from tests.spark.conftest import spark as spark
 
 pytestmark = pytest.mark.slow
 

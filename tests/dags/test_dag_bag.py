@@ -122,13 +122,16 @@ def test_the_daily_dag_plans_one_utc_day_per_run_one_run_at_a_time(dag_bag: Any)
 
 def test_the_new_topic_form_offers_the_planners_own_choices(dag_bag: Any) -> None:
     from planner.assignors import STRATEGIES
-    from planner.partitioners import PARTITIONERS
+    from planner.partitioners import PARTITIONERS, partition_for_key
     from planner.pipeline.new_topic import NewTopicRequest
 
     dag = dag_bag.dags["plan_new_topic"]
     assert dag.schedule is None or dag.timetable.summary == "None"
     params = dag.params
     assert params.get_param("partitioner").schema["enum"] == list(PARTITIONERS)
+    # Each is one the core hashes keys with (the form takes the list from planner.choices).
+    for name in PARTITIONERS:
+        assert 0 <= partition_for_key(b"k", 3, name) < 3
     assert params.get_param("strategy").schema["enum"] == list(STRATEGIES)
     # Every form field is a field of the request, and the other way round.
     from dataclasses import fields

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 # The Spark tests' one local session, for the tests that run steps in-process.
-from tests.spark.conftest import spark as spark
 
 END = date(2026, 11, 21)  # exclusive end of the sample's history
 RUN_DAY = "2026-11-20"  # the last whole day: the run's data interval

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from planner.config import load_config
+from planner.figures.set_aside import STATUS, load_set_aside
 from planner.pipeline import jobs
 from planner.pipeline.publish import PublishResult, publish_run
-from planner.pipeline.set_aside import STATUS, load_set_aside
 from planner.pipeline.state import StageResult
 from planner.pipeline.validation import validate_inputs, validate_outputs
 from planner.pipeline.workspace import Workspace

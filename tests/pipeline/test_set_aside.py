@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.pipeline.set_aside import (
+from planner.figures.set_aside import (
     FILE,
     STATUS,
     SetAside,

@@ -13,7 +13,12 @@ def test_batch_memory_matches_the_domain_figure() -> None:
     assert cost.producer_batch_memory_bytes == 10_000 * 16_384
     assert cost.producer_batch_memory_bytes / 2**20 == 156.25
     assert cost.producer_buffer_share == pytest.approx(156.25 / 32)
-    assert any("buffer.memory" in w for w in cost.warnings)
+    warning = next(w for w in cost.warnings if w.code == "producer-buffer")
+    assert warning.params == {
+        "partitions": 10_000,
+        "batch_memory_bytes": 10_000 * 16_384,
+        "buffer_memory_bytes": 32 * 2**20,
+    }
 
 
 def test_broker_figures_for_a_small_topic() -> None:
@@ -40,8 +45,15 @@ def test_replica_limits_warn() -> None:
         2_000, ClusterShape(brokers=3, replication_factor=3, existing_replicas_per_broker=2_500)
     )
     assert cost.replicas_per_broker == 4_500
-    assert any("4000 limit" in w for w in cost.warnings)
-    assert any("latency rule of thumb" in w for w in cost.warnings)
+    by_code = {w.code: w.params for w in cost.warnings}
+    assert by_code["replicas-per-broker"] == {"replicas_per_broker": 4_500, "limit": 4_000}
+    assert by_code["replication-latency"] == {
+        "replicas_per_broker": 4_500,
+        "brokers": 3,
+        "replication_factor": 3,
+        "limit": 900,
+    }
+    assert "4000 limit" in next(w.text for w in cost.warnings if w.code == "replicas-per-broker")
 
 
 def test_segments_follow_retention_by_time_and_size() -> None:
@@ -67,16 +79,21 @@ def test_replication_factor_1_has_no_leader_to_elect() -> None:
     cost = partition_cost(12, ClusterShape(brokers=3, replication_factor=1))
     assert cost.leaders_per_broker == 4
     assert cost.election_unavailability_ms is None
-    assert cost.warnings == (
+    (warning,) = cost.warnings
+    assert (warning.code, warning.params) == (
+        "single-replica",
+        {"partitions": 12, "leaders_per_broker": 4},
+    )
+    assert warning.text == (
         "replication factor 1: a broker failure takes its partitions offline until the "
         "broker returns (up to 4 of this topic's 12 on one broker); there is no other "
         "replica, so no leader can be elected elsewhere, and unclean leader election "
-        "cannot help",
+        "cannot help"
     )
     # Two replicas: a follower takes over, and the election time is counted.
     two = partition_cost(12, ClusterShape(brokers=3, replication_factor=2))
     assert two.election_unavailability_ms == 20.0
-    assert not any("replication factor 1" in w for w in two.warnings)
+    assert not any(w.code == "single-replica" for w in two.warnings)
 
 
 def test_the_cost_panel_text_says_offline_rather_than_a_time_for_one_replica() -> None:

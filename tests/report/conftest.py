@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.report import FleetReport, render_site
+from planner.report import FleetReport
+from planner.report.site import render_site
 from tests.report.fleets import DATA_DOCS, core_fleet, hand_fleet
 
 # The Spark tests' one local session (started only if a test asks for it), for
 # `test_from_outputs`, which runs both jobs: re-exported rather than redefined.
-from tests.spark.conftest import spark as spark
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-from planner.report import FleetReport, publish_site, render_site
+from planner.report import FleetReport
+from planner.report.publish import publish_site
+from planner.report.site import render_site
 
 
 def main(argv: list[str]) -> int:

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
-from planner.report import FleetReport, iter_site
+from planner.report import FleetReport
 from planner.report.creation import creation_report, creation_request_of
 from planner.report.from_outputs import fleet_report, report_settings
 from planner.report.from_plan import from_topic_plan
 from planner.report.model import NewTopicLink
+from planner.report.site import iter_site
 from planner.sizing import SideCapacity
 
 TOPIC = "payments.v2"

@@ -30,13 +30,13 @@ from planner.report import (
     TopicReport,
     fleet_report,
     from_topic_plan,
-    iter_site,
     page_names,
     rejected_summaries,
     report_settings,
     topic_report,
 )
 from planner.report.layout import SCRIPT, STATUS_LABELS
+from planner.report.site import iter_site
 from planner.sizing import SideCapacity
 from tests.report.fleets import HOSTILE_ATTR, HOSTILE_TOPIC
 from tests.report.test_site import _Page

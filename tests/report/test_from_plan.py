@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -24,7 +26,11 @@ def test_the_example_topic_carries_the_plans_numbers(planned_fleet: FleetReport)
     assert t.status == plan.status
     assert t.recommended_partitions == plan.recommended_partitions
     assert t.required_partitions == plan.choice.required
-    assert t.rationale == plan.rationale and t.warnings == plan.warnings
+    assert t.rationale == plan.rationale
+    assert t.warnings == tuple(w.text for w in plan.warnings)
+    assert [(w.code, json.loads(w.params)) for w in t.warnings_coded] == [
+        (w.code, w.as_dict()["params"]) for w in plan.warnings
+    ]
     assert [d.dimension for d in t.dimensions] == list(plan.targets)
     for d in t.dimensions:
         target = plan.targets[d.dimension]

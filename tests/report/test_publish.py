@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.report import FleetReport, current_release, publish_site, render_site
-from planner.report.publish import releases_dir
+from planner.report import FleetReport
+from planner.report.publish import current_release, publish_site, releases_dir
+from planner.report.site import render_site
 from tests.support.browser import serving
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from planner.recommend import GroupInfo, TopicHistory, plan_topic
-from planner.report import FleetReport, from_topic_plan, iter_site, page_names, render_site
+from planner.report import FleetReport, from_topic_plan, page_names
 from planner.report.exports import recommendations, summary_markdown
 from planner.report.layout import SCRIPT, STYLE
+from planner.report.site import iter_site, render_site
 from planner.report.topic_page import topic_page
 from planner.sizing import SideCapacity
 from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC, HOT_TOPIC

@@ -1,20 +1,16 @@
-"""One local SparkSession for the whole test session, and the small fleet's figures."""
+"""The small fleet's figures and the test config (`spark` is tests/conftest.py's)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.spark.fleet import Fleet, write_fleet
 
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-
 #: The settings file the job tests pass with --config: few shuffle partitions, as the
-#: shared session, so that a job run does not retune the session for the next test.
+#: shared session (tests/conftest.py), so that a job run does not retune the session for
+#: the next test.
 TEST_CONFIG = """\
 [figures]
 history_days = 30
@@ -22,20 +18,6 @@ history_days = 30
 [spark.conf]
 "spark.sql.shuffle.partitions" = "2"
 """
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
-    """A local[2] SparkSession: two shuffle partitions, no web UI, UTC, Arrow on."""
-    from spark_jobs.session import build_session
-    from spark_jobs.settings import SparkSettings
-
-    session = build_session(
-        SparkSettings(master="local[2]", shuffle_partitions=2, driver_memory="1g", ui=False),
-        "planner-tests",
-    )
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="session")

@@ -7,9 +7,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.recommend.plan import member_headroom_pct
+from planner.recommend.group import member_headroom_pct
 from planner.simulate import simulate_group
-from spark_jobs.groups import GroupTopic, group_churn, plan_group_of_topics, size_rows
+from planner.simulate.multi_topic import group_churn, size_rows
+from spark_jobs.groups import GroupTopic, plan_group_of_topics
 
 LIMIT = 1 - member_headroom_pct(30.0) / 100  # 0.769: a member may carry 2 x 0.3, not 3
 
@@ -363,12 +364,11 @@ def test_falling_behind_is_measured_on_todays_partition_counts() -> None:
 
 def test_a_keyed_topic_changing_count_is_read_at_the_recommended_counts() -> None:
     # Today's loads of a keyed topic at its current count are not at hand.
-    result = plan_group_of_topics(
-        "g", "range", 1, [_keyed("a", [0.6, 0.2, 0.6, 0.2], current=2)], headroom_pct=30.0
-    )
+    keyed = _keyed("a", [0.6, 0.2, 0.6, 0.2], current=2)
+    result = plan_group_of_topics("g", "range", 1, [keyed, _topic("b", 1, 0.0)], headroom_pct=30.0)
     assert result.warnings[0].startswith(
         "group 'g' is falling behind now: its busiest member needs 160% of one consumer's "
-        "capacity at today's peak with 1 member (read at the recommended counts, 4 "
+        "capacity at today's peak with 1 member (read at the recommended counts, 5 "
         "partitions: its topics' loads at today's counts are not at hand)"
     )
 
@@ -396,7 +396,8 @@ def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
     # The search cuts the partitions once for the horizon's and today's loads; the
     # members' loads must be exactly what the closed forms give on their own.
     from planner.simulate import closed_forms as cf
-    from spark_jobs.groups import _cuts, _member_loads
+    from planner.simulate.multi_topic import _cuts
+    from planner.simulate.multi_topic import member_loads as _member_loads
 
     rng = np.random.default_rng(seed)
     counts = [int(c) for c in rng.integers(1, 30, size=int(rng.integers(1, 5)))]
@@ -421,3 +422,22 @@ def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
         ):
             assert got.dtype == expected.dtype
             assert got.tobytes() == expected.tobytes()
+
+
+def test_the_floor_is_met_by_a_size_that_fits_not_by_the_floor_itself() -> None:
+    # Issue 23's bug: the multi-topic path took max(first size that fits, floor) as
+    # members_now. Dealt loads are not monotone in the group size: here 3 members fit
+    # (busiest 0.56 today), 4 do not (0.80 > 0.77), 5 do. With min_group_members = 4 the
+    # old plan recommended 4 members whose busiest one misses the headroom; the one
+    # decision takes the smallest size of at least the floor that fits, as a one-topic
+    # group always did.
+    a = GroupTopic("a", "ok", 4, 4, 0.96, 1.2, np.array([0.1, 0.1, 0.7, 0.3]))
+    b = GroupTopic("b", "ok", 3, 3, 0.68, 0.85, np.array([0.45, 0.1, 0.3]))
+    result = plan_group_of_topics("g", "sticky", 0, [a, b], headroom_pct=30.0, min_group_members=4)
+    plan = result.plan
+    assert (plan["members_now"], plan["recommended_members"]) == (5, 5)
+    assert plan["busiest_utilisation"] == pytest.approx(0.56)
+    assert plan["busiest_utilisation"] <= LIMIT
+    today = {r["members"]: r for r in result.grid if r["strategy"] == "cooperative-sticky"}
+    assert today[4]["max_load"] * 0.8 > LIMIT  # the floor itself misses the headroom
+    assert [n["code"] for n in plan["notes_coded"]][:2] == ["min-group-size", "under-provisioned"]

@@ -16,7 +16,7 @@ from planner.cost import ClusterShape, partition_cost
 from planner.figures.schema import TABLES
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
 from planner.sizing import SideCapacity
-from spark_jobs.planning import ONE_GROUP, sample_from_rows, size_unit, sizing_row
+from spark_jobs.planning import sample_from_rows, size_unit, sizing_row
 from spark_jobs.schemas import SIZING, arrow_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.units import cut_units
@@ -92,14 +92,19 @@ def test_a_keyless_topic_gets_plan_topics_numbers() -> None:
         (g.group_id, g.members_now, g.recommended_members, g.strategy, g.status)
         for g in plan.groups
     ]
-    assert set(plan.warnings) <= set(row["warnings"])
+    assert {w.text for w in plan.warnings} <= set(row["warnings"])
+    # The coded form beside the sentences, one for one.
+    assert [w["text"] for w in row["warnings_coded"]] == row["warnings"]
+    assert [w.as_row() for w in plan.warnings] == [
+        w for w in row["warnings_coded"] if w["code"] in {p.code for p in plan.warnings}
+    ]
     assert list(plan.rationale) == row["rationale"][-len(plan.rationale) :]
 
 
 def test_the_planned_single_group_is_reported_apart_from_real_groups() -> None:
     row = _row(ai.hourly(), ai.facts(groups=[("audit", "range", 3)]))
     assert [g["group_id"] for g in row["groups"]] == ["audit"]
-    assert ONE_GROUP not in [g["group_id"] for g in row["groups"]]
+    assert "" not in [g["group_id"] for g in row["groups"]]
     one = _direct(_history(ai.hourly()), [GroupInfo("x", "cooperative-sticky", 0)]).groups[0]
     assert (row["one_group_members"], row["one_group_strategy"]) == (
         one.members_now,
@@ -178,6 +183,7 @@ def test_no_consumer_capacity_gives_no_number_but_the_peaks() -> None:
     assert row["mib_in_peak_per_s"] > 0
     assert row["mib_in_target_per_s"] > row["mib_in_peak_per_s"]
     assert "no consumer capacity (Tc)" in row["warnings"][0]
+    assert [w["code"] for w in row["warnings_coded"]] == ["missing-capacity"]
     assert [(g["group_id"], g["status"], g["recommended_members"]) for g in row["groups"]] == [
         ("g", "unplanned", None)
     ]

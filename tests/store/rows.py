@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
+from planner.notes import coded_rows, texts
 from planner.recommend import TopicHistory, TopicPlan
+from spark_jobs.planning import group_row
 
 
 def recommendation_row(
@@ -90,7 +92,7 @@ def recommendation_row(
             }
             for h in plan.hot_keys
         ],
-        cost_warnings=list(plan.cost.warnings),
+        cost_warnings=texts(plan.cost.warnings),
         candidates=[
             {
                 "partitions": count,
@@ -104,25 +106,10 @@ def recommendation_row(
             }
             for count, sizes in choice.candidates
         ],
-        groups=[
-            {
-                "group_id": g.group_id,
-                "topics": [plan.topic],
-                "current_strategy": g.current_strategy,
-                "strategy": g.strategy,
-                "current_members": g.current_members,
-                "recommended_members": g.recommended_members,
-                "members_now": g.members_now,
-                "members_at_horizon": g.members_at_horizon,
-                "busiest_utilisation": g.busiest_utilisation,
-                "idle_members_now": g.idle_members_now,
-                "fits": g.fits,
-                "status": g.status,
-                "notes": list(g.notes),
-            }
-            for g in plan.groups
-        ],
-        warnings=list(plan.warnings),
+        # The one definition of a group-plan row (the sizing job's).
+        groups=[group_row(g) for g in plan.groups],
+        warnings=texts(plan.warnings),
+        warnings_coded=coded_rows(plan.warnings),
         rationale=list(plan.rationale),
     )
     for f in fields(plan.cost):

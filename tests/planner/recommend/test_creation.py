@@ -46,7 +46,9 @@ def test_a_topic_without_a_partition_count_is_created_and_its_new_group_deployed
     # 40 MiB/s x 1.3 / 4 = 13 partitions; one member per partition at most 77 % of Tc.
     assert plan.recommended_partitions == 13  # type: ignore[attr-defined]
     assert group.recommended_members == group.members_now >= 2
-    assert group.notes[0].startswith(f"a new group: deploy {group.members_now} members")
+    (deploy,) = (n for n in group.notes if n.code == "deploy")
+    assert deploy.params["members_now"] == group.members_now
+    assert deploy.text.startswith(f"a new group: deploy {group.members_now} members")
 
 
 def test_an_existing_topic_short_of_partitions_is_increased_and_its_group_resized() -> None:

@@ -8,26 +8,44 @@ import numpy as np
 import pytest
 
 from planner.examples import load_example
+from planner.notes import note, pct_apart, texts
 from planner.recommend import (
     GroupInfo,
     GroupPlan,
     PlanSettings,
     TopicHistory,
     TopicPlan,
-    plan_topic,
-)
-from planner.recommend.plan import (
     member_headroom_pct,
-    pct_apart,
     plan_group,
+    plan_topic,
     skew_requirement,
-    strategy_choice_key,
-    strategy_switch_note,
 )
-from planner.simulate import TopicLoad, grid_from_loads, partition_loads, simulate_grid
+from planner.simulate import GridResult, TopicLoad, grid_from_loads, partition_loads, simulate_grid
 from planner.sizing import SideCapacity
 
 HOUR = 3600.0
+
+
+def _group_on(
+    group: GroupInfo,
+    grid: GridResult,
+    partitions: int,
+    now: float,
+    horizon: float,
+    settings: PlanSettings,
+    **kwargs: Any,
+) -> GroupPlan:
+    # A one-topic group of the topic "orders" planned on `partitions`.
+    return plan_group(
+        group,
+        grid,
+        topic="orders",
+        partitions=partitions,
+        consumers_now=now,
+        consumers_at_horizon=horizon,
+        settings=settings,
+        **kwargs,
+    )
 
 
 def _flat_history(mib: float, days: int = 14, **kwargs: object) -> TopicHistory:
@@ -78,7 +96,7 @@ def test_over_provisioned_groups_and_idle_members() -> None:
     group = plan.groups[0]
     assert group.idle_members_now == 3
     assert group.status == "over-provisioned"
-    assert any("sit idle" in w for w in plan.warnings)
+    assert any("sit idle" in w for w in texts(plan.warnings))
 
 
 def test_member_headroom_matches_the_target_headroom() -> None:
@@ -210,7 +228,7 @@ def test_the_bundled_example_plan() -> None:
     assert plan.skew is not None and plan.skew.partitions == 14
     assert plan.recommended_partitions == 16
     assert plan.recommended_partitions >= plan.choice.current  # type: ignore[operator]
-    assert any(w.startswith("keyed topic: going from 12 to 16") for w in plan.warnings)
+    assert any(w.startswith("keyed topic: going from 12 to 16") for w in texts(plan.warnings))
     by_id = {g.group_id: g for g in plan.groups}
     assert by_id["fraud-scoring"].status == "under-provisioned"
     assert by_id["fraud-scoring"].strategy == "cooperative-sticky"
@@ -286,7 +304,7 @@ def test_a_light_group_is_not_planned_down_to_one_member() -> None:
     assert (two.status, two.recommended_members, two.members_now) == ("ok", 2, 2)
     assert (four.status, four.recommended_members) == ("over-provisioned", 2)
     assert four.members_at_horizon == 2
-    assert any("needs 1 member; 2 planned" in n for n in two.notes)
+    assert any("needs 1 member; 2 planned" in n for n in texts(two.notes))
 
 
 def test_a_group_of_one_is_told_to_add_a_member_unless_the_floor_is_one() -> None:
@@ -297,7 +315,7 @@ def test_a_group_of_one_is_told_to_add_a_member_unless_the_floor_is_one() -> Non
     one = _light_topic([alone], min_group_members=1).groups[0]
     assert (one.status, one.recommended_members, one.members_now) == ("ok", 1, 1)
     assert group.busiest_utilisation < one.busiest_utilisation
-    assert not any("planned so that" in n for n in one.notes)
+    assert not any("planned so that" in n for n in texts(one.notes))
 
 
 def test_on_one_partition_the_floor_keeps_a_standby() -> None:
@@ -321,14 +339,14 @@ def test_on_one_partition_the_floor_keeps_a_standby() -> None:
     assert (
         "2 of 3 members would own no partition: a classic group cannot use more members "
         "than the topic's 1 partition (1 kept as a standby: min_group_members = 2)"
-    ) in three.notes
+    ) in texts(three.notes)
     assert any(
         n.startswith("today's load needs 1 member; 2 planned")
         and n.endswith(
             "the topic has 1 partition, so 1 of them owns none and stands by until a "
             "rebalance hands it the partitions of a member that fails or leaves"
         )
-        for n in three.notes
+        for n in texts(three.notes)
     )
     assert (two.status, two.recommended_members, two.standby_members) == ("ok", 2, 1)
     assert (one.status, one.recommended_members, one.standby_members) == (
@@ -337,7 +355,7 @@ def test_on_one_partition_the_floor_keeps_a_standby() -> None:
         1,
     )
     # The standby is planned, not warned about; the member beyond it is.
-    idle = [w for w in plan.warnings if "sit idle" in w]
+    idle = [w for w in texts(plan.warnings) if "sit idle" in w]
     assert idle == [
         "group 'three' has 3 members for 1 partition: 2 sit idle; min_group_members = 2 "
         "asks for 1 standby"
@@ -371,19 +389,19 @@ def test_a_hot_partition_no_size_saves_still_gets_its_standby() -> None:
         headroom_pct=member_headroom_pct(30.0),
         extra_members=4,
     )
-    group = plan_group(GroupInfo("g", "range", 1), grid, 1, 1.0, 1.0, PlanSettings())
+    group = _group_on(GroupInfo("g", "range", 1), grid, 1, 1.0, 1.0, PlanSettings())
     assert not group.fits
     assert (group.members_now, group.members_at_horizon, group.recommended_members) == (2, 2, 2)
     assert group.standby_members == 1
-    assert any(n.startswith("even 1 member (one per partition) cannot") for n in group.notes)
+    assert any(n.startswith("even 1 member (one per partition) cannot") for n in texts(group.notes))
     assert (
         "2 planned so that a member can take over while another restarts "
         "(min_group_members = 2); the topic has 1 partition, so 1 of them stands by"
-    ) in group.notes
+    ) in texts(group.notes)
     # A grid that stops short of the floor is refused, not read as "no size fits".
     short = grid_from_loads({1: np.array([0.1])}, consumer_capacity=1.0)
     with pytest.raises(ValueError, match="minimum group size needs 2"):
-        plan_group(GroupInfo("g", "range", 1), short, 1, 1.0, 1.0, PlanSettings())
+        _group_on(GroupInfo("g", "range", 1), short, 1, 1.0, 1.0, PlanSettings())
 
 
 def plan_members(group: GroupPlan) -> tuple[int, int]:
@@ -418,14 +436,14 @@ def _mib_only_plan(records_per_s: float | None) -> TopicPlan:
 def test_a_dimension_without_capacity_is_a_warning_not_only_a_skip() -> None:
     plan = _mib_only_plan(None)
     assert plan.sizing.skipped == ("records_in: no producer or consumer capacity measured",)
-    assert plan.warnings[0] == (
+    assert texts(plan.warnings)[0] == (
         "records/s in was not checked: neither Tp nor Tc has a records/s figure, so the "
         "count rests on MiB/s alone; a topic of small records may need more partitions "
         "than its MiB/s shows (measure records/s with the perf-test tools)"
     )
     # Measured, the dimension is sized (and here decides: 130,000 / 5,000 = 26).
     measured = _mib_only_plan(5_000.0)
-    assert not any("was not checked" in w for w in measured.warnings)
+    assert not any("was not checked" in w for w in texts(measured.warnings))
     assert measured.sizing.deciding_dimension == "records_in"
     assert measured.sizing.required_partitions == 26 > plan.sizing.required_partitions
 
@@ -452,27 +470,27 @@ def test_a_topic_nobody_reads_says_its_consumer_requirement_is_for_no_one_yet(
     # The number is kept: it is the conservative answer.
     assert plan.recommended_partitions == read.recommended_partitions == 6
     assert (plan.sizing.deciding_side, plan.sizing.required_partitions) == ("consumer", 5)
-    assert plan.warnings[-1] == (
+    assert texts(plan.warnings)[-1] == (
         "no consumer group reads this topic in the figures, yet the consumer side decides "
         "its count (5 partitions for MiB/s in; producers alone need 3): that requirement is "
         "for a consumer that does not exist yet. The number stays, since partitions are hard "
         "to add later, but the increase from 4 is not urgent for today's traffic unless a "
         "consumer is about to be deployed"
     )
-    assert not any("no consumer group reads" in w for w in read.warnings)
+    assert not any("no consumer group reads" in w for w in texts(read.warnings))
 
 
 def test_a_topic_read_only_by_multi_topic_groups_is_read() -> None:
     # plan_topic is given no one-topic group, but two groups reading other topics too
     # fetch it: consuming_groups says so.
     plan = _unread([], 2, current_partitions=4)
-    assert not any("no consumer group reads" in w for w in plan.warnings)
+    assert not any("no consumer group reads" in w for w in texts(plan.warnings))
 
 
 def test_an_unread_topic_whose_producers_need_more_today_says_that_part_is_due() -> None:
     # Producers need ceil(13 / 5) = 3 today, more than the 2 partitions it has.
     plan = _unread([], 0, current_partitions=2)
-    assert plan.warnings[-1].endswith(
+    assert texts(plan.warnings)[-1].endswith(
         "unless a consumer is about to be deployed; the producer side alone needs 3 today, "
         "more than the 2 it has, so an increase to 3 is due now"
     )
@@ -481,12 +499,12 @@ def test_an_unread_topic_whose_producers_need_more_today_says_that_part_is_due()
 def test_an_unread_topic_with_bytes_out_has_a_reader_outside_any_group() -> None:
     ts = np.arange(14 * 24) * HOUR
     plan = _unread([], 0, current_partitions=4, mib_out=np.full(ts.size, 10.0))
-    assert plan.warnings[-1].endswith(
+    assert texts(plan.warnings)[-1].endswith(
         "and it has bytes out (10.00 MiB/s at the peak): something reads it outside any "
         "known group (a consumer using assign(), or a group the figures left out), so the "
         "requirement is for a real reader; find it"
     )
-    assert not any("does not exist yet" in w for w in plan.warnings)
+    assert not any("does not exist yet" in w for w in texts(plan.warnings))
 
 
 def test_an_unread_topic_sized_by_its_producers_has_no_such_warning() -> None:
@@ -498,7 +516,7 @@ def test_an_unread_topic_sized_by_its_producers_has_no_such_warning() -> None:
         brokers=3,
     )
     assert plan.sizing.deciding_side == "producer"
-    assert not any("no consumer group reads" in w for w in plan.warnings)
+    assert not any("no consumer group reads" in w for w in texts(plan.warnings))
 
 
 def _idle_plan(current: int, members: int = 4, tc: float = 1.5, **settings: Any) -> TopicPlan:
@@ -520,11 +538,11 @@ def test_idle_members_today_and_after_the_increase_are_told_apart() -> None:
     assert (
         "group 'g': of its 4 members, 3 own no partition today (1 partition) and 2 will "
         "after the increase to 2 partitions"
-    ) in plan.warnings
-    assert not any("sit idle" in w for w in plan.warnings)
+    ) in texts(plan.warnings)
+    assert not any("sit idle" in w for w in texts(plan.warnings))
     # The count does not change: one statement, about today.
     same = _idle_plan(2)
-    assert "group 'g' has 4 members for 2 partitions: 2 sit idle" in same.warnings
+    assert "group 'g' has 4 members for 2 partitions: 2 sit idle" in texts(same.warnings)
 
 
 def test_idle_members_only_today_are_said_to_go_away_with_the_increase() -> None:
@@ -535,13 +553,15 @@ def test_idle_members_only_today_are_said_to_go_away_with_the_increase() -> None
     assert (
         f"group 'g': of its 6 members, 2 own no partition today (4 partitions); after the "
         f"increase to {plan.recommended_partitions} partitions every member owns at least one"
-    ) in plan.warnings
+    ) in texts(plan.warnings)
 
 
 def test_the_keyed_increase_says_how_to_keep_each_keys_order() -> None:
     ex = load_example()
     plan = plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers, groups=ex.groups)
-    keyed = next(w for w in plan.warnings if w.startswith("keyed topic: going from 12 to 16"))
+    keyed = next(
+        w for w in texts(plan.warnings) if w.startswith("keyed topic: going from 12 to 16")
+    )
     assert "drain or pause" not in keyed
     assert keyed.endswith(
         "so it happens once. To keep each key's order: stop the producers, wait until every "
@@ -566,12 +586,12 @@ def _uneven_grid() -> Any:
 
 
 def test_at_the_same_size_the_strategy_revoking_fewer_partitions_wins() -> None:
-    group = plan_group(GroupInfo("g", "range", 2), _uneven_grid(), 4, 1.0, 1.0, PlanSettings())
+    group = _group_on(GroupInfo("g", "range", 2), _uneven_grid(), 4, 1.0, 1.0, PlanSettings())
     # A lower load below the limit buys nothing; range revokes all 4 partitions when a
     # member joins, cooperative-sticky only the one that moves.
     assert (group.members_now, group.strategy) == (2, "cooperative-sticky")
     assert group.busiest_utilisation == pytest.approx(0.6)
-    assert group.notes == (
+    assert tuple(texts(group.notes)) == (
         "cooperative-sticky instead of range: both fit with 2 members, and when a member "
         "joins it revokes 1 partition against 4 with range (only those that move), so the "
         "rest of the group keeps consuming through a rebalance; switching from the eager "
@@ -580,10 +600,10 @@ def test_at_the_same_size_the_strategy_revoking_fewer_partitions_wins() -> None:
         "removed",
     )
     # A group already on cooperative-sticky is told nothing about its strategy.
-    kept = plan_group(
+    kept = _group_on(
         GroupInfo("g", "cooperative-sticky", 2), _uneven_grid(), 4, 1.0, 1.0, PlanSettings()
     )
-    assert kept.strategy == "cooperative-sticky" and kept.notes == ()
+    assert kept.strategy == "cooperative-sticky" and tuple(texts(kept.notes)) == ()
 
 
 def test_fewer_members_still_come_before_fewer_revocations() -> None:
@@ -594,15 +614,25 @@ def test_fewer_members_still_come_before_fewer_revocations() -> None:
         consumer_capacity=1.0,
         headroom_pct=member_headroom_pct(30.0),
     )
-    group = plan_group(GroupInfo("g", "roundrobin", 2), grid, 4, 1.0, 1.0, PlanSettings())
+    group = _group_on(GroupInfo("g", "roundrobin", 2), grid, 4, 1.0, 1.0, PlanSettings())
     assert (group.members_now, group.strategy) == (2, "range")
-    assert group.notes == (
+    assert tuple(texts(group.notes)) == (
         "range instead of roundrobin: it needs 2 members where roundrobin needs 3",
     )
-    switch = strategy_switch_note(
-        "range", strategy_choice_key(3, 1, 0.5, "cooperative-sticky"), None
+    switch = note(
+        "strategy-switch",
+        group_id="g",
+        topics=["orders"],
+        current_strategy="range",
+        strategy="cooperative-sticky",
+        members=3,
+        revoked=1,
+        busiest_utilisation=0.5,
+        current_key=None,
+        current_simulated=True,
+        two_bounces=True,
     )
-    assert switch.startswith(
+    assert switch.text.startswith(
         "cooperative-sticky instead of range: no group size with range keeps the busiest "
         "member within the limit; switching from the eager range takes two rolling bounces"
     )
@@ -629,8 +659,8 @@ def test_a_group_above_one_consumers_capacity_today_is_falling_behind_now() -> N
         "group 'g' is falling behind now: its busiest member needs 167% of one consumer's "
         "capacity at today's peak with 2 members; add members (6 needed)"
     )
-    assert g.falling_behind == note
-    assert note in g.notes and note in plan.warnings
+    assert g.falling_behind.text == note
+    assert note in texts(g.notes) and note in texts(plan.warnings)
     assert g.status == "under-provisioned"  # no new status: the note says how bad
 
 
@@ -641,7 +671,7 @@ def test_a_group_within_capacity_but_short_of_headroom_is_not_falling_behind() -
     g = plan.groups[0]
     assert g.busiest_utilisation_current == pytest.approx(10 / 4.5 / 6 * 2)
     assert g.falling_behind is None
-    assert not any("falling behind" in w for w in plan.warnings)
+    assert not any("falling behind" in w for w in texts(plan.warnings))
 
 
 def test_falling_behind_is_measured_on_todays_partition_count() -> None:
@@ -651,14 +681,14 @@ def test_falling_behind_is_measured_on_todays_partition_count() -> None:
     assert plan.recommended_partitions == 6
     g = plan.groups[0]
     assert g.busiest_utilisation_current == pytest.approx(5 / 3)
-    assert g.falling_behind == (
+    assert g.falling_behind.text == (
         "group 'g' is falling behind now: its busiest member needs 167% of one consumer's "
         "capacity at today's peak with 4 members on today's 2 partitions; more members "
         "would own no partition until the increase to the recommended 6 partitions; then 6 "
         "are needed"
     )
     one = _behind(10.0, 2, GroupInfo("g", "range", 1)).groups[0]
-    assert one.falling_behind is not None and one.falling_behind.endswith(
+    assert one.falling_behind is not None and one.falling_behind.text.endswith(
         "with 1 member on today's 2 partitions; add members (6 needed on the recommended 6 "
         "partitions)"
     )
@@ -694,12 +724,12 @@ def test_a_group_with_no_members_or_a_new_topic_has_no_load_today() -> None:
         groups=[GroupInfo("g", "range", 1)],
     )
     assert new.groups[0].busiest_utilisation_current is None
-    assert not any("falling behind" in w for w in new.warnings)
+    assert not any("falling behind" in w for w in texts(new.warnings))
 
 
 def test_falling_behind_read_at_the_recommended_count_says_so() -> None:
     # plan_group without today's load on a count that changes reads the grid at p.
-    group = plan_group(
+    group = _group_on(
         GroupInfo("g", "range", 1),
         _uneven_grid(),
         4,
@@ -716,7 +746,7 @@ def test_falling_behind_read_at_the_recommended_count_says_so() -> None:
         consumer_capacity=1.0,
         headroom_pct=member_headroom_pct(30.0),
     )
-    heavy = plan_group(
+    heavy = _group_on(
         GroupInfo("g", "range", 1),
         heavy_grid,
         4,
@@ -726,7 +756,7 @@ def test_falling_behind_read_at_the_recommended_count_says_so() -> None:
         current_partitions=2,
     )
     assert heavy.falling_behind is not None
-    assert heavy.falling_behind.startswith(
+    assert heavy.falling_behind.text.startswith(
         "group 'g' is falling behind now: its busiest member needs 160% of one consumer's "
         "capacity at today's peak with 1 member (read at the recommended 4 partitions: its "
         "load on today's 2 was not computed)"
@@ -750,24 +780,26 @@ def _sized_records(record_bytes: float, tp: float | None, tc: float | None) -> T
 
 
 def test_capacities_measured_on_records_of_another_size_are_a_warning() -> None:
-    from planner.recommend.plan import mean_record_bytes
+    from planner.recommend import mean_record_bytes
 
     # Both sides from one perf run on 1,024-byte records; the topic's are 110 bytes.
     plan = _sized_records(110.0, 1024.0, 1024.0)
-    (line,) = [w for w in plan.warnings if "-byte records" in w]
+    (line,) = [w for w in texts(plan.warnings) if "-byte records" in w]
     assert line.startswith(
         "Tp and Tc were measured with 1,024-byte records, and this topic's records average "
         "110 bytes (9.3x smaller)"
     )
     assert "kafka-producer-perf-test --record-size 110" in line
     # Sides measured on different sizes are named apart; only the one off by 2x or more.
-    apart = _sized_records(110.0, 150.0, 4096.0).warnings
+    apart = texts(_sized_records(110.0, 150.0, 4096.0).warnings)
     sized = [w for w in apart if "-byte records" in w]
     assert len(sized) == 1 and sized[0].startswith("Tc was measured with 4,096-byte records")
     assert "(37.2x smaller)" in sized[0]
     # Close enough, or unknown: nothing said.
-    assert not any("-byte records" in w for w in _sized_records(700.0, 1024.0, 1024.0).warnings)
-    assert not any("-byte records" in w for w in _sized_records(110.0, None, None).warnings)
+    assert not any(
+        "-byte records" in w for w in texts(_sized_records(700.0, 1024.0, 1024.0).warnings)
+    )
+    assert not any("-byte records" in w for w in texts(_sized_records(110.0, None, None).warnings))
     history = _flat_history(5.0)
     assert mean_record_bytes(history) is None  # no records/s figures
 
@@ -795,11 +827,11 @@ def test_a_group_a_hair_over_one_consumer_is_not_said_to_need_100_percent() -> N
         headroom_pct=member_headroom_pct(30.0),
         extra_members=4,
     )
-    group = plan_group(
+    group = _group_on(
         GroupInfo("g", "range", 1), grid, 2, 1.0, 1.0, PlanSettings(), current_partitions=2
     )
     assert group.falling_behind is not None
-    assert "its busiest member needs 100.4% of one consumer's capacity" in group.falling_behind
+    assert "its busiest member needs 100.4% of one consumer's capacity" in group.falling_behind.text
 
 
 def test_one_idle_member_and_a_one_partition_rule_read_in_the_singular() -> None:
@@ -808,7 +840,7 @@ def test_one_idle_member_and_a_one_partition_rule_read_in_the_singular() -> None
     assert (
         "group 'g': of its 2 members, 1 owns no partition today (1 partition); after the "
         "increase to 2 partitions every member owns at least one"
-    ) in plan.warnings
+    ) in texts(plan.warnings)
     light = _light_topic([], partitions=1)
     assert "the rule asks for 1 partition, decided by MiB/s in on both sides (a tie)" in (
         light.rationale

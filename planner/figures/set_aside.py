@@ -19,6 +19,9 @@ What goes, for a topic set aside (docs/validation.md, "What stops a run"):
   load, which is unknown), and the other topics still count the group among those
   fetching their bytes.
 
+The file lives with the figures, not with the pipeline: the pipeline writes it and the
+Spark jobs read it, and the jobs never import the pipeline that runs them.
+
 Rows that name no legal topic (a null or illegal name) are dropped and counted, not
 shown as topics: no Kafka topic has such a name.
 """

@@ -1,0 +1,658 @@
+"""Warnings and notes as values: a stable code, a severity, the parameters, the sentence.
+
+The catalogue of every finding the planner reports, as Kafka's `Errors` pairs a code
+with its message: a plan's warnings (on a topic, the cost panel's limits among them)
+and notes (on a consumer group) are `Note`s. The code
+names the finding (`hot-key`, `keyed-remap`, `falling-behind`, `idle-members`, ...) and
+does not change when the wording does; the parameters are the numbers and names the
+sentence is made of (JSON values, so the coded form can be published beside the text);
+the sentence is rendered from them by the code's renderer, once, when the note is made.
+Tests assert codes and parameters; readers get the sentence.
+
+`note(code, **params)` makes one; `render(code, params)` gives the sentence again from a
+published coded form. Adding a finding is a renderer registered with `_renders`; a new
+group protocol's wording is a parameter its renderer reads (as `topics` picks the
+one-topic or the multi-topic wording of a group's notes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "CODES",
+    "Note",
+    "Severity",
+    "coded_rows",
+    "note",
+    "pct_apart",
+    "render",
+    "texts",
+]
+
+#: `warning`: something to act on or to know before acting; `info`: why the plan is
+#: what it is.
+Severity = Literal["warning", "info"]
+
+_UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
+
+
+@dataclass(frozen=True)
+class Note:
+    """One warning or note.
+
+    Attributes:
+        code: The finding's stable code (see `CODES`).
+        severity: `warning` or `info`.
+        params: The values the sentence is made of (JSON values).
+        text: The rendered sentence.
+    """
+
+    code: str
+    severity: Severity
+    params: Mapping[str, Any] = field(compare=True)
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+    def as_dict(self) -> dict[str, Any]:
+        """The coded form: `code`, `severity`, `params`, `text` (JSON values; a load
+        that is not finite, as when no group size fits, is null)."""
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "params": {k: _json_value(v) for k, v in self.params.items()},
+            "text": self.text,
+        }
+
+    def as_row(self) -> dict[str, Any]:
+        """The coded form with `params` as JSON text, for a dataset's fixed schema."""
+        coded = self.as_dict()
+        coded["params"] = json.dumps(coded["params"], sort_keys=True, allow_nan=False)
+        return coded
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+_Renderer = Callable[[Mapping[str, Any]], str]
+_RENDERERS: dict[str, tuple[Severity, _Renderer]] = {}
+
+
+def _renders(code: str, severity: Severity) -> Callable[[_Renderer], _Renderer]:
+    def register(fn: _Renderer) -> _Renderer:
+        _RENDERERS[code] = (severity, fn)
+        return fn
+
+    return register
+
+
+def note(code: str, **params: Any) -> Note:
+    """The note `code` with these parameters, its sentence rendered.
+
+    Raises:
+        KeyError: an unknown code.
+    """
+    severity, fn = _RENDERERS[code]
+    return Note(code, severity, params, fn(params))
+
+
+def render(code: str, params: Mapping[str, Any]) -> str:
+    """The sentence of a note from its code and parameters (its published coded form)."""
+    return _RENDERERS[code][1](params)
+
+
+def texts(notes: Sequence[Note]) -> list[str]:
+    """The sentences of `notes`, in order."""
+    return [n.text for n in notes]
+
+
+def coded_rows(notes: Sequence[Note]) -> list[dict[str, Any]]:
+    """The coded forms of `notes` for a dataset (`Note.as_row`), in order."""
+    return [n.as_row() for n in notes]
+
+
+def pct_apart(value: float, reference: float) -> tuple[str, str]:
+    """`value` and `reference` as percentages with the fewest decimals (up to 3) that keep
+    them apart when they differ: a member at 100.4 % of a consumer is "100.4%", not a
+    "100%" that reads as keeping up."""
+    digits = 0
+    while digits < 3 and value != reference:
+        if round(value * 100, digits) != round(reference * 100, digits):
+            break
+        digits += 1
+    return f"{value:.{digits}%}", f"{reference:.{digits}%}"
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+# --- a topic's warnings --------------------------------------------------------------
+
+
+@_renders("record-size", "warning")
+def _record_size(p: Mapping[str, Any]) -> str:
+    names, measured, mean = p["sides"], p["measured_bytes"], p["mean_bytes"]
+    which = " and ".join(names)
+    factor = max(measured / mean, mean / measured)
+    relation = "smaller" if mean < measured else "larger"
+    return (
+        f"{which} {'were' if len(names) > 1 else 'was'} measured with "
+        f"{measured:,.0f}-byte records, and this topic's records average "
+        f"{mean:,.0f} bytes ({factor:.1f}x {relation}): a partition's MiB/s and "
+        f"records/s depend on the record size, so {which} may not hold for this topic; "
+        f"re-measure {'them' if len(names) > 1 else 'it'} on records of about "
+        f"{mean:,.0f} bytes (kafka-producer-perf-test --record-size {mean:.0f}"
+        + ("; Tc with the real consumer reading them" if "Tc" in names else "")
+        + ")"
+    )
+
+
+@_renders("dimension-unchecked", "warning")
+def _dimension_unchecked(p: Mapping[str, Any]) -> str:
+    if p["dimension"] == "records_in":
+        return (
+            "records/s in was not checked: neither Tp nor Tc has a records/s figure, so "
+            "the count rests on MiB/s alone; a topic of small records may need more "
+            "partitions than its MiB/s shows (measure records/s with the perf-test tools)"
+        )
+    if p["dimension"] == "mib_in":
+        return (
+            "MiB/s in was not checked: neither Tp nor Tc has a MiB/s figure, so the count "
+            "rests on records/s alone; a topic of large records may need more partitions "
+            "than its records/s shows (measure MiB/s with the perf-test tools)"
+        )
+    return (
+        "MiB/s out per group was not checked: Tc has no MiB/s figure, so a group "
+        "reading faster than producers write (catching up, or replaying) is not sized "
+        "for"
+    )
+
+
+@_renders("key-skew", "warning")
+def _key_skew(p: Mapping[str, Any]) -> str:
+    return (
+        f"key skew: up to {p['tried_up_to']} partitions the busiest partition still "
+        f"carries {p['busiest_share']:.1%} of the topic, more than one partition's "
+        f"capacity: spread the keys (a better key, or a salt) rather than add partitions"
+    )
+
+
+@_renders("keyed-remap", "warning")
+def _keyed_remap(p: Mapping[str, Any]) -> str:
+    current, recommended = p["current_partitions"], p["recommended_partitions"]
+    return (
+        f"keyed topic: going from {current} to {recommended} partitions changes "
+        f"hash(key) % partitions, so most keys move to another partition and per-key "
+        f"ordering breaks across the change. Sized for the end of the horizon "
+        f"({recommended}, where today's peak needs {p['required_now']}) so it "
+        f"happens once. To keep each key's order: stop the producers, wait until every "
+        f"consumer group's lag on the topic is 0, alter the partition count, then "
+        f"restart the producers (a producer reads the new count when it starts; one left "
+        f"running keeps the old count until its next metadata refresh, "
+        f"metadata.max.age.ms, 5 minutes by default). Restart them once the groups own "
+        f"the new partitions (they too notice them within metadata.max.age.ms): a group "
+        f"with auto.offset.reset=latest skips what is written to a partition before it "
+        f"owns it"
+    )
+
+
+@_renders("hot-key", "warning")
+def _hot_key(p: Mapping[str, Any]) -> str:
+    return (
+        f"hot key {p['key']!r} carries {p['share']:.1%} of the records: "
+        f"{pct_apart(p['load'], 1.0)[0]} of "
+        f"what one partition and its consumer can take at the planned target. No "
+        f"partition count fixes a single key: make its consumer faster or split the key"
+    )
+
+
+@_renders("hot-partition", "warning")
+def _hot_partition(p: Mapping[str, Any]) -> str:
+    return (
+        f"the busiest of the {p['partitions']} partitions carries "
+        f"{pct_apart(p['load'], 1.0)[0]} of one consumer's "
+        f"capacity at "
+        f"the end of the horizon"
+    )
+
+
+@_renders("unread-topic", "warning")
+def _unread_topic(p: Mapping[str, Any]) -> str:
+    producers = p["producers_partitions"]
+    head = (
+        f"no consumer group reads this topic in the figures, yet the consumer side decides "
+        f"its count ({p['required_partitions']} partitions for {_UNITS[p['dimension']]}"
+        + (f"; producers alone need {producers}" if producers else "")
+        + ")"
+    )
+    current = p["current_partitions"]
+    if p["mib_out_peak_per_s"] is not None:
+        return (
+            f"{head}, and it has bytes out ({_fmt(p['mib_out_peak_per_s'])} MiB/s at the "
+            f"peak): something reads it outside any known group (a consumer using assign(), "
+            f"or a group the figures left out), so the requirement is for a real reader; "
+            f"find it"
+        )
+    if current is None:
+        return (
+            f"{head}: that requirement is for a consumer that does not exist yet. The number "
+            f"stays, since partitions are hard to add later, but only a consumer about to be "
+            f"deployed needs it"
+        )
+    producers_now = p["producers_partitions_now"]
+    due = (
+        f"; the producer side alone needs {producers_now} today, more than the "
+        f"{current} it has, so an increase to {producers_now} is due now"
+        if producers_now > current
+        else ""
+    )
+    return (
+        f"{head}: that requirement is for a consumer that does not exist yet. The number "
+        f"stays, since partitions are hard to add later, but the increase from {current} is "
+        f"not urgent for today's traffic unless a consumer is about to be deployed{due}"
+    )
+
+
+# --- the cost panel's limits ---------------------------------------------------------
+
+
+@_renders("single-replica", "warning")
+def _single_replica(p: Mapping[str, Any]) -> str:
+    return (
+        f"replication factor 1: a broker failure takes its partitions offline until the "
+        f"broker returns (up to {p['leaders_per_broker']} of this topic's {p['partitions']} "
+        f"on one broker); there is no other replica, so no leader can be elected elsewhere, "
+        f"and unclean leader election cannot help"
+    )
+
+
+@_renders("producer-buffer", "warning")
+def _producer_buffer(p: Mapping[str, Any]) -> str:
+    mib = float(2**20)
+    return (
+        f"a producer writing to all {p['partitions']} partitions needs "
+        f"{p['batch_memory_bytes'] / mib:.2f} MiB of batch buffers, more than its "
+        f"buffer.memory of {p['buffer_memory_bytes'] / mib:.2f} MiB: raise buffer.memory or "
+        f"batches will be sent part-full"
+    )
+
+
+@_renders("replicas-per-broker", "warning")
+def _replicas_per_broker(p: Mapping[str, Any]) -> str:
+    return (
+        f"{p['replicas_per_broker']} partition replicas per broker is above the "
+        f"{p['limit']} limit: add brokers or spread topics"
+    )
+
+
+@_renders("replication-latency", "warning")
+def _replication_latency(p: Mapping[str, Any]) -> str:
+    return (
+        f"{p['replicas_per_broker']} partition replicas per broker is above the latency "
+        f"rule of thumb 100 x {p['brokers']} brokers x RF {p['replication_factor']}"
+        f" = {p['limit']}: expect higher end-to-end latency from replication"
+    )
+
+
+# --- a consumer group's notes (one topic or several: `topics`) -----------------------
+
+
+def _one_topic(p: Mapping[str, Any]) -> bool:
+    return len(p["topics"]) == 1
+
+
+def _owners_clause(p: Mapping[str, Any]) -> str:
+    # Why members beyond those a strategy gives work to own nothing, in words.
+    counts = p["partitions"]
+    if len(counts) == 1:
+        return f"the topic has {counts[0]} partition{_s(counts[0])}"
+    if p["strategy"] == "range":
+        return (
+            f"range gives work to at most {max(counts)} member{_s(max(counts))} "
+            f"(its largest topic's partitions)"
+        )
+    return f"its topics have {sum(counts)} partitions"
+
+
+@_renders("no-size-fits", "warning")
+def _no_size_fits(p: Mapping[str, Any]) -> str:
+    needs, against = pct_apart(p["busiest_utilisation"], p["limit"])
+    counts = p["partitions"]
+    if _one_topic(p):
+        return (
+            f"even {counts[0]} member{_s(counts[0])} (one per partition) cannot keep up: "
+            f"the busiest partition needs {needs} of one consumer's capacity against a "
+            f"limit of {against}"
+        )
+    return (
+        f"even {sum(counts)} members (one per partition of its {len(counts)} topics) cannot "
+        f"keep up: the busiest member needs {needs} of one consumer's capacity against "
+        f"a limit of {against}"
+    )
+
+
+@_renders("standby-floor", "info")
+def _standby_floor(p: Mapping[str, Any]) -> str:
+    # The floor asks for more members than there are partitions, and no size fits.
+    members, standby = p["members"], p["standby_members"]
+    where = (
+        f"the topic has {p['partitions'][0]} partition{_s(p['partitions'][0])}"
+        if _one_topic(p)
+        else f"its topics have {sum(p['partitions'])} partitions"
+    )
+    return (
+        f"{members} planned so that a member can take over while another restarts "
+        f"(min_group_members = {p['min_group_members']}); {where}, so {standby} of them "
+        f"stand{'s' if standby == 1 else ''} by"
+    )
+
+
+@_renders("min-group-size", "info")
+def _min_group_size(p: Mapping[str, Any]) -> str:
+    by_load, members, standby = p["members_by_load"], p["members"], p["standby_members"]
+    text = (
+        f"today's load needs {by_load} member{_s(by_load)}; {members} "
+        f"planned so that a member can take over while another restarts "
+        f"(min_group_members = {p['min_group_members']})"
+    )
+    if standby:
+        one = standby == 1
+        text += (
+            f"; {_owners_clause(p)}, so {standby} of them own{'s' if one else ''} none and "
+            f"stand{'s' if one else ''} by until a rebalance hands {'it' if one else 'them'} "
+            f"the partitions of a member that fails or leaves"
+        )
+    return text
+
+
+@_renders("deploy", "info")
+def _deploy(p: Mapping[str, Any]) -> str:
+    members = p["members_now"]
+    return (
+        f"a new group: deploy {members:,} member{_s(members)} for the expected peak with "
+        f"{p['headroom_pct']:g} % headroom (busiest member at most {p['limit']:.0%} of Tc)"
+    )
+
+
+@_renders("under-provisioned", "warning")
+def _under_provisioned(p: Mapping[str, Any]) -> str:
+    members = p["current_members"]
+    if _one_topic(p):
+        return (
+            f"{members} member{_s(members)} today, "
+            f"{p['members_now']} needed for today's peak with {p['headroom_pct']:g} % headroom "
+            f"(busiest member at most {p['limit']:.0%} of Tc)"
+        )
+    return (
+        f"{members} member{_s(members)} today, {p['members_now']} needed for "
+        f"today's peak of its {len(p['topics'])} topics with {p['headroom_pct']:g} % headroom"
+    )
+
+
+@_renders("idle-members-planned", "info")
+def _idle_members_planned(p: Mapping[str, Any]) -> str:
+    idle, members, standby = p["idle_members"], p["current_members"], p["standby_members"]
+    kept = (
+        f" ({standby} kept as a standby: min_group_members = {p['min_group_members']})"
+        if standby
+        else ""
+    )
+    if _one_topic(p):
+        count = p["partitions"][0]
+        return (
+            f"{idle} of {members} members would own no partition: a classic "
+            f"group cannot use more members than the topic's {count} partition{_s(count)}" + kept
+        )
+    return f"{idle} of {members} members would own no partition of its topics" + kept
+
+
+@_renders("above-horizon-need", "info")
+def _above_horizon_need(p: Mapping[str, Any]) -> str:
+    return (
+        f"{p['current_members']} members is more than the {p['members_at_horizon']} needed "
+        f"even at the end of the horizon"
+    )
+
+
+@_renders("strategy-switch", "info")
+def _strategy_switch(p: Mapping[str, Any]) -> str:
+    current, strategy = p["current_strategy"], p["strategy"]
+    members, revoked, busiest = p["members"], p["revoked"], p["busiest_utilisation"]
+    current_key = p["current_key"]
+    if current_key is None:
+        why = (
+            f"no group size with {current} keeps the busiest member within the limit"
+            if p["current_simulated"]
+            else f"the planner does not simulate {current}"
+        )
+    elif current_key[0] > members:
+        why = f"it needs {members} members where {current} needs {current_key[0]}"
+    elif current_key[1] > revoked:
+        why = (
+            f"both fit with {members} members, and when a member joins it revokes {revoked} "
+            f"partition{_s(revoked)} against {current_key[1]} with {current}"
+            + (
+                " (only those that move), so the rest of the group keeps consuming through "
+                "a rebalance"
+                if strategy == "cooperative-sticky"
+                else ""
+            )
+        )
+    elif current_key[2] > busiest:
+        why = (
+            f"a lower busiest-member load at this group size ({busiest:.1%} of Tc against "
+            f"{current_key[2]:.1%})"
+        )
+    else:
+        why = "an equal choice (same size, revocations and load), first by name"
+    text = f"{strategy} instead of {current}: {why}"
+    if p["two_bounces"]:
+        # KIP-429's upgrade path: a group's members must share an assignor. Listing both
+        # keeps the group on the old, eager one until every member has the new one; the
+        # second bounce then moves it to cooperative rebalancing.
+        text += (
+            f"; switching from the eager {current} takes two rolling bounces (KIP-429): "
+            f"first every member with partition.assignment.strategy = "
+            f"[cooperative-sticky, {current}], then again with {current} removed"
+        )
+    return text
+
+
+@_renders("falling-behind", "warning")
+def _falling_behind(p: Mapping[str, Any]) -> str:
+    members, members_needed, strategy = p["members"], p["members_needed"], p["strategy"]
+    today, planned = p["partitions_today"], p["partitions_planned"]
+    one = _one_topic(p)
+    changes = today != planned
+    if not changes:
+        counted_on = ""
+    elif p["on_today"]:
+        counted_on = (
+            f" on today's {sum(today)} partition{_s(sum(today))}"
+            if one
+            else f" on today's {sum(today)} partitions of its topics"
+        )
+    elif one:
+        counted_on = (
+            f" (read at the recommended {planned[0]} partitions: its load on today's "
+            f"{today[0]} was not computed)"
+        )
+    else:
+        counted_on = (
+            f" (read at the recommended counts, {sum(planned)} partitions: its topics' loads "
+            f"at today's counts are not at hand)"
+        )
+    recommended = None
+    if changes:
+        recommended = (
+            f"the recommended {planned[0]} partitions"
+            if one
+            else f"its topics' recommended {sum(planned)} partitions"
+        )
+    head = (
+        f"group {p['group_id']!r} is falling behind now: its busiest member needs "
+        f"{pct_apart(p['busiest_utilisation'], 1.0)[0]} "
+        f"of one consumer's capacity at today's peak with {members} "
+        f"member{_s(members)}{counted_on}"
+    )
+    on = f" on {recommended}" if recommended else ""
+    steps = [f"the increase to {recommended}"] if recommended else []
+    if strategy:
+        steps.append(f"a switch to {strategy}")
+    change = " and ".join(steps)
+    if not p["fits"]:
+        tail = f"no group size keeps up with headroom{on} (see the group's notes)"
+    elif members_needed <= members:
+        tail = (
+            f"after {change}, {members_needed} members keep up (it has {members})"
+            if change
+            else f"{members_needed} members would keep up: with {members} one member is "
+            f"dealt too much"
+        )
+    elif p["more_members_help"] or not change:
+        tail = f"add members ({members_needed} needed{on}{f' with {strategy}' if strategy else ''})"
+    else:
+        # Members beyond today's partitions (or range's largest topic) own nothing: the
+        # increase, or a strategy that deals every partition, comes first.
+        until = f"the increase to {recommended}" if recommended else f"a switch to {strategy}"
+        tail = (
+            f"more members would own no partition until {until}; then {members_needed} are "
+            f"needed{f' with {strategy}' if strategy and recommended else ''}"
+        )
+    return f"{head}; {tail}"
+
+
+@_renders("idle-members", "warning")
+def _idle_members(p: Mapping[str, Any]) -> str:
+    group_id, members = p["group_id"], p["current_members"]
+    idle_planned, standby, floor = p["idle_members"], p["standby_members"], p["min_group_members"]
+    planned, idle_today = p["partitions_planned"], p["idle_members_today"]
+    one = _one_topic(p)
+    if idle_today is None:
+        # The counts do not change: one sentence about them.
+        if one:
+            count = planned[0]
+            return (
+                f"group {group_id!r} has {members} members for {count} "
+                f"partition{_s(count)}: {idle_planned} sit idle"
+                + (
+                    f"; min_group_members = {floor} asks for {standby} standby{_s(standby)}"
+                    if standby
+                    else ""
+                )
+            )
+        return (
+            f"group {group_id!r} reads {', '.join(p['topics'])} with {members} members for "
+            f"{sum(planned)} partitions in all: {idle_planned} sit idle"
+            + (
+                f"; min_group_members = {floor} asks for {standby} standby{_s(standby)}"
+                if standby
+                else ""
+            )
+        )
+    today = sum(p["partitions_today"])
+    own = "s" if idle_today == 1 else ""
+    if one:
+        head = (
+            f"group {group_id!r}: of its {members} members, {idle_today} own{own} no "
+            f"partition today ({today} partition{_s(today)})"
+        )
+        increase = f"the increase to {planned[0]} partitions"
+    else:
+        head = (
+            f"group {group_id!r} reads {', '.join(p['topics'])}: of its {members} members, "
+            f"{idle_today} own{own} no partition today ({today} partitions in all)"
+        )
+        increase = f"the increases to {sum(planned)} partitions"
+    if idle_planned:
+        return f"{head} and {idle_planned} will after {increase}"
+    return f"{head}; after {increase} every member owns at least one"
+
+
+@_renders("groups-table-disagrees", "warning")
+def _groups_table_disagrees(p: Mapping[str, Any]) -> str:
+    return (
+        f"the groups table disagrees with itself about this group (strategies "
+        f"{', '.join(p['strategies'])}; members {', '.join(map(str, p['sizes']))}): planned "
+        f"with {p['strategy']} and {p['members']} members"
+    )
+
+
+@_renders("group-unplanned", "warning")
+def _group_unplanned(p: Mapping[str, Any]) -> str:
+    return str(p["reason"])
+
+
+# --- a topic the sizing job could not plan, or planned on less ------------------------
+
+
+@_renders("unknown-topic", "warning")
+def _unknown_topic(p: Mapping[str, Any]) -> str:
+    return (
+        "throughput figures for a topic the run's topics table does not list (deleted, "
+        "or the snapshot is incomplete): not planned"
+    )
+
+
+@_renders("no-figures", "warning")
+def _no_figures(p: Mapping[str, Any]) -> str:
+    return (
+        f"no throughput samples in the {p['lookback_days']:g} days before the end of "
+        f"the run: not planned"
+    )
+
+
+@_renders("missing-capacity", "warning")
+def _missing_capacity(p: Mapping[str, Any]) -> str:
+    return (
+        "no consumer capacity (Tc) for this topic and no fleet default '*' with one: "
+        "Tc sizes the consumers and usually decides the partition count, so no number "
+        "is given without it; measure it with kafka-consumer-perf-test, processing "
+        "included"
+    )
+
+
+@_renders("no-producer-capacity", "warning")
+def _no_producer_capacity(p: Mapping[str, Any]) -> str:
+    return (
+        "no producer capacity (Tp) for this topic and no fleet default '*' with one: "
+        "sized on the consumer side only; measure Tp with kafka-producer-perf-test"
+    )
+
+
+@_renders("no-key-sample", "warning")
+def _no_key_sample(p: Mapping[str, Any]) -> str:
+    return (
+        "keyed topic without a key sample: partitions are assumed evenly loaded, so "
+        "uneven hashing or a hot key cannot be seen; collect a key sample (keys table)"
+    )
+
+
+@_renders("plan-error", "warning")
+def _plan_error(p: Mapping[str, Any]) -> str:
+    return f"could not plan this topic: {p['error']}"
+
+
+@_renders("invalid-figures", "warning")
+def _invalid_figures(p: Mapping[str, Any]) -> str:
+    return f"figures set aside by input validation, not planned: {p['reason']}"
+
+
+#: Every code a note may carry.
+CODES = frozenset(_RENDERERS)

@@ -1,0 +1,623 @@
+"""Sizing a consumer group: one decision for a group reading one topic or several.
+
+`size_group` decides from a `planner.simulate.GroupTable`, the candidate sizes of each
+strategy with the busiest member's load today and at the end of the horizon:
+
+- loads are in consumers: each partition's share of its topic times the topic's
+  `max(rate_d / Tc_d)`, each topic against its own Tc; a member's load is the sum over
+  the partitions it owns, 1.0 being one consumer's whole time;
+- a member has headroom when its load stays within `1 - h / (100 + h)` of a consumer
+  (`member_headroom_pct`, h = the planning headroom);
+- `members_now` is the smallest group of at least `min_group_members` whose busiest
+  member fits at today's peak, for the strategy that needs the fewest members, then the
+  one revoking the fewest partitions when a member joins, then the lower busiest load,
+  then the strategy name (`strategy_choice_key`); `members_at_horizon` the same
+  strategy's need at the end of the horizon. Members beyond what a strategy gives work
+  to (all the partitions; for `range`, its largest topic's) own nothing: the floor alone
+  may ask for them, as standbys (`standby_members`);
+- the group is `under-provisioned` below `members_now`, `over-provisioned` with idle
+  members beyond those standbys or above `members_at_horizon`, else `ok`, and the
+  recommended size follows;
+- a group whose busiest member, with its current size and strategy, needs more than one
+  consumer's whole capacity at today's peak is falling behind now: its notes and its
+  topics' warnings say so.
+
+`plan_group` builds the table of a one-topic group from the one-topic grid;
+`plan_group_of_topics` that of a multi-topic group from the multi-topic grid
+(`planner.simulate.multi_topic`). Neither decides anything itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.assignors import java_order_key
+from planner.notes import Note, note
+from planner.recommend import creation
+from planner.recommend.types import ChoiceKey, GroupInfo, GroupPlan, GroupStatus, PlanSettings
+from planner.simulate import EAGER_STRATEGIES, STRATEGIES, GridResult
+from planner.simulate import closed_forms as cf
+from planner.simulate.group_table import (
+    FIT_TOLERANCE,
+    GroupTable,
+    StrategySizes,
+    one_topic_table,
+)
+from planner.simulate.multi_topic import SizeSearch, group_churn, member_loads, search_sizes
+
+__all__ = [
+    "GroupTopic",
+    "busiest_member_load",
+    "grid_extra_members",
+    "member_headroom_pct",
+    "plan_group",
+    "plan_group_of_topics",
+    "size_group",
+    "strategy_choice_key",
+]
+
+# A member above one consumer's whole capacity falls further behind every second; loads
+# summed in floating point may land a hair above an exact 1.0.
+_BEHIND = 1.0 + 1e-9
+
+
+def member_headroom_pct(headroom_pct: float) -> float:
+    """The share of Tc a member keeps free so that it has `headroom_pct` headroom.
+
+    The target adds headroom on top of the load (`load x 1.3`); a member has the same
+    headroom when `load x 1.3 <= Tc`, i.e. `load <= Tc x (1 - 0.3 / 1.3)`: 23.1 % of Tc
+    kept free. With this, a topic sized exactly by the rule and read by one member per
+    partition is exactly within capacity, instead of failing a stricter member check.
+    """
+    return 100.0 * headroom_pct / (100.0 + headroom_pct)
+
+
+def grid_extra_members(min_group_members: int, group_sizes: Iterable[int]) -> int:
+    """Group sizes past each partition count a topic's grid simulates.
+
+    At least 4 to show idle members, every size a group runs today, and the minimum
+    group size (on one partition, a floor of N is N - 1 members past the count), so
+    that `plan_group` finds each of those sizes in the grid.
+    """
+    return max(4, min_group_members, max(group_sizes, default=0))
+
+
+def strategy_choice_key(
+    *, members: int, revoked: int, busiest_utilisation: float, strategy: str
+) -> ChoiceKey:
+    """How strategies that fit are ranked for a group; the smallest key is recommended.
+
+    Fewest members first. Among strategies that fit at that size, the one that revokes
+    the fewest partitions when a member joins: every candidate keeps its busiest member
+    within the headroom limit by construction, so a lower load below that limit buys
+    nothing, while every revoked partition stops being consumed until the rebalance
+    ends (eager strategies revoke them all; `cooperative-sticky` only those that move).
+    Then the lower busiest-member load, then the name, so the order is total.
+
+    Args:
+        members: The smallest group size of at least the floor that fits today's peak.
+        revoked: Partitions revoked when a member joins a group of that size.
+        busiest_utilisation: The busiest member's load at that size, in consumers
+            (1.0 = Tc).
+        strategy: The strategy (Kafka's name).
+    """
+    return (members, revoked, round(busiest_utilisation, 9), strategy)
+
+
+def busiest_member_load(loads: npt.ArrayLike, members: int, strategy: str) -> float | None:
+    """The busiest member's load when `members` members share these partitions.
+
+    A fresh assignment of one topic to members that all subscribe to it, as the grid
+    computes it: `range` cuts the partitions into consecutive blocks, `roundrobin`,
+    `sticky` and `cooperative-sticky` deal them in turn (a fresh sticky assignment is
+    dealt as round-robin's); members beyond the partition count own nothing.
+
+    Args:
+        loads: Each partition's load, in the caller's load unit.
+        members: The group's size (>= 1).
+        strategy: Its strategy (Kafka's name).
+
+    Returns:
+        The busiest member's load, in the load unit; None for a strategy the planner
+        does not simulate.
+    """
+    if members < 1:
+        raise ValueError(f"a group has at least one member, got {members}")
+    weights = np.asarray(loads, dtype=np.float64).reshape(-1)
+    sizes = np.array([members], dtype=np.int64)
+    if strategy == "range":
+        per_member = cf.range_member_loads(weights.size, sizes, weights)[0]
+    elif strategy in STRATEGIES:
+        per_member = cf.roundrobin_member_loads(weights.size, sizes, weights)[0]
+    else:
+        return None
+    return float(per_member.max())
+
+
+def _key(table: GroupTable, strategy: str, members: int, busiest: float) -> ChoiceKey:
+    return strategy_choice_key(
+        members=members,
+        revoked=table.revoked_on_join(strategy, members),
+        busiest_utilisation=busiest,
+        strategy=strategy,
+    )
+
+
+def size_group(
+    group: GroupInfo, table: GroupTable, *, headroom_pct: float, min_group_members: int
+) -> GroupPlan:
+    """The plan of one consumer group, from its table of candidate sizes.
+
+    Args:
+        group: The group as it is today.
+        table: Its candidate sizes per strategy (see the module docstring).
+        headroom_pct: The planning headroom (%), as in `PlanSettings.headroom_pct`.
+        min_group_members: The fewest members to plan, as in
+            `PlanSettings.min_group_members`.
+    """
+    limit = 1.0 - member_headroom_pct(headroom_pct) / 100.0
+    floor = min_group_members
+    total = table.total_partitions
+    subject: dict[str, Any] = {"group_id": group.group_id, "topics": list(table.topics)}
+    counts = list(table.partitions)
+    keys: dict[str, ChoiceKey] = {}
+    for strategy, sizes in table.sizes.items():
+        fit = sizes.smallest_fit(limit, floor=floor)
+        if fit is not None:
+            busiest_fit = sizes.busiest_now_at(fit)
+            assert busiest_fit is not None
+            keys[strategy] = _key(table, strategy, fit, busiest_fit)
+    notes: list[Note] = []
+    best = min(keys.values(), default=None)
+    if best is None:
+        # Even one member per partition is too slow: the busiest partition is too hot.
+        strategy = "cooperative-sticky"
+        members_now = max(total, floor)
+        at_one_each = table.sizes[strategy].busiest_now_at(total)
+        busiest = at_one_each if at_one_each is not None else math.inf
+        notes.append(
+            note(
+                "no-size-fits",
+                **subject,
+                partitions=counts,
+                busiest_utilisation=busiest,
+                limit=limit,
+            )
+        )
+        if members_now > total:
+            notes.append(
+                note(
+                    "standby-floor",
+                    **subject,
+                    partitions=counts,
+                    members=members_now,
+                    standby_members=members_now - total,
+                    min_group_members=floor,
+                )
+            )
+        # The strategies compared at one member per partition (or the floor, when it
+        # asks for more), for the switch note.
+        for name, sizes in table.sizes.items():
+            load = sizes.busiest_now_at(members_now)
+            if load is not None:
+                keys[name] = _key(table, name, members_now, load)
+        chosen = keys.get(strategy, (members_now, total, busiest, strategy))
+    else:
+        chosen = best
+        members_now, _, busiest, strategy = chosen
+        by_load = table.sizes[strategy].smallest_fit(limit)
+        if by_load is not None and by_load < members_now:
+            notes.append(
+                note(
+                    "min-group-size",
+                    **subject,
+                    partitions=counts,
+                    strategy=strategy,
+                    members_by_load=by_load,
+                    members=members_now,
+                    min_group_members=floor,
+                    standby_members=max(0, members_now - table.owners(strategy)),
+                )
+            )
+    horizon = table.sizes[strategy].smallest_fit(limit, floor=floor, at_horizon=True)
+    members_horizon = horizon if horizon is not None else max(total, floor)
+    owners = table.owners(strategy)
+    standby_allowed = max(0, floor - owners)
+    idle_now = max(0, group.members - owners)
+
+    status: GroupStatus = "ok"
+    # A group reading only topics that do not exist yet, with no member yet: deployed.
+    creating = all(creation.is_creation(p) for p in table.partitions_today)
+    if creation.is_deployment(current_members=group.members, creating=creating):
+        status = "deploy"
+        notes.append(
+            note(
+                "deploy", **subject, members_now=members_now, headroom_pct=headroom_pct, limit=limit
+            )
+        )
+    elif group.members < members_now:
+        status = "under-provisioned"
+        notes.append(
+            note(
+                "under-provisioned",
+                **subject,
+                current_members=group.members,
+                members_now=members_now,
+                headroom_pct=headroom_pct,
+                limit=limit,
+            )
+        )
+    elif idle_now > standby_allowed:
+        status = "over-provisioned"
+        notes.append(
+            note(
+                "idle-members-planned",
+                **subject,
+                partitions=counts,
+                idle_members=idle_now,
+                current_members=group.members,
+                standby_members=standby_allowed,
+                min_group_members=floor,
+            )
+        )
+    elif group.members > members_horizon:
+        status = "over-provisioned"
+        notes.append(
+            note(
+                "above-horizon-need",
+                **subject,
+                current_members=group.members,
+                members_at_horizon=members_horizon,
+            )
+        )
+    if strategy != group.strategy:
+        current_key = keys.get(group.strategy)
+        notes.append(
+            note(
+                "strategy-switch",
+                **subject,
+                current_strategy=group.strategy,
+                strategy=strategy,
+                members=chosen[0],
+                revoked=chosen[1],
+                busiest_utilisation=chosen[2],
+                current_key=list(current_key) if current_key else None,
+                current_simulated=group.strategy in STRATEGIES,
+                two_bounces=strategy == "cooperative-sticky" and group.strategy in EAGER_STRATEGIES,
+            )
+        )
+    behind = _falling_behind(
+        group,
+        table,
+        subject,
+        members_now=members_now,
+        fits=best is not None,
+        strategy=strategy,
+        keys=keys,
+    )
+    warnings: list[Note] = []
+    if behind is not None:
+        notes.append(behind)
+        warnings.append(behind)
+    idle = _idle_warning(
+        group, table, subject, idle_now=idle_now, standby=standby_allowed, floor=floor
+    )
+    if idle is not None:
+        warnings.append(idle)
+    recommended = {
+        "ok": group.members,
+        "under-provisioned": members_now,
+        "over-provisioned": members_horizon,
+        "deploy": members_now,
+    }[status]
+    return GroupPlan(
+        group_id=group.group_id,
+        current_members=group.members,
+        current_strategy=group.strategy,
+        recommended_members=recommended,
+        members_now=members_now,
+        members_at_horizon=members_horizon,
+        strategy=strategy,
+        busiest_utilisation=busiest,
+        fits=best is not None,
+        status=status,
+        idle_members_now=idle_now,
+        notes=tuple(notes),
+        busiest_utilisation_current=table.busiest_today,
+        falling_behind=behind,
+        standby_members=max(0, recommended - owners),
+        topics=table.topics,
+        warnings=tuple(warnings),
+    )
+
+
+def _falling_behind(
+    group: GroupInfo,
+    table: GroupTable,
+    subject: dict[str, Any],
+    *,
+    members_now: int,
+    fits: bool,
+    strategy: str,
+    keys: dict[str, ChoiceKey],
+) -> Note | None:
+    # The group's busiest member at today's peak with its current size and strategy,
+    # above one consumer's whole capacity: it lags now.
+    busiest = table.busiest_today
+    if busiest is None or busiest <= _BEHIND:
+        return None
+    today_known = table.on_today or len(table.topics) == 1
+    return note(
+        "falling-behind",
+        **subject,
+        busiest_utilisation=busiest,
+        members=group.members,
+        members_needed=members_now,
+        fits=fits,
+        partitions_today=list(table.partitions_today),
+        partitions_planned=list(table.partitions),
+        on_today=table.on_today,
+        # Whether a member added today would own a partition.
+        more_members_help=group.members < table.owners(group.strategy, today=today_known),
+        # Named only when the group's own strategy needs more members than that.
+        strategy=(
+            strategy
+            if group.strategy not in keys or keys[group.strategy][0] > members_now
+            else None
+        ),
+    )
+
+
+def _idle_warning(
+    group: GroupInfo,
+    table: GroupTable,
+    subject: dict[str, Any],
+    *,
+    idle_now: int,
+    standby: int,
+    floor: int,
+) -> Note | None:
+    # Members owning no partition, today and at the planned counts, said apart when the
+    # counts change (`idle_now` is at the planned counts). Standbys the minimum group
+    # size asks for are planned, not warned about.
+    today = table.partitions_today
+    unchanged = any(c is None for c in today) or list(today) == list(table.partitions)
+    params = {
+        **subject,
+        "current_members": group.members,
+        "idle_members": idle_now,
+        "standby_members": standby,
+        "min_group_members": floor,
+        "partitions_planned": list(table.partitions),
+        "partitions_today": list(today),
+    }
+    if unchanged:
+        if idle_now <= standby:
+            return None
+        return note("idle-members", **params, idle_members_today=None)
+    owners_today = table.owners(group.strategy, today=True)
+    idle_today = max(0, group.members - owners_today)
+    if idle_today <= max(0, floor - owners_today):
+        return None
+    return note("idle-members", **params, idle_members_today=idle_today)
+
+
+def plan_group(
+    group: GroupInfo,
+    grid: GridResult,
+    *,
+    topic: str,
+    partitions: int,
+    consumers_now: float,
+    consumers_at_horizon: float,
+    settings: PlanSettings,
+    current_partitions: int | None = None,
+    current_busiest: float | None = None,
+) -> GroupPlan:
+    """Plan one consumer group of a one-topic subscription on `partitions` partitions.
+
+    Args:
+        group: The group as it is today.
+        grid: The one-topic grid at `partitions`, loads at the horizon in consumers.
+        topic: The topic.
+        partitions: The partition count planned for.
+        consumers_now: The topic's load today, in consumers.
+        consumers_at_horizon: The topic's load at the horizon, in consumers.
+        settings: The planning settings (headroom, minimum group size).
+        current_partitions: The topic's partitions today (None: a new topic, on which
+            no group can be behind yet).
+        current_busiest: The group's busiest member at today's peak, with its current
+            size and strategy, on today's `current_partitions`, in consumers (None: read
+            from `grid`, which is at `partitions`, and said so when that is not today's
+            count).
+    """
+    # The grid is simulated at the horizon's load; loads scale linearly with the topic.
+    scale_now = consumers_now / consumers_at_horizon if consumers_at_horizon > 0 else 0.0
+    # No fewer members than the floor; no more than there are partitions to own, unless
+    # the floor asks for more: those stand by (the grid simulates them, owning nothing).
+    most = max(partitions, settings.min_group_members)
+    if len(grid) and int(grid.members.max()) < most:
+        raise ValueError(
+            f"group {group.group_id!r}: the grid simulates groups of up to "
+            f"{int(grid.members.max())} members on {partitions} partitions; the minimum "
+            f"group size needs {most} (simulate with extra_members of at least "
+            f"grid_extra_members(min_group_members, ...))"
+        )
+    on_today = current_busiest is not None  # the caller's figure is on today's count
+    table = one_topic_table(
+        grid,
+        topic=topic,
+        partitions=partitions,
+        current_partitions=current_partitions,
+        scale_now=scale_now,
+        most=most,
+        busiest_today=None,
+        on_today=on_today,
+    )
+    if group.members < 1 or current_partitions is None:
+        current_busiest = None
+    elif current_busiest is None and group.strategy in table.sizes:
+        # Read at the planned count: members beyond the partitions own nothing.
+        current_busiest = table.sizes[group.strategy].busiest_now_at(min(group.members, partitions))
+    table = GroupTable(
+        table.topics,
+        table.partitions,
+        table.partitions_today,
+        table.sizes,
+        table.revoked_on_join,
+        current_busiest,
+        on_today,
+    )
+    return size_group(
+        group,
+        table,
+        headroom_pct=settings.headroom_pct,
+        min_group_members=settings.min_group_members,
+    )
+
+
+@dataclass(frozen=True)
+class GroupTopic:
+    """One topic of a multi-topic group, as its sizing left it.
+
+    Attributes:
+        topic: The topic.
+        current_partitions: Partitions today (None: a new topic).
+        partitions: The recommended partition count.
+        consumers_now: Its load today in consumers (`max(rate_d / Tc_d)`).
+        consumers_at_horizon: The same at the end of the horizon.
+        loads: Each partition's load at the end of the horizon, in consumers, at the
+            recommended count (a keyed topic's, from its key sample); None for an even
+            spread.
+    """
+
+    topic: str
+    current_partitions: int | None
+    partitions: int
+    consumers_now: float
+    consumers_at_horizon: float
+    loads: npt.NDArray[np.float64] | None = None
+
+
+@dataclass(frozen=True)
+class GroupOfTopics:
+    """A multi-topic group's plan and the searches it was decided from.
+
+    Attributes:
+        plan: The group's plan.
+        searches: Each strategy's sizes (`SizeSearch`), loads at the end of the horizon.
+        horizon_loads: Each topic's partition loads at the horizon, in topic order.
+        limit: The busiest member's load that keeps the headroom, in consumers.
+    """
+
+    plan: GroupPlan
+    searches: dict[str, SizeSearch]
+    horizon_loads: tuple[npt.NDArray[np.float64], ...]
+    limit: float
+
+
+def plan_group_of_topics(
+    group: GroupInfo, topics: Sequence[GroupTopic], *, settings: PlanSettings
+) -> GroupOfTopics:
+    """Plan one group that reads several topics, each on its recommended count.
+
+    Args:
+        group: The group as it is today.
+        topics: Its topics, as sized.
+        settings: The planning settings (headroom, minimum group size).
+    """
+    ordered = sorted(topics, key=lambda t: java_order_key(t.topic))
+    horizon: list[npt.NDArray[np.float64]] = []
+    now: list[npt.NDArray[np.float64]] = []
+    ratios: list[float] = []
+    for t in ordered:
+        weights = (
+            np.asarray(t.loads, dtype=np.float64)
+            if t.loads is not None
+            else np.full(t.partitions, t.consumers_at_horizon / t.partitions)
+        )
+        if weights.size != t.partitions:
+            raise ValueError(
+                f"group {group.group_id!r}: topic {t.topic!r} has {weights.size} partition "
+                f"loads for {t.partitions} partitions"
+            )
+        # Loads scale linearly with the topic; each topic by its own growth.
+        ratio = t.consumers_now / t.consumers_at_horizon if t.consumers_at_horizon else 0.0
+        horizon.append(weights)
+        now.append(weights * ratio)
+        ratios.append(ratio)
+    total = sum(w.size for w in horizon)
+    floor = settings.min_group_members
+    limit = 1.0 - member_headroom_pct(settings.headroom_pct) / 100.0
+    wanted = max(min(group.members, total), floor)
+    # A fresh roundrobin, sticky or cooperative-sticky assignment deals the partitions
+    # alike, so their searches are one search.
+    fits = limit * (1.0 + FIT_TOLERANCE)
+    # One topic grows alike everywhere: today is the horizon scaled, as on the one-topic
+    # grid, so that a one-topic group planned here is exactly its one-topic plan.
+    scale = ratios[0] if len(ratios) == 1 else None
+    dealt = search_sizes(horizon, now, "roundrobin", fits, wanted, floor, scale)
+    searches = {
+        name: search_sizes(horizon, now, name, fits, wanted, floor, scale)
+        if name == "range"
+        else SizeSearch(name, dealt.stats, dealt.busiest_now, dealt.now_fit, dealt.horizon_fit)
+        for name in STRATEGIES
+    }
+    partitions = [w.size for w in horizon]
+    sizes = {
+        name: StrategySizes(
+            np.arange(1, found.busiest_now.size + 1, dtype=np.int64),
+            found.busiest_now,
+            found.stats["max_load"],
+        )
+        for name, found in searches.items()
+    }
+    busiest_today, on_today = _busiest_today(group, ordered, now)
+    if scale is not None and on_today and ordered[0].current_partitions == partitions[0]:
+        # Today's count is the planned one: the table's own row, as on the one-topic grid.
+        busiest_today = sizes[group.strategy].busiest_now_at(min(group.members, total))
+
+    def revoked_on_join(strategy: str, members: int) -> int:
+        return group_churn(partitions, members, strategy)["grow_revoked"]
+
+    table = GroupTable(
+        topics=tuple(t.topic for t in ordered),
+        partitions=tuple(partitions),
+        partitions_today=tuple(t.current_partitions for t in ordered),
+        sizes=sizes,
+        revoked_on_join=revoked_on_join,
+        busiest_today=busiest_today,
+        on_today=on_today,
+    )
+    plan = size_group(group, table, headroom_pct=settings.headroom_pct, min_group_members=floor)
+    return GroupOfTopics(plan, searches, tuple(horizon), limit)
+
+
+def _busiest_today(
+    group: GroupInfo, topics: Sequence[GroupTopic], now: Sequence[npt.NDArray[np.float64]]
+) -> tuple[float | None, bool]:
+    # The busiest member at today's peak with the group's current size and strategy: on
+    # today's partition counts when they are known (a topic keeping its count, or a
+    # keyless one, spread evenly); a keyed topic whose count changes has loads at its
+    # recommended count only, so then on the recommended counts.
+    if group.members < 1 or group.strategy not in STRATEGIES:
+        return None, False
+    today: list[npt.NDArray[np.float64]] = []
+    for t, planned in zip(topics, now, strict=True):
+        count = t.current_partitions
+        if count is None or count < 1 or (count != t.partitions and t.loads is not None):
+            break
+        if count == t.partitions and t.loads is not None:
+            today.append(planned)
+        else:
+            today.append(np.full(count, t.consumers_now / count))
+    on_today = len(today) == len(topics)
+    sizes = np.array([group.members], dtype=np.int64)
+    busiest = float(member_loads(today if on_today else now, sizes, group.strategy).max())
+    return busiest, on_today

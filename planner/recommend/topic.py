@@ -1,0 +1,473 @@
+"""One topic's plan: partitions, consumers per group, strategy, costs, and the why.
+
+`plan_topic` ties the model together for one topic: the planning targets from its
+history, the rule in every dimension (today and at the end of the horizon), the
+partition choice, the cost panel, the consumer-group simulation at the recommended
+count, hot keys, and a rationale in plain words with the numbers.
+
+Consumers are sized on a load normalised to one consumer: a partition's utilisation is
+its share of the topic times `max(rate_d / Tc_d)` over the dimensions measured, so one
+simulation covers MiB/s and records/s at once. Partitions are sized for the end of the
+horizon (they are hard to add); consumers for today's peak (they scale in minutes), with
+the size needed at the horizon reported beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.cost import ClusterShape, PartitionCost, partition_cost
+from planner.notes import Note, note
+from planner.recommend.group import (
+    busiest_member_load,
+    grid_extra_members,
+    member_headroom_pct,
+    plan_group,
+)
+from planner.recommend.key_skew import SkewRequirement, skew_requirement
+from planner.recommend.partitions import PartitionChoice, choose_partitions
+from planner.recommend.types import (
+    PLANNED_GROUP,
+    GroupInfo,
+    GroupPlan,
+    PlanSettings,
+    TopicHistory,
+    TopicPlan,
+)
+from planner.simulate import GridResult, TopicLoad, partition_loads, simulate_grid
+from planner.sizing import (
+    PlanningTarget,
+    SideCapacity,
+    SizingResult,
+    size_topic,
+    targets_from_history,
+)
+
+__all__ = ["RECORD_SIZE_RATIO", "mean_record_bytes", "plan_topic"]
+
+_UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
+#: A capacity measured on records this many times larger or smaller than the topic's
+#: own (on average) gets a warning.
+RECORD_SIZE_RATIO = 2.0
+
+
+def _history_samples(h: TopicHistory) -> dict[str, npt.NDArray[np.float64]]:
+    samples = {}
+    for dim, values in (("mib_in", h.mib_in), ("records_in", h.records_in)):
+        if values is not None:
+            samples[dim] = np.asarray(values, dtype=np.float64)
+    return samples
+
+
+def plan_topic(
+    history: TopicHistory,
+    producer: SideCapacity,
+    consumer: SideCapacity,
+    *,
+    brokers: int,
+    groups: Sequence[GroupInfo | Mapping[str, Any] | Sequence[Any]] = (),
+    consuming_groups: int | None = None,
+    settings: PlanSettings | None = None,
+) -> TopicPlan:
+    """Plan one topic from its history, capacities, cluster and consumer groups.
+
+    Args:
+        history: The topic's figures and facts.
+        producer: Tp, the single-partition producer throughput (MiB/s, records/s).
+        consumer: Tc, the single-partition consumer throughput, processing included.
+        brokers: Live brokers in the cluster.
+        groups: Consumer groups reading the topic (one-topic groups; multi-topic groups
+            are simulated by `planner.simulate.simulate_group`): `GroupInfo`s, or their
+            JSON form (see `GroupInfo.of`).
+        consuming_groups: How many consumer groups fetch the topic's bytes in all,
+            groups that also read other topics included (None: `len(groups)`). Each
+            reads every byte, so bytes out are divided over them to give one group's
+            read rate; with none known, all of them count as one group's
+            (`TopicPlan.fan_out`).
+        settings: Planning settings (defaults when None).
+
+    Raises:
+        ValueError: bad figures, a replication factor above the broker count, or no
+            dimension with both a target and a capacity.
+    """
+    s = settings or PlanSettings()
+    infos = [GroupInfo.of(g) for g in groups]
+    cluster = ClusterShape(brokers, history.replication_factor)
+    if consuming_groups is not None and consuming_groups < 0:
+        raise ValueError(
+            f"topic {history.topic!r}: consuming_groups must be >= 0, got {consuming_groups}"
+        )
+    consuming = len(groups) if consuming_groups is None else consuming_groups
+    fan_out = max(1, consuming)
+    samples = _history_samples(history)
+    if history.mib_out is not None:
+        samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / fan_out
+    targets = targets_from_history(
+        samples,
+        history.ts_s,
+        percentile=s.percentile,
+        growth_model=s.growth_model,
+        min_growth_days=s.min_growth_days,
+        horizon_days=s.horizon_days,
+        floor_growth_per_year=s.floor_growth_per_year,
+        headroom_pct=s.headroom_pct,
+    )
+    if not targets:
+        raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
+    sizing = size_topic({d: t.target for d, t in targets.items()}, producer, consumer)
+    today = {d: t.peak * (1 + t.headroom_pct / 100) for d, t in targets.items()}
+    sizing_now = size_topic(today, producer, consumer)
+    keyed_sample = history.keyed and history.keys is not None and history.key_counts is not None
+    sample = (
+        TopicLoad(1.0, history.keys, history.key_counts, history.partitioner)
+        if keyed_sample
+        else None
+    )
+    skew = skew_now = None
+    if sample is not None:
+        bound = max(s.max_partitions, sizing.required_partitions)
+        skew = skew_requirement(
+            sample,
+            {d: t.target for d, t in targets.items()},
+            producer,
+            consumer,
+            start=sizing.required_partitions,
+            bound=bound,
+        )
+        skew_now = skew_requirement(
+            sample, today, producer, consumer, start=sizing_now.required_partitions, bound=bound
+        )
+    choice = choose_partitions(
+        max(sizing.required_partitions, skew.partitions if skew and skew.fits else 0),
+        history.current_partitions,
+        required_now=max(
+            sizing_now.required_partitions, skew_now.partitions if skew_now and skew_now.fits else 0
+        ),
+        evenness_slack_pct=s.evenness_slack_pct,
+        max_partitions=s.max_partitions,
+        acceptable=skew.fits_at if skew and skew.fits else None,
+    )
+    p = choice.recommended
+    mib_target = targets.get("mib_in")
+    cost = partition_cost(
+        p,
+        cluster,
+        s.cost,
+        retention_ms=history.retention_ms,
+        bytes_in_per_s=mib_target.target * 2**20 if mib_target else None,
+    )
+
+    util_now = _utilisation({d: t.peak for d, t in targets.items()}, consumer)
+    util_horizon = _utilisation({d: t.grown for d, t in targets.items()}, consumer)
+    topic_load = (
+        sample.with_load(util_horizon)
+        if sample is not None
+        else TopicLoad(util_horizon, partitioner=history.partitioner)
+    )
+    counts = sorted({p, *s.partition_grid})
+    grid = simulate_grid(
+        topic_load,
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(s.headroom_pct),
+        partition_counts=counts,
+        extra_members=grid_extra_members(s.min_group_members, (g.members for g in infos)),
+    )
+    at_p = grid.where(grid.partitions == p)
+    current = history.current_partitions
+    # Whether a group keeps up today is a question about today's partition count: when
+    # it changes, the same partition loads the grid uses (the key sample hashed, or an
+    # even spread) are placed on today's count at today's load.
+    loads_now = (
+        partition_loads(topic_load.with_load(util_now), current)
+        if current is not None and current != p and any(g.members >= 1 for g in infos)
+        else None
+    )
+    # Every group on the grid at the recommended count, the topic's loads, the settings.
+    on_p = partial(
+        plan_group,
+        grid=at_p,
+        topic=history.topic,
+        partitions=p,
+        consumers_now=util_now,
+        consumers_at_horizon=util_horizon,
+        settings=s,
+    )
+    group_plans = tuple(
+        on_p(
+            g,
+            current_partitions=current,
+            current_busiest=(
+                busiest_member_load(loads_now, g.members, g.strategy)
+                if loads_now is not None and g.members >= 1
+                else None
+            ),
+        )
+        for g in infos
+    )
+    warnings = (
+        *_record_size_warnings(history, producer, consumer),
+        *_unchecked_dimensions(targets, producer, consumer),
+        *_warnings(history, choice, cost, grid, p, group_plans, skew),
+        *_unread_topic(history, targets, sizing, sizing_now, choice, consuming),
+    )
+    rationale = (
+        *_fan_out_rationale(history, consuming),
+        *_rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s),
+    )
+    return TopicPlan(
+        topic=history.topic,
+        status=choice.status,
+        targets=targets,
+        sizing_now=sizing_now,
+        sizing=sizing,
+        skew=skew,
+        choice=choice,
+        cost=cost,
+        grid=grid,
+        utilisation_now=util_now,
+        utilisation_at_horizon=util_horizon,
+        groups=group_plans,
+        hot_keys=skew.hot_keys if skew else (),
+        warnings=tuple(warnings),
+        rationale=rationale,
+        key_sample=sample,
+        fan_out=fan_out,
+        # On the same topic as it is today (a new topic: its one group is deployed).
+        one_group=on_p(PLANNED_GROUP, current_partitions=current),
+    )
+
+
+def _utilisation(rates: Mapping[str, float], consumer: SideCapacity) -> float:
+    # How many consumers' worth of work the topic is: the tightest dimension decides.
+    ratios = [
+        rate / cap
+        for dim, rate in rates.items()
+        if (cap := consumer.for_dimension(dim)) is not None and cap > 0
+    ]
+    return max(ratios, default=0.0)
+
+
+def _warnings(
+    history: TopicHistory,
+    choice: PartitionChoice,
+    cost: PartitionCost,
+    grid: GridResult,
+    p: int,
+    groups: tuple[GroupPlan, ...],
+    skew: SkewRequirement | None,
+) -> tuple[Note, ...]:
+    warnings: list[Note] = []
+    if skew is not None and not skew.fits:
+        warnings.append(
+            note("key-skew", tried_up_to=skew.tried_up_to, busiest_share=skew.busiest_share)
+        )
+    current = history.current_partitions
+    if history.keyed and current is not None and choice.recommended > current:
+        warnings.append(
+            note(
+                "keyed-remap",
+                current_partitions=current,
+                recommended_partitions=choice.recommended,
+                required_now=choice.required_now,
+            )
+        )
+    for hot in skew.hot_keys[:5] if skew else ():
+        name = hot.key.decode("utf-8", "backslashreplace") if hot.key is not None else "null"
+        warnings.append(note("hot-key", key=name, share=hot.share, load=hot.rate))
+    hot_rows = grid.where((grid.partitions == p) & grid.hot_partition)
+    if len(hot_rows) and not (skew and skew.hot_keys):
+        warnings.append(
+            note("hot-partition", partitions=p, load=float(hot_rows.max_partition_load[0]))
+        )
+    warnings.extend(cost.warnings)
+    for g in groups:
+        warnings.extend(g.warnings)
+    return tuple(warnings)
+
+
+def mean_record_bytes(history: TopicHistory) -> float | None:
+    """The topic's mean record size over its samples, bytes: bytes in / records in.
+
+    Samples with both figures only; None when there are none, or no records.
+    """
+    if history.mib_in is None or history.records_in is None:
+        return None
+    mib = np.asarray(history.mib_in, dtype=np.float64)
+    records = np.asarray(history.records_in, dtype=np.float64)
+    both = np.isfinite(mib) & np.isfinite(records)
+    total = float(records[both].sum())
+    return float(mib[both].sum()) * 2**20 / total if total > 0 else None
+
+
+def _record_size_warnings(
+    history: TopicHistory, producer: SideCapacity, consumer: SideCapacity
+) -> tuple[Note, ...]:
+    # A capacity measured on records of another size does not carry over (the domain's
+    # "message size changes everything"): say so when they differ by a factor of
+    # `RECORD_SIZE_RATIO` or more.
+    mean = mean_record_bytes(history)
+    if mean is None or mean <= 0:
+        return ()
+    off: dict[float, list[str]] = {}
+    for name, side in (("Tp", producer), ("Tc", consumer)):
+        measured = side.record_bytes
+        if (
+            measured is None
+            or measured <= 0
+            or (side.mib_per_s, side.records_per_s)
+            == (
+                None,
+                None,
+            )
+        ):
+            continue
+        if max(measured / mean, mean / measured) >= RECORD_SIZE_RATIO:
+            off.setdefault(measured, []).append(name)
+    return tuple(
+        note("record-size", sides=names, measured_bytes=measured, mean_bytes=mean)
+        for measured, names in off.items()
+    )
+
+
+def _unchecked_dimensions(
+    targets: Mapping[str, PlanningTarget], producer: SideCapacity, consumer: SideCapacity
+) -> tuple[Note, ...]:
+    # A dimension with a target but no capacity on either side is skipped by the rule
+    # (`SizingResult.skipped`); the count then rests on the other dimensions alone.
+    out = []
+    for dim in targets:
+        tp = None if dim == "mib_out" else producer.for_dimension(dim)
+        if tp is not None or consumer.for_dimension(dim) is not None:
+            continue
+        out.append(note("dimension-unchecked", dimension=dim))
+    return tuple(out)
+
+
+def _max_side(sizing: SizingResult, side: Literal["producer", "consumer"]) -> int:
+    # The partitions one side alone asks for, over every dimension it was measured in.
+    needs = (getattr(r, f"{side}_partitions") for r in sizing.requirements)
+    return max((n for n in needs if n is not None), default=0)
+
+
+def _unread_topic(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    sizing: SizingResult,
+    sizing_now: SizingResult,
+    choice: PartitionChoice,
+    consuming: int,
+) -> tuple[Note, ...]:
+    # A topic no consumer group reads, sized by the consumer side: the number stays (it
+    # is the conservative answer), but what it is for should be said.
+    current = choice.current
+    if consuming or sizing.deciding_side != "consumer":
+        return ()
+    if current is not None and choice.recommended <= current:
+        return ()
+    out = targets.get("mib_out")
+    return (
+        note(
+            "unread-topic",
+            required_partitions=sizing.required_partitions,
+            dimension=sizing.deciding_dimension,
+            producers_partitions=_max_side(sizing, "producer"),
+            producers_partitions_now=_max_side(sizing_now, "producer"),
+            current_partitions=current,
+            # Bytes out with no known group: something reads it outside any group.
+            mib_out_peak_per_s=out.peak if out is not None and out.peak > 0 else None,
+        ),
+    )
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def _fan_out_rationale(history: TopicHistory, consuming: int) -> tuple[str, ...]:
+    if history.mib_out is None or consuming == 1:
+        return ()
+    if consuming == 0:
+        # The conservative reading: one unseen group may read at the topic's whole rate.
+        return (
+            f"{_UNITS['mib_out']}: no consumer group is known to read the topic, so all of "
+            f"its bytes out count as one group's read rate",
+        )
+    return (
+        f"{_UNITS['mib_out']}: bytes out divided over the {consuming} consumer groups that "
+        f"read the topic",
+    )
+
+
+def _rationale(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    sizing: SizingResult,
+    skew: SkewRequirement | None,
+    choice: PartitionChoice,
+    util_now: float,
+    util_horizon: float,
+    s: PlanSettings,
+) -> tuple[str, ...]:
+    out: list[str] = []
+    for dim, t in targets.items():
+        growth = (
+            f"growth {t.growth_per_year:+.0%}/year ({t.growth_source})"
+            if t.growth_per_year
+            else "no growth"
+        )
+        out.append(
+            f"{_UNITS[dim]}: p{s.percentile:g} peak {_fmt(t.peak)}, {growth} over "
+            f"{t.horizon_days:g} days (x{t.growth_factor:.3f}) = {_fmt(t.grown)}, "
+            f"+{t.headroom_pct:g} % headroom = target {_fmt(t.target)}"
+        )
+    for r in sizing.requirements:
+        parts = []
+        if r.producer_capacity is not None:
+            parts.append(
+                f"producers ceil({_fmt(r.target)} / Tp {_fmt(r.producer_capacity)}) "
+                f"= {r.producer_partitions}"
+            )
+        if r.consumer_capacity is not None:
+            parts.append(
+                f"consumers ceil({_fmt(r.target)} / Tc {_fmt(r.consumer_capacity)}) "
+                f"= {r.consumer_partitions}"
+            )
+        out.append(f"{_UNITS[r.dimension]}: " + ", ".join(parts))
+    out.append(
+        f"the rule asks for {sizing.required_partitions} "
+        f"partition{'' if sizing.required_partitions == 1 else 's'}, decided by "
+        f"{_UNITS[sizing.deciding_dimension]} "
+        + (
+            "on both sides (a tie)"
+            if sizing.deciding_side == "both"
+            else f"on the {sizing.deciding_side} side"
+        )
+    )
+    if skew is not None and skew.fits and skew.partitions > sizing.required_partitions:
+        out.append(
+            f"the keys do not spread evenly: with {sizing.required_partitions} partitions the "
+            f"busiest would be over capacity; {skew.partitions} is the smallest count whose "
+            f"busiest partition ({skew.busiest_share:.1%} of the topic"
+            + (", hot keys aside" if skew.hot_share else "")
+            + ") fits"
+        )
+    horizon_need = max(sizing.required_partitions, skew.partitions if skew and skew.fits else 0)
+    if choice.required_now > horizon_need:
+        out.append(
+            f"today needs {choice.required_now} partitions, more than the end of the horizon's "
+            f"{horizon_need}: a key hot only at the horizon (beyond one partition's capacity "
+            "there, so left out of its requirement) still fits one partition today and must "
+            f"not share it with too much else; partitions cannot be removed, so "
+            f"{choice.required_now} is the requirement to the end of the horizon too"
+        )
+    out.append(f"recommended {choice.recommended}: {choice.reason}")
+    out.append(
+        f"consumer load: {util_now:.2f} consumers' worth today, {util_horizon:.2f} at the "
+        f"end of the horizon (the tightest of MiB/s and records/s against Tc)"
+    )
+    return tuple(out)

@@ -1,0 +1,282 @@
+"""The values a plan is made of: settings, a topic's history, groups, and the plans.
+
+`planner.recommend.topic.plan_topic` makes a `TopicPlan`; `planner.recommend.group`
+the `GroupPlan` of each consumer group reading the topic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy.typing as npt
+
+from planner.cost import CostSettings, PartitionCost
+from planner.notes import Note
+from planner.recommend.key_skew import SkewRequirement
+from planner.recommend.partitions import PartitionChoice, Status
+from planner.simulate import GridResult, HotKey, TopicLoad
+from planner.sizing import GrowthModel, PlanningTarget, SizingResult
+
+__all__ = [
+    "PLANNED_GROUP",
+    "ChoiceKey",
+    "GroupInfo",
+    "GroupPlan",
+    "GroupStatus",
+    "PlanSettings",
+    "TopicHistory",
+    "TopicPlan",
+]
+
+GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "deploy"]
+#: A strategy's rank among those that fit: (members, partitions revoked when a member
+#: joins, busiest-member load, name); the smallest wins (`strategy_choice_key`).
+ChoiceKey = tuple[int, int, float, str]
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """Planning settings (the planner config's `[planning]` section).
+
+    Attributes:
+        percentile: Percentile of the per-sample rates that makes the peak.
+        headroom_pct: Headroom on the target, and capacity kept free per consumer (%).
+        horizon_days: Planning horizon, days.
+        growth_model: `exponential`, `linear` or `none`.
+        floor_growth_per_year: Minimum growth as a yearly fraction.
+        min_growth_days: Days of history needed to fit growth.
+        evenness_slack_pct: How far above the requirement to look for an even count (%).
+        max_partitions: Cap for that search (and a warning above it).
+        partition_grid: Candidate counts simulated besides the recommended one.
+        min_group_members: Fewest members recommended for a consumer group: with one
+            member, nothing consumes while it restarts. On a topic with fewer partitions,
+            the members beyond them own none and stand by (`GroupPlan.standby_members`).
+        cost: Client/broker settings and limits for the cost panel.
+    """
+
+    percentile: float = 99.0
+    headroom_pct: float = 30.0
+    horizon_days: float = 180.0
+    growth_model: GrowthModel = "exponential"
+    floor_growth_per_year: float = 0.0
+    min_growth_days: int = 7
+    evenness_slack_pct: float = 20.0
+    max_partitions: int = 1_000
+    partition_grid: tuple[int, ...] = (12, 24, 48, 96, 192)
+    min_group_members: int = 2
+    cost: CostSettings = field(default_factory=CostSettings)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.headroom_pct < 100:
+            raise ValueError(f"headroom_pct must be in [0, 100), got {self.headroom_pct}")
+        if isinstance(self.min_group_members, bool) or not isinstance(self.min_group_members, int):
+            raise ValueError(
+                f"min_group_members must be a whole number, got {self.min_group_members!r}"
+            )
+        if self.min_group_members < 1:
+            raise ValueError(f"min_group_members must be 1 or more, got {self.min_group_members}")
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """A consumer group reading the topic.
+
+    Attributes:
+        group_id: The group's id.
+        strategy: Its `partition.assignment.strategy` (Kafka's name).
+        members: Members today (0 for a planned group).
+    """
+
+    group_id: str
+    strategy: str
+    members: int
+
+    @classmethod
+    def of(cls, spec: object) -> GroupInfo:
+        """A group from a `GroupInfo`, a mapping with its three fields, or a sequence of
+        them in order: what `json.load` gives for one (`{"group_id": "billing",
+        "strategy": "range", "members": 3}` or `["billing", "range", 3]`).
+
+        Raises:
+            TypeError: anything else, or a field of the wrong type (the message names it).
+        """
+        if isinstance(spec, GroupInfo):
+            return spec
+        names = ("group_id", "strategy", "members")
+        if isinstance(spec, Mapping):
+            if set(spec) != set(names):
+                raise TypeError(
+                    f"a group spec has the keys {', '.join(names)}, got {sorted(map(str, spec))}"
+                )
+            values = tuple(spec[n] for n in names)
+        elif isinstance(spec, list | tuple) and len(spec) == len(names):
+            values = tuple(spec)
+        else:
+            raise TypeError(
+                f"a group spec is a GroupInfo, a mapping of {', '.join(names)} or a list of "
+                f"them in that order, got {spec!r}"
+            )
+        group_id, strategy, members = values
+        if not isinstance(group_id, str) or not isinstance(strategy, str):
+            raise TypeError(f"group_id and strategy are str, got {spec!r}")
+        if isinstance(members, bool) or not isinstance(members, int):
+            raise TypeError(f"members is a whole number (int), got {members!r} in {spec!r}")
+        return cls(group_id, strategy, members)
+
+
+#: A group reading only the topic that runs no member yet: `TopicPlan.one_group` is its
+#: plan. It starts on the strategy the planner prefers on a tie, so its plan carries no
+#: "switch strategy" note; real group ids are never empty (the figures' `groups` table
+#: rejects them), so it cannot be taken for one.
+PLANNED_GROUP = GroupInfo("", "cooperative-sticky", 0)
+
+
+@dataclass(frozen=True)
+class TopicHistory:
+    """A topic's figures over the data window, and what the planner knows about it.
+
+    Attributes:
+        topic: The topic name.
+        ts_s: Sample times, seconds since the epoch (UTC).
+        mib_in: MiB/s in per sample (or None).
+        records_in: Records/s in per sample (or None).
+        mib_out: MiB/s out per sample, all groups together (or None).
+        current_partitions: Partitions today (None for a new topic).
+        replication_factor: Replicas per partition.
+        keyed: Whether records carry keys.
+        partitioner: The producers' partitioner (librdkafka's names).
+        retention_ms: `retention.ms`, if known.
+        keys: A key sample (bytes, or an Arrow binary/string array), keyed topics only.
+        key_counts: Counts for the key sample.
+    """
+
+    topic: str
+    ts_s: npt.ArrayLike
+    mib_in: npt.ArrayLike | None = None
+    records_in: npt.ArrayLike | None = None
+    mib_out: npt.ArrayLike | None = None
+    current_partitions: int | None = None
+    replication_factor: int = 3
+    keyed: bool = False
+    partitioner: str = "murmur2_random"
+    retention_ms: int | None = None
+    keys: Any = None
+    key_counts: npt.ArrayLike | None = None
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """The recommendation for one consumer group on the recommended partition count.
+
+    Attributes:
+        group_id: The group.
+        current_members: Members today.
+        current_strategy: Its strategy today.
+        recommended_members: What to run: the current size when it covers today and
+            does not exceed the horizon's need, else `members_now` (under-provisioned)
+            or `members_at_horizon` (over-provisioned).
+        members_now: Smallest group of at least `min_group_members` whose busiest
+            member stays within capacity less headroom at today's peak (at most the
+            partition count, or `min_group_members` when that is more).
+        members_at_horizon: The same at the end of the horizon.
+        strategy: The strategy recommended for that group.
+        busiest_utilisation: Busiest member's load at `members_now`, as a fraction of
+            one consumer's capacity.
+        fits: Whether any group size up to the partition count fits.
+        status: `ok`, `under-provisioned` (fewer members than needed today),
+            `over-provisioned` (more than the horizon needs, or idle members) or
+            `deploy` (no member yet, reading only topics to be created).
+        idle_members_now: Members today that own no partition at the recommended count.
+        notes: Its notes (`planner.recommend.notes`).
+        standby_members: Of `recommended_members`, those beyond the partition count:
+            members the minimum group size asks for on a topic with fewer partitions, who
+            own none and take over when a member fails (0: every member owns one).
+        busiest_utilisation_current: Busiest member's load at today's peak with the
+            group's current size and strategy, as a fraction of one consumer's capacity:
+            on today's partition count when `plan_topic` knows it, else on the
+            recommended one (None for a group with no members, or a new topic).
+        falling_behind: When that load is above one consumer's whole capacity (the
+            group lags now, whatever the headroom), the note that says so and what it
+            needs (also among `notes`); None otherwise.
+        topics: The topics the group reads, in Java string order.
+        warnings: The warnings the group gives its topics: falling behind, members
+            that own no partition.
+    """
+
+    group_id: str
+    current_members: int
+    current_strategy: str
+    recommended_members: int
+    members_now: int
+    members_at_horizon: int
+    strategy: str
+    busiest_utilisation: float
+    fits: bool
+    status: GroupStatus
+    idle_members_now: int
+    notes: tuple[Note, ...]
+    busiest_utilisation_current: float | None = None
+    falling_behind: Note | None = None
+    standby_members: int = 0
+    topics: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
+
+
+@dataclass(frozen=True)
+class TopicPlan:
+    """Everything the planner says about one topic.
+
+    Attributes:
+        topic: The topic.
+        status: `ok`, `plan-increase`, `increase`.
+        targets: Planning target per dimension.
+        sizing_now: The rule on today's peak plus headroom (no growth).
+        sizing: The rule on the targets (end of the horizon).
+        skew: For a keyed topic with a key sample, the partitions needed so that the
+            busiest partition, not the average one, fits (None otherwise).
+        choice: The partition choice and its reason.
+        cost: The cost panel at the recommended count.
+        grid: The simulation at the recommended count and the planning grid, in load
+            normalised to one consumer (1.0 = one consumer's capacity) at the horizon.
+        utilisation_now: Topic load today in consumers (`max(rate_d / Tc_d)`).
+        utilisation_at_horizon: The same at the end of the horizon.
+        groups: One plan per consumer group.
+        hot_keys: Keys above one partition's capacity at the planned target by themselves
+            (`rate` in partitions' worth; see `SkewRequirement`).
+        warnings: Its warnings (`planner.recommend.notes`), its groups' among them.
+        rationale: The arithmetic, in plain sentences.
+        key_sample: The key sample the plan hashed (load 1.0), keyed topics only: its
+            hashes are kept, so placing it on more partition counts hashes nothing again.
+        one_group: The plan of one group reading only this topic that runs no member
+            yet (`PLANNED_GROUP`): the consumers the topic needs when no group with a
+            plan reads it.
+        fan_out: The consumer groups the topic's bytes out were divided over (at least
+            1): every group fetches all of them, so `mib_out` is planned as one group's
+            read rate, `TopicHistory.mib_out / fan_out`.
+    """
+
+    topic: str
+    status: Status
+    targets: Mapping[str, PlanningTarget]
+    sizing_now: SizingResult
+    sizing: SizingResult
+    skew: SkewRequirement | None
+    choice: PartitionChoice
+    cost: PartitionCost
+    grid: GridResult
+    utilisation_now: float
+    utilisation_at_horizon: float
+    groups: tuple[GroupPlan, ...]
+    hot_keys: tuple[HotKey, ...]
+    warnings: tuple[Note, ...]
+    rationale: tuple[str, ...]
+    key_sample: TopicLoad | None = field(default=None, repr=False, compare=False)
+    fan_out: int = 1
+    one_group: GroupPlan | None = None
+
+    @property
+    def recommended_partitions(self) -> int:
+        """The partition count to have."""
+        return self.choice.recommended

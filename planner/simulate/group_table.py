@@ -1,0 +1,149 @@
+"""The table a consumer group is sized from: each strategy's candidate sizes and loads.
+
+`planner.recommend.group.size_group` decides a group's size and strategy from a
+`GroupTable` alone. A group reading one topic and a group reading several differ only
+in how the table is built: `one_topic_table` reads it from the one-topic grid
+(`planner.simulate.grid`) at the planned partition count; `multi_topic_table`
+(`planner.simulate.multi_topic`) searches the sizes of a multi-topic group.
+
+Loads are in consumers: 1.0 is one consumer's whole capacity (Tc).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.simulate.grid import STRATEGIES, GridResult
+
+__all__ = ["FIT_TOLERANCE", "GroupTable", "StrategySizes", "one_topic_table"]
+
+#: Loads summed in floating point land a hair above an exact fit: a load within this
+#: relative margin of the limit fits.
+FIT_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class StrategySizes:
+    """One strategy's candidate group sizes, ascending from 1, and their busiest member.
+
+    Attributes:
+        members: Group sizes, ascending, from 1 without gaps.
+        busiest_now: The busiest member's load at today's peak, per size, in consumers.
+        busiest_at_horizon: The same at the end of the horizon.
+    """
+
+    members: npt.NDArray[np.int64]
+    busiest_now: npt.NDArray[np.float64]
+    busiest_at_horizon: npt.NDArray[np.float64]
+
+    def smallest_fit(self, limit: float, *, floor: int = 1, at_horizon: bool = False) -> int | None:
+        """The smallest size of `floor` members or more whose busiest member fits `limit`
+        (in consumers) today, or at the end of the horizon; None when none does."""
+        loads = self.busiest_at_horizon if at_horizon else self.busiest_now
+        fits = (loads <= limit * (1 + FIT_TOLERANCE)) & (self.members >= floor)
+        # The first fitting row: argmax of a boolean array is its first True (a third of
+        # flatnonzero's cost, asked several times per group plan).
+        i = int(fits.argmax()) if fits.size else 0
+        if not fits.size or not fits[i]:
+            return None
+        return int(self.members[i])
+
+    def busiest_now_at(self, members: int) -> float | None:
+        """The busiest member's load today at one size (None: the size is not here)."""
+        at = np.flatnonzero(self.members == members)
+        return float(self.busiest_now[at[0]]) if at.size else None
+
+
+@dataclass(frozen=True)
+class GroupTable:
+    """Everything `size_group` decides a group's plan from.
+
+    Attributes:
+        topics: The group's topics, in Java string order.
+        partitions: Each topic's planned partition count.
+        partitions_today: Each topic's partition count today (None: a new topic).
+        sizes: The candidate sizes of each strategy the planner simulates.
+        revoked_on_join: Partitions revoked when a member joins a fresh group of the
+            strategy (first argument) and size (second).
+        busiest_today: The busiest member's load at today's peak with the group's
+            current size and strategy, in consumers (None: not known, or a group with
+            no members).
+        on_today: Whether `busiest_today` is on today's partition counts (else on the
+            planned ones).
+    """
+
+    topics: tuple[str, ...]
+    partitions: tuple[int, ...]
+    partitions_today: tuple[int | None, ...]
+    sizes: Mapping[str, StrategySizes]
+    revoked_on_join: Callable[[str, int], int]
+    busiest_today: float | None = None
+    on_today: bool = False
+
+    @property
+    def total_partitions(self) -> int:
+        """The planned partitions of all the topics."""
+        return sum(self.partitions)
+
+    def owners(self, strategy: str, *, today: bool = False) -> int:
+        """The most members a strategy gives a partition to: `range` cuts each topic on
+        its own (its largest topic's count), the others deal all partitions together.
+        On today's counts with `today` (those known)."""
+        counts = [c for c in self.partitions_today if c is not None] if today else self.partitions
+        return max(counts, default=0) if strategy == "range" else sum(counts)
+
+
+def one_topic_table(
+    grid: GridResult,
+    *,
+    topic: str,
+    partitions: int,
+    current_partitions: int | None,
+    scale_now: float,
+    most: int,
+    busiest_today: float | None,
+    on_today: bool,
+) -> GroupTable:
+    """The table of a group reading one topic, from the one-topic grid.
+
+    Args:
+        grid: The grid's rows at `partitions` partitions, loads at the end of the
+            horizon, in consumers.
+        topic: The topic.
+        partitions: The planned partition count.
+        current_partitions: Its partitions today (None: a new topic).
+        scale_now: Today's load over the horizon's: loads scale linearly with the topic.
+        most: The largest size to consider (members beyond it are not candidates).
+        busiest_today: See `GroupTable.busiest_today`.
+        on_today: See `GroupTable.on_today`.
+    """
+    sizes = {}
+    revoked: dict[str, npt.NDArray[np.int64]] = {}
+    # The grid's columns split once per group instead of one filtered copy of the whole
+    # grid per question asked of it.
+    for strategy in STRATEGIES:
+        chosen = np.flatnonzero((grid.strategy == strategy) & (grid.members <= most))
+        order = chosen[np.argsort(grid.members[chosen])]
+        members = grid.members[order]
+        horizon = grid.max_load[order]
+        sizes[strategy] = StrategySizes(members, horizon * scale_now, horizon)
+        revoked[strategy] = grid.grow_revoked[order]
+
+    def revoked_on_join(strategy: str, members: int) -> int:
+        at = sizes[strategy].members == members
+        i = int(at.argmax()) if at.size else 0
+        return int(revoked[strategy][i]) if at.size and at[i] else partitions
+
+    return GroupTable(
+        topics=(topic,),
+        partitions=(partitions,),
+        partitions_today=(current_partitions,),
+        sizes=sizes,
+        revoked_on_join=revoked_on_join,
+        busiest_today=busiest_today,
+        on_today=on_today,
+    )
