@@ -378,19 +378,7 @@ class KafkaTools:
             group: The consumer group id it joins.
             timeout_ms: How long it waits for the next records before it gives up, ms.
         """
-        args = [
-            "--bootstrap-server",
-            self.bootstrap,
-            "--topic",
-            topic,
-            "--num-records",
-            str(records),
-            "--group",
-            group,
-            "--timeout",
-            str(timeout_ms),
-            *self._config_args(self.command_config),
-        ]
+        args = [*self._read_args(topic, records, group), "--timeout", str(timeout_ms)]
         return self._perf(CONSUMER_MAIN, args)
 
     def share_consume(
@@ -419,14 +407,7 @@ class KafkaTools:
             reporting_interval_ms: How often each member prints its progress, ms.
         """
         args = [
-            "--bootstrap-server",
-            self.bootstrap,
-            "--topic",
-            topic,
-            "--num-records",
-            str(records),
-            "--group",
-            group,
+            *self._read_args(topic, records, group),
             "--threads",
             str(members),
             "--timeout",
@@ -435,7 +416,6 @@ class KafkaTools:
             "--reporting-interval",
             str(reporting_interval_ms),
             "--show-consumer-stats",
-            *self._config_args(self.command_config),
         ]
         return self._perf(SHARE_CONSUMER_MAIN, args)
 
@@ -443,6 +423,20 @@ class KafkaTools:
 
     def _config_args(self, path: Path | None) -> list[str]:
         return [] if path is None else ["--command-config", str(path)]
+
+    def _read_args(self, topic: str, records: int, group: str) -> list[str]:
+        """What both consumer perf tools take: where, what, how much, and as which group."""
+        return [
+            "--bootstrap-server",
+            self.bootstrap,
+            "--topic",
+            topic,
+            "--num-records",
+            str(records),
+            "--group",
+            group,
+            *self._config_args(self.command_config),
+        ]
 
     def _admin_config(self) -> Path:
         path = self.scratch / "admin.properties"

@@ -25,6 +25,7 @@ from planner.assignors._members import (
     TopicPartition,
     java_order_key,
 )
+from planner.assignors._server_assignor import ServerAssignor
 from planner.assignors._server_group import InstanceIds
 from planner.assignors._topic_ids import TopicIds
 from planner.assignors.consumer_range import ConsumerRangeAssignor
@@ -98,21 +99,7 @@ STRATEGIES: tuple[str, ...] = tuple(_ASSIGNORS)
 """The classic protocol's strategy names, as ``partition.assignment.strategy`` spells them."""
 
 
-class _ServerAssignor(Protocol):
-    name: str
-
-    def assign(
-        self,
-        partitions_per_topic: PartitionsPerTopic,
-        subscriptions: Subscriptions,
-        previous: PreviousAssignment | None = None,
-        *,
-        topic_ids: TopicIds | None = None,
-        instance_ids: InstanceIds | None = None,
-    ) -> Assignment: ...
-
-
-_SERVER_ASSIGNORS: dict[str, dict[str, _ServerAssignor]] = {
+_SERVER_ASSIGNORS: dict[str, dict[str, ServerAssignor]] = {
     "consumer": {a.name: a for a in (UniformAssignor(), ConsumerRangeAssignor())},
     "share": {a.name: a for a in (SimpleAssignor(),)},
 }

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from planner.assignors import _fresh
-from planner.assignors._fresh import fresh_group
+from planner.assignors._fresh import FreshGroup
 from planner.assignors._members import (
     Assignment,
-    PartitionsPerTopic,
-    PreviousAssignment,
-    Subscriptions,
     java_order_key,
 )
-from planner.assignors._server_group import InstanceIds, as_assignment, server_group
-from planner.assignors._topic_ids import TopicIds
+from planner.assignors._server_assignor import ServerAssignor
+from planner.assignors._server_group import ServerGroup, as_assignment
 
 
-class ConsumerRangeAssignor:
+class ConsumerRangeAssignor(ServerAssignor):
     """Kafka's broker-side ``range`` assignor (``group.remote.assignor=range``).
 
     Members are sorted: static members first, by ``group.instance.id``, then the others by
@@ -40,77 +37,16 @@ class ConsumerRangeAssignor:
     """
 
     name = "range"
+    # Static members sort first; the previous target is checked, then ignored.
+    reads_instance_ids = True
+    reads_previous = False
 
-    def assign(
-        self,
-        partitions_per_topic: PartitionsPerTopic,
-        subscriptions: Subscriptions,
-        previous: PreviousAssignment | None = None,
-        *,
-        topic_ids: TopicIds | None = None,
-        instance_ids: InstanceIds | None = None,
-    ) -> Assignment:
-        """Assign partitions; see the class docstring.
+    def closed_form(self, fresh: FreshGroup) -> Assignment:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
+        return _fresh.consumer_range(fresh)
 
-        Args:
-            partitions_per_topic: Topic -> partition count.
-            subscriptions: Member id -> subscribed topics.
-            previous: Checked, then ignored: Kafka 4.4.0's ``range`` is not sticky.
-            topic_ids: Checked, then ignored (the cut does not depend on them).
-            instance_ids: Member id -> ``group.instance.id`` of static members.
-
-        Returns:
-            Member id -> partitions, every member present, lists sorted.
-        """
-        fresh = fresh_group(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=instance_ids,
-            reads_previous=False,
-        )
-        if fresh is not None:
-            return _fresh.consumer_range(fresh)
-        return self.general(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=instance_ids,
-        )
-
-    def general(
-        self,
-        partitions_per_topic: PartitionsPerTopic,
-        subscriptions: Subscriptions,
-        previous: PreviousAssignment | None = None,
-        *,
-        topic_ids: TopicIds | None = None,
-        instance_ids: InstanceIds | None = None,
-    ) -> Assignment:
-        """The general path: :meth:`assign` takes it unless the group is fresh with
-        identical subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which
-        the tests prove equal to this).
-
-        Args:
-            partitions_per_topic: As for :meth:`assign`.
-            subscriptions: As for :meth:`assign`.
-            previous: As for :meth:`assign`.
-            topic_ids: As for :meth:`assign`.
-            instance_ids: As for :meth:`assign`.
-
-        Returns:
-            The same assignment as :meth:`assign`.
-        """
-        group = server_group(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=instance_ids,
-            shared=False,
-        )
+    def build(self, group: ServerGroup) -> Assignment:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
         statics = group.instance_ids
 
         def order(member_id: str) -> tuple[int, bytes]:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
 from planner.assignors import _fresh
-from planner.assignors._fresh import fresh_group
+from planner.assignors._fresh import FreshGroup
 from planner.assignors._java_hashing import (
     JavaHashTable,
     capacity_for_expected,
@@ -20,18 +20,16 @@ from planner.assignors._java_hashing import (
 )
 from planner.assignors._members import (
     Assignment,
-    PartitionsPerTopic,
-    PreviousAssignment,
-    Subscriptions,
 )
-from planner.assignors._server_group import InstanceIds, ServerGroup, as_assignment, server_group
-from planner.assignors._topic_ids import TopicIds, topic_partition_hash
+from planner.assignors._server_assignor import ServerAssignor
+from planner.assignors._server_group import ServerGroup, as_assignment
+from planner.assignors._topic_ids import topic_partition_hash
 
 K = TypeVar("K", bound=Hashable)
 Chosen = dict[int, dict[str, set[int]]]
 
 
-class SimpleAssignor:
+class SimpleAssignor(ServerAssignor):
     """Kafka's broker-side ``simple`` assignor of share groups.
 
     **Same topics for every member.** With ``T`` partitions and ``M`` members the desired
@@ -62,80 +60,14 @@ class SimpleAssignor:
     """
 
     name = "simple"
+    shared = True
 
-    def assign(
-        self,
-        partitions_per_topic: PartitionsPerTopic,
-        subscriptions: Subscriptions,
-        previous: PreviousAssignment | None = None,
-        *,
-        topic_ids: TopicIds | None = None,
-        instance_ids: InstanceIds | None = None,
-    ) -> Assignment:
-        """Assign partitions; see the class docstring.
+    def closed_form(self, fresh: FreshGroup) -> Assignment:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
+        return _fresh.simple(fresh)
 
-        Args:
-            partitions_per_topic: Topic -> partition count.
-            subscriptions: Member id -> subscribed topics, in the order of the group's
-                member map.
-            previous: Member id -> its current target assignment (a partition may be
-                listed under several members), or None.
-            topic_ids: Topic -> Kafka topic id; stand-ins for the missing ones.
-            instance_ids: Ignored (share groups have no static membership).
-
-        Returns:
-            Member id -> partitions, every member present, lists sorted; a partition may
-            appear under several members.
-        """
-        fresh = fresh_group(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=None,
-        )
-        if fresh is not None:
-            return _fresh.simple(fresh)
-        return self.general(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=instance_ids,
-        )
-
-    def general(
-        self,
-        partitions_per_topic: PartitionsPerTopic,
-        subscriptions: Subscriptions,
-        previous: PreviousAssignment | None = None,
-        *,
-        topic_ids: TopicIds | None = None,
-        instance_ids: InstanceIds | None = None,
-    ) -> Assignment:
-        """The general path: :meth:`assign` takes it unless the group is fresh with
-        identical subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which
-        the tests prove equal to this).
-
-        Args:
-            partitions_per_topic: As for :meth:`assign`.
-            subscriptions: As for :meth:`assign`.
-            previous: As for :meth:`assign`.
-            topic_ids: As for :meth:`assign`.
-            instance_ids: As for :meth:`assign`.
-
-        Returns:
-            The same assignment as :meth:`assign`.
-        """
-        del instance_ids
-        group = server_group(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=None,
-            shared=True,
-        )
+    def build(self, group: ServerGroup) -> Assignment:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
         if not group.members:
             return {}
         old = [group.previous.get(m, {}) for m in group.members]

@@ -8,22 +8,19 @@ over the members and keeps what it can of each member's current target assignmen
 from __future__ import annotations
 
 from planner.assignors import _fresh
-from planner.assignors._fresh import fresh_group
+from planner.assignors._fresh import FreshGroup
 from planner.assignors._java_hashing import JavaHashTable, capacity_for_copy
 from planner.assignors._members import (
     Assignment,
-    PartitionsPerTopic,
-    PreviousAssignment,
-    Subscriptions,
 )
-from planner.assignors._server_group import InstanceIds, ServerGroup, as_assignment, server_group
-from planner.assignors._topic_ids import TopicIds
+from planner.assignors._server_assignor import ServerAssignor
+from planner.assignors._server_group import ServerGroup, as_assignment
 
 # Kafka stops its balancing passes after this many rounds over the topics.
 _MAX_BALANCE_ROUNDS = 16
 
 
-class UniformAssignor:
+class UniformAssignor(ServerAssignor):
     """Kafka's broker-side ``uniform`` assignor, homogeneous and heterogeneous groups.
 
     **Same topics for every member** (homogeneous). The members are taken in the order of
@@ -63,77 +60,12 @@ class UniformAssignor:
 
     name = "uniform"
 
-    def assign(
-        self,
-        partitions_per_topic: PartitionsPerTopic,
-        subscriptions: Subscriptions,
-        previous: PreviousAssignment | None = None,
-        *,
-        topic_ids: TopicIds | None = None,
-        instance_ids: InstanceIds | None = None,
-    ) -> Assignment:
-        """Assign partitions; see the class docstring.
+    def closed_form(self, fresh: FreshGroup) -> Assignment:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
+        return _fresh.uniform(fresh)
 
-        Args:
-            partitions_per_topic: Topic -> partition count.
-            subscriptions: Member id -> subscribed topics, in the order of the group's
-                member map.
-            previous: Member id -> its current target assignment, or None.
-            topic_ids: Topic -> Kafka topic id; stand-ins for the missing ones.
-            instance_ids: Ignored (``uniform`` does not read static membership).
-
-        Returns:
-            Member id -> partitions, every member present, lists sorted.
-        """
-        fresh = fresh_group(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=None,
-        )
-        if fresh is not None:
-            return _fresh.uniform(fresh)
-        return self.general(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=instance_ids,
-        )
-
-    def general(
-        self,
-        partitions_per_topic: PartitionsPerTopic,
-        subscriptions: Subscriptions,
-        previous: PreviousAssignment | None = None,
-        *,
-        topic_ids: TopicIds | None = None,
-        instance_ids: InstanceIds | None = None,
-    ) -> Assignment:
-        """The general path: :meth:`assign` takes it unless the group is fresh with
-        identical subscriptions (then :mod:`planner.assignors._fresh`'s closed form, which
-        the tests prove equal to this).
-
-        Args:
-            partitions_per_topic: As for :meth:`assign`.
-            subscriptions: As for :meth:`assign`.
-            previous: As for :meth:`assign`.
-            topic_ids: As for :meth:`assign`.
-            instance_ids: As for :meth:`assign`.
-
-        Returns:
-            The same assignment as :meth:`assign`.
-        """
-        del instance_ids
-        group = server_group(
-            partitions_per_topic,
-            subscriptions,
-            previous,
-            topic_ids=topic_ids,
-            instance_ids=None,
-            shared=False,
-        )
+    def build(self, group: ServerGroup) -> Assignment:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
         if not group.members:
             return {}
         chosen = _homogeneous(group) if group.homogeneous else _Heterogeneous(group).build()
