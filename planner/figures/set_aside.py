@@ -29,12 +29,12 @@ shown as topics: no Kafka topic has such a name.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from planner.files import write_json_whole
 
 __all__ = [
     "FILE",
@@ -184,22 +184,7 @@ class SetAside:
 
 def save_set_aside(state_dir: str | Path, set_aside: SetAside) -> Path:
     """Write `set_aside.json` into the run's state folder, replacing it whole."""
-    folder = Path(state_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / FILE
-    for stale in folder.glob(f".{FILE}.*"):  # a killed writer's (see `state.save_stage`)
-        stale.unlink(missing_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{FILE}.", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(set_aside.to_json(), out, indent=1, sort_keys=True, allow_nan=False)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    return write_json_whole(Path(state_dir) / FILE, set_aside.to_json(), sort_keys=True)
 
 
 def load_set_aside(path: str | Path) -> SetAside:

@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from planner.files import write_json_whole
 
 __all__ = [
     "STAGES",
@@ -104,13 +104,9 @@ def _json_safe(value: Any) -> Any:
 
 def save_stage(state_dir: str | Path, result: StageResult) -> Path:
     """Write a stage's result into the run's state folder, replacing an earlier one whole."""
-    folder = Path(state_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = _path(folder, result.stage)
-    # A writer killed before its rename left its temporary file: one run's validations
-    # never overlap (a DAG runs one at a time, a backfill's runs are other intervals).
-    for stale in folder.glob(f".{target.name}.*"):
-        stale.unlink(missing_ok=True)
+    # A writer killed before its rename left its temporary file, which the next write
+    # removes: one run's validations never overlap (a DAG runs one at a time, a
+    # backfill's runs are other intervals).
     document = {
         "stage": result.stage,
         "run_key": result.run_key,
@@ -123,17 +119,7 @@ def save_stage(state_dir: str | Path, result: StageResult) -> Path:
         "finished_at": result.finished_at,
         "set_aside": dict(result.set_aside),
     }
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(_json_safe(document), out, indent=1, allow_nan=False, default=str)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    return write_json_whole(_path(Path(state_dir), result.stage), _json_safe(document), default=str)
 
 
 def load_stage(state_dir: str | Path, stage: str) -> StageResult | None:
