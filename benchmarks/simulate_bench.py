@@ -6,13 +6,15 @@ and churn (one member joining, one leaving). That is 372 (P, C) pairs x 4 strate
 1,488 rows. Two topics: a keyless one (uniform loads) and a keyed one whose loads come
 from a 100,000-key Zipf sample hashed with murmur2 once per partition count.
 
-Reference: Kafka's own Java assignors need about 38 ms for the *bare assignments* of the
-three-strategy grid (range, roundrobin, sticky: 372 x 3 = 1,116 assignments) with a warm
-JVM. The simulation computes more than that (loads, churn, a fourth strategy), from
-closed forms instead of assignments.
+Reference: Kafka 4.4.0's own Java assignors timed now, in a warm JVM, on the *bare
+assignments* of the three-strategy grid (range, roundrobin, sticky: 372 x 3 = 1,116
+assignments; `assignors_bench.time_java`, best of `--java-repeat`). The simulation computes
+more than that (loads, churn, a fourth strategy), from closed forms instead of assignments.
+`--no-java` skips the JVM (no ratio then).
 
 Usage:
     .venv/bin/python benchmarks/simulate_bench.py [--runs N] [--json] [--assign-baseline]
+        [--no-java] [--java-repeat N]
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from planner.simulate import PLANNING_GRID, STRATEGIES, TopicLoad, simulate_grid
 
-JAVA_BARE_ASSIGNMENTS_MS = 38.0
 JAVA_ASSIGNMENTS = 1_116
 KEYS = 100_000
 ZIPF_EXPONENT = 1.1
@@ -85,6 +86,15 @@ def assign_baseline_ms() -> float:
     return (time.perf_counter() - start) * 1e3
 
 
+def java_bare_assignments_ms(repeat: int) -> float | None:
+    """Kafka's range, roundrobin and sticky on the grid, warm JVM, ms (None: no Kafka)."""
+    from benchmarks.assignors_bench import STRATEGIES as BARE
+    from benchmarks.assignors_bench import time_java
+
+    seconds = time_java(repeat)
+    return None if seconds is None else sum(seconds[s] for s in BARE) * 1000
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=25, help="timed runs (median reported)")
@@ -94,7 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also time the bare assignments through planner.assignors.assign",
     )
+    parser.add_argument("--no-java", action="store_true", help="skip Kafka's assignors (no JVM)")
+    parser.add_argument("--java-repeat", type=int, default=5, help="Kafka's timed rounds (best)")
     args = parser.parse_args(argv)
+    java_ms = None if args.no_java else java_bare_assignments_ms(args.java_repeat)
 
     keyless = TopicLoad(TOPIC_MIB_PER_S)
     keyed = zipf_topic()
@@ -123,13 +136,13 @@ def main(argv: list[str] | None = None) -> int:
             "full_grid_ms": round(total, 3),
             "min_ms": round(min(times), 3),
             "per_strategy_ms": {s: round(v, 3) for s, v in per_strategy.items()},
-            "ratio_to_java": round(total / JAVA_BARE_ASSIGNMENTS_MS, 3),
+            "ratio_to_java": round(total / java_ms, 3) if java_ms else None,
         }
     result["keyed_zipf_100k"]["topic_setup_ms"] = round(keyed_setup_ms, 3)
     result["java_reference"] = {
-        "bare_assignments_ms": JAVA_BARE_ASSIGNMENTS_MS,
+        "bare_assignments_ms": round(java_ms, 2) if java_ms else None,
         "assignments": JAVA_ASSIGNMENTS,
-        "note": "Kafka's Java range, roundrobin and sticky assignors, warm JVM",
+        "note": "Kafka 4.4.0's range, roundrobin and sticky assignors, warm JVM, measured now",
     }
     if args.assign_baseline:
         result["python_assign_baseline_ms"] = round(assign_baseline_ms(), 1)
@@ -145,10 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{name}: full grid {r['full_grid_ms']:.2f} ms (min {r['min_ms']:.2f} ms)")
         for s, v in r["per_strategy_ms"].items():
             print(f"  {s:<20} {v:8.2f} ms")
-        print(
-            f"  vs Java bare assignments {JAVA_BARE_ASSIGNMENTS_MS:.0f} ms "
-            f"({JAVA_ASSIGNMENTS:,} assignments): ratio {r['ratio_to_java']:.3f}"
-        )
+        if java_ms:
+            print(
+                f"  vs Kafka's bare assignments {java_ms:.1f} ms "
+                f"({JAVA_ASSIGNMENTS:,} assignments, warm JVM): ratio {r['ratio_to_java']:.3f}"
+            )
     print(
         "\nkeyed topic set-up, once per sample (100,000 keys generated, copied into Arrow, "
         f"distinct check): {keyed_setup_ms:.1f} ms"
