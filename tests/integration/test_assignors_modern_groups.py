@@ -10,7 +10,8 @@ the step (the settled one):
 
 1. **fresh**: three members subscribe to two topics that do not exist yet; once the broker
    lists all three, the topics are created, so the coordinator's first real assignment
-   sees every member at once and no previous target;
+   sees every member at once and no previous target (on a loaded machine it may compute a
+   first target with part of the group: `_two_step_histories`);
 2. **join**: a fourth member subscribes to the first topic only (the group turns
    heterogeneous);
 3. **leave**: the second member closes.
@@ -22,6 +23,7 @@ any member order (``modern_groups.predictions``) and says how many there were.
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,14 +83,51 @@ def _check(
     topic_ids: dict[str, str],
 ) -> int:
     subscriptions = {settled.member_ids[n]: t for n, t in subscriptions_by_name.items()}
-    expected = predictions(
-        strategy, PROTOCOL[strategy], partitions, subscriptions, previous, topic_ids
-    )
+    kind = PROTOCOL[strategy]
+    expected = predictions(strategy, kind, partitions, subscriptions, previous, topic_ids)
+    if step == "fresh" and settled.assignment not in expected:
+        expected += _two_step_histories(strategy, partitions, subscriptions, topic_ids, expected)
     assert settled.assignment in expected, (
         f"{step}: the broker assigned {settled.assignment}; assign predicts "
         f"{expected} (previous target {previous}, topic ids {topic_ids})"
     )
     return len(expected)
+
+
+def _two_step_histories(
+    strategy: str,
+    partitions: dict[str, int],
+    subscriptions: dict[str, list[str]],
+    topic_ids: dict[str, str],
+    known: list[dict[str, Pairs]],
+) -> list[dict[str, Pairs]]:
+    """Fresh results after a first target the coordinator computed with part of the group.
+
+    On a loaded machine the coordinator can compute a target before it sees everything:
+    the two topics in two metadata updates, or a member whose heartbeat came late (seen
+    once in a loaded run of the whole suite: a share group's settled target came from a
+    first one of two members on one topic). The settled target is then the assignor's
+    result with that first target as the previous one. These are the results of every
+    such history with one intermediate target (any non-empty subset of members and of
+    topics); the join and leave steps stay exact.
+    """
+    kind = PROTOCOL[strategy]
+    members = list(subscriptions)
+    found: list[dict[str, Pairs]] = []
+    for topic_count in range(1, len(partitions) + 1):
+        for topics in itertools.combinations(partitions, topic_count):
+            for member_count in range(1, len(members) + 1):
+                for some in itertools.combinations(members, member_count):
+                    seen = {t: partitions[t] for t in topics}
+                    ids = {t: topic_ids[t] for t in topics}
+                    part = {m: subscriptions[m] for m in some}
+                    for first in predictions(strategy, kind, seen, part, None, ids):
+                        for then in predictions(
+                            strategy, kind, partitions, subscriptions, first, topic_ids
+                        ):
+                            if then not in known and then not in found:
+                                found.append(then)
+    return found
 
 
 @pytest.mark.parametrize(
