@@ -70,10 +70,10 @@ def _pause_at(point: str, run_key: str) -> None:
 
         dataset._write_table = hold_in_run_interval  # type: ignore[assignment]
     elif point == "state":
-        from planner.pipeline import state
+        from planner import files
 
         class HoldingOs:
-            """`os` for the state module alone: holds before a stage file's rename."""
+            """`os` for the state-file writer alone: holds before a stage file's rename."""
 
             def __getattr__(self, name: str) -> Any:
                 return getattr(os, name)
@@ -84,7 +84,7 @@ def _pause_at(point: str, run_key: str) -> None:
                     _hold(point)
                 os.replace(source, target)
 
-        state.os = HoldingOs()  # type: ignore[assignment]
+        files.os = HoldingOs()  # type: ignore[assignment]
     elif point in ("sizing", "recommendations"):
         from spark_jobs import outputs
 
