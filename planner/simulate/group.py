@@ -19,9 +19,9 @@ import numpy.typing as npt
 
 from planner.assignors import assign, java_order_key
 from planner.simulate import closed_forms as cf
+from planner.simulate.churn import moved_between, revoked
 from planner.simulate.grid import (
     _FIT_TOLERANCE,
-    EAGER_STRATEGIES,
     STRATEGIES,
     imbalance,
     load_limit,
@@ -241,17 +241,14 @@ def _churn(
     previous: PreviousAssignment | None,
     weights: Mapping[str, FloatArray],
 ) -> tuple[int | None, int | None]:
+    # Counted against `previous` by the one churn module; revoked by its protocol rule
+    # (everything previously owned under the eager protocol).
     if previous is None:
         return None, None
-    now = {tp: m for m, tps in assignment.items() for tp in tps}
-    before: dict[tuple[str, int], str] = {}
-    for member, tps in previous.items():
-        for topic, partition in tps:
-            if topic in weights and 0 <= partition < weights[topic].size:
-                before[(topic, int(partition))] = member
-    moved = sum(1 for tp, owner in before.items() if now.get(tp) != owner)
-    revoked = len(before) if strategy in EAGER_STRATEGIES else moved
-    return moved, revoked
+    counts = {t: int(w.size) for t, w in weights.items()}
+    moved = moved_between(assignment, previous, counts)
+    owned = moved_between({}, previous, counts)  # every previously owned partition
+    return moved, int(revoked(strategy, np.array([moved]), owned)[0])
 
 
 def member_detail(
