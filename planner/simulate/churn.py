@@ -153,16 +153,23 @@ def join_moved(
 
 
 def leave_moved(
-    key: str, counts: Sequence[int], sizes: IntArray, change: MemberChange = "last"
+    key: str,
+    counts: Sequence[int],
+    sizes: IntArray,
+    change: MemberChange = "last",
+    *,
+    grown: IntArray | None = None,
 ) -> IntArray:
     """Partitions (for `share:simple`, assignments) that change owner when one member
-    leaves a fresh group of each size; all of them when the only member leaves."""
+    leaves a fresh group of each size; all of them when the only member leaves.
+    `grown`: `join_moved` of the same sizes, when the caller has it."""
     _, assignor = split_key(key)
     total = int(sum(counts))
     if assignor in ("range", "roundrobin"):
         # A leave C -> C - 1 is the join C - 1 -> C backwards (positions only matter).
         if _consecutive_from_one(sizes):
-            grown = join_moved(key, counts, sizes, change)
+            if grown is None:
+                grown = join_moved(key, counts, sizes, change)
             return np.concatenate(([total], grown[:-1])).astype(np.int64)
         before = np.maximum(sizes - 1, 1)
         return np.where(sizes > 1, join_moved(key, counts, before, change), total)
@@ -220,7 +227,7 @@ def churn(
     """
     total = int(sum(counts))
     grow = join_moved(key, counts, sizes, change)
-    shrink = leave_moved(key, counts, sizes, change)
+    shrink = leave_moved(key, counts, sizes, change, grown=grow)
     return {
         "grow_moved": grow,
         "grow_revoked": revoked(key, grow, total),

@@ -425,13 +425,13 @@ def _layout(
     per_strategy: list[dict[str, np.ndarray[Any, Any]]] = []
     for strategy in strategies:
         at = cuts[shapes[shape_of(strategy)]]
-        counts = ml.member_partitions(at)
+        most, fewest, idle = ml.partition_extremes(at)
         moved = churn_of(strategy, (p,), c, change)
         per_strategy.append(
             {
-                "max_member_partitions": np.maximum.reduceat(counts, at.starts),
-                "min_member_partitions": np.minimum.reduceat(counts, at.starts),
-                "idle_members": np.add.reduceat((counts == 0).astype(np.int64), at.starts),
+                "max_member_partitions": most,
+                "min_member_partitions": fewest,
+                "idle_members": idle,
                 **moved,
                 **event_costs(strategy, moved, c, p, timings),
             }

@@ -47,7 +47,15 @@ from planner.assignors._topic_ids import TopicIds, resolve_topic_ids
 from planner.simulate import closed_forms as cf
 from planner.simulate.strategies import Shape, shape_of
 
-__all__ = ["Cut", "busiest", "cut", "member_loads", "member_partitions", "topic_order"]
+__all__ = [
+    "Cut",
+    "busiest",
+    "cut",
+    "member_loads",
+    "member_partitions",
+    "partition_extremes",
+    "topic_order",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -281,6 +289,29 @@ def member_loads(weights: Sequence[FloatArray], cut: Cut) -> FloatArray:
 def busiest(loads: FloatArray, cut: Cut) -> tuple[FloatArray, FloatArray]:
     """The busiest and the least busy member's load of every size."""
     return cf.segment_max_min(loads, cut.starts)
+
+
+def partition_extremes(cut: Cut) -> tuple[IntArray, IntArray, IntArray]:
+    """Per size: the most and the fewest partitions a member holds, and the members
+    holding none. Closed forms where every member holds one share of the partitions
+    (`blocks`: `sum ceil(P / C)`, `sum P div C`, `max(0, C - max P)`; `dealt` and
+    `slices` the same for all `T` partitions at once); counted for `shared`."""
+    sizes = cut.sizes
+    if cut.shape == "shared":
+        counts = member_partitions(cut)
+        idle = np.add.reduceat((counts == 0).astype(np.int64), cut.starts)
+        return (
+            np.maximum.reduceat(counts, cut.starts),
+            np.minimum.reduceat(counts, cut.starts),
+            idle,
+        )
+    cuts = cut.counts if cut.shape == "blocks" else (sum(cut.counts),)
+    most = np.zeros(sizes.size, dtype=np.int64)
+    fewest = np.zeros(sizes.size, dtype=np.int64)
+    for p in cuts:
+        most += -(-p // sizes)
+        fewest += p // sizes
+    return most, fewest, np.maximum(0, sizes - max(cuts, default=0))
 
 
 def member_partitions(cut: Cut) -> IntArray:

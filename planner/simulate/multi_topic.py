@@ -112,14 +112,13 @@ def size_rows(
     if cuts is None:
         cuts = ml.cut([w.size for w in weights], sizes, strategy, topics=_names(topics, weights))
     top, bottom = ml.busiest(ml.member_loads(weights, cuts), cuts)
-    counts = ml.member_partitions(cuts)
-    starts = cuts.starts
+    most, fewest, idle = ml.partition_extremes(cuts)
     return {
         "max_load": top,
         "min_load": bottom,
-        "max_member_partitions": np.maximum.reduceat(counts, starts),
-        "min_member_partitions": np.minimum.reduceat(counts, starts),
-        "idle_members": np.add.reduceat((counts == 0).astype(np.int64), starts),
+        "max_member_partitions": most,
+        "min_member_partitions": fewest,
+        "idle_members": idle,
     }
 
 
