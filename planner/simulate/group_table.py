@@ -21,7 +21,7 @@ import numpy.typing as npt
 from planner.simulate.churn import CHURN_COLUMNS, COST_COLUMNS
 from planner.simulate.grid import STRATEGIES, GridResult
 from planner.simulate.multi_topic import SHARE_GROUP_MAX_SIZE
-from planner.simulate.strategies import shape_of
+from planner.simulate.strategies import ALL_STRATEGIES, shape_of
 
 __all__ = ["FIT_TOLERANCE", "GroupTable", "StrategySizes", "one_topic_table"]
 
@@ -106,7 +106,9 @@ class GroupTable:
         partitions, so up to the broker's largest share group (`SHARE_GROUP_MAX_SIZE`).
         On today's counts with `today` (those known)."""
         counts = [c for c in self.partitions_today if c is not None] if today else self.partitions
-        shape = shape_of(strategy)
+        # A strategy the planner does not simulate counts as dealing all partitions,
+        # as it always did.
+        shape = shape_of(strategy) if strategy in ALL_STRATEGIES else "dealt"
         if shape == "shared":
             return SHARE_GROUP_MAX_SIZE
         return max(counts, default=0) if shape == "blocks" else sum(counts)

@@ -36,6 +36,7 @@ def test_owners_per_protocol() -> None:
     assert table.owners("roundrobin") == table.owners("consumer:uniform") == 12
     assert table.owners("share:simple") == SHARE_GROUP_MAX_SIZE
     assert table.owners("consumer:range", today=True) == 7
+    assert table.owners("a-custom-assignor") == 12  # not simulated: as before
 
 
 def test_a_share_group_fits_with_more_members_than_partitions() -> None:
