@@ -439,7 +439,11 @@ def _layout(
 
     def interleave(name: str) -> np.ndarray[Any, Any]:
         # (strategies x sizes) -> rows ordered by size, then strategy.
-        return np.stack([values[name] for values in per_strategy], axis=1).ravel()
+        first = per_strategy[0][name]
+        out = np.empty(c.size * n_s, dtype=first.dtype)
+        for j, values in enumerate(per_strategy):
+            out[j::n_s] = values[name]
+        return out
 
     fixed: dict[str, np.ndarray[Any, Any]] = {
         "partitions": np.full(c.size * n_s, p, dtype=np.int64),
