@@ -34,7 +34,6 @@ depend on it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -145,54 +144,61 @@ def _flat_order(
     ).astype(np.int64)
 
 
-def _shared_cells(total: int, sizes: IntArray, walk: IntArray) -> tuple[IntArray, IntArray]:
+def _shared_cells(
+    total: int, sizes: IntArray, walk: IntArray, *, kafka_pass: BoolArray | None = None
+) -> tuple[IntArray, IntArray]:
     """`simple`'s fresh assignment for every size: (member bin, walked partition) per cell.
 
-    Sizes up to `T` (one member a partition) in one NumPy pass: slot `k` is the walk's
-    `k`-th partition, the first `lo C` slots go to the members in turn and the rest to
-    the members desiring `lo + 1`, in index order. Larger sizes (partitions shared) ask
-    the assignor's own fresh pass (`planner.assignors._fresh`), size by size.
+    With `s = ceil(C / T)` slots a partition, slot `k` belongs to the walk's partition
+    `k div s`; the first `lo C` slots go to the members in turn and the rest to the
+    members desiring `lo + 1`, in index order (one NumPy pass over every size). Only
+    where the slots of one partition straddle those two parts can they name a member
+    twice; Kafka then gives it the partition once and the sequence shifts: those sizes
+    (rare, only with partitions shared: none for `T < 40`, `C < 400`) take the
+    assignor's own fresh pass (`planner.assignors._fresh`), as do the sizes
+    `kafka_pass` marks (for the tests).
     """
     starts = np.cumsum(sizes) - sizes
-    bins: list[IntArray] = []
-    cells: list[IntArray] = []
-    small = sizes <= total
-    if small.any():
-        c = sizes[small]
-        runs = np.full(c.size, total, dtype=np.int64)
-        k = cf.positions(runs)  # slot k of each size, T slots each
-        c_rep = np.repeat(c, total)
-        # Kafka's double arithmetic for the desired counts, per member position.
-        precise = total / c
-        i = cf.positions(c)
-        x = np.repeat(precise, c)
-        desired = (np.ceil(x * (i + 1)) - np.ceil(x * i)).astype(np.int64)
-        member_starts = np.cumsum(c) - c
-        lo = np.minimum.reduceat(desired, member_starts)
-        boundary = np.repeat(lo * c, total)
-        extra = desired > np.repeat(lo, c)
-        # The members desiring lo + 1, in index order per size, and where each size's
-        # run of them starts.
-        extra_positions = i[extra]
-        extra_counts = np.add.reduceat(extra.astype(np.int64), member_starts)
-        extra_offsets = np.repeat(np.cumsum(extra_counts) - extra_counts, total)
-        late = k >= boundary
-        member = k % c_rep
-        member[late] = extra_positions[(extra_offsets + k - boundary)[late]]
-        bins.append(member + np.repeat(starts[small], total))
-        cells.append(walk[k])
-    for at in np.flatnonzero(~small):
-        count = int(sizes[at])
-        sharing = -(-count // total)
-        per_member = sharing * total / count  # Kafka's double arithmetic
-        ceilings = [math.ceil(per_member * i) for i in range(count + 1)]
-        desired_counts = [int(ceilings[i + 1] - ceilings[i]) for i in range(count)]
-        order = tuple(int(p) for p in walk)
-        held = _fresh._slots_closed_form(order, sharing, desired_counts)
-        if held is None:
-            held = _fresh._slots_simulated(order, sharing, desired_counts)
+    sharing = -(-sizes // total)
+    slots = sharing * total
+    i = cf.positions(sizes)
+    # Kafka's double arithmetic for the desired counts, per member position.
+    x = np.repeat(sharing * total / sizes, sizes)
+    desired = (np.ceil(x * (i + 1)) - np.ceil(x * i)).astype(np.int64)
+    lo = np.minimum.reduceat(desired, starts)
+    boundary = lo * sizes
+    extra = desired > np.repeat(lo, sizes)
+    # The members desiring lo + 1, in index order per size, and where each size's run
+    # of them starts.
+    extra_positions = i[extra]
+    extra_counts = np.add.reduceat(extra.astype(np.int64), starts)
+    extra_offsets = np.cumsum(extra_counts) - extra_counts
+    shifted = np.zeros(sizes.size, dtype=bool) if kafka_pass is None else kafka_pass.copy()
+    for j in np.flatnonzero((boundary % sharing != 0) & (boundary < slots)).tolist():
+        count, share, cut_at = int(sizes[j]), int(sharing[j]), int(boundary[j])
+        first = cut_at - cut_at % share
+        window = [m % count for m in range(first, cut_at)]
+        taken = min(first + share, int(slots[j])) - cut_at
+        window += extra_positions[extra_offsets[j] : extra_offsets[j] + taken].tolist()
+        shifted[j] = len(set(window)) != len(window)
+    ok = ~shifted
+    runs = slots[ok]
+    k = cf.positions(runs)
+    cut_rep = np.repeat(boundary[ok], runs)
+    late = k >= cut_rep
+    member = k % np.repeat(sizes[ok], runs)
+    member[late] = extra_positions[(np.repeat(extra_offsets[ok], runs) + k - cut_rep)[late]]
+    bins = [member + np.repeat(starts[ok], runs)]
+    cells = [walk[k // np.repeat(sharing[ok], runs)]]
+    order = tuple(walk.tolist())
+    for j in np.flatnonzero(shifted).tolist():
+        held = _fresh._slots_simulated(
+            order,
+            int(sharing[j]),
+            desired[int(starts[j]) : int(starts[j]) + int(sizes[j])].tolist(),
+        )
         for m, parts in enumerate(held):
-            bins.append(np.full(len(parts), int(starts[at]) + m, dtype=np.int64))
+            bins.append(np.full(len(parts), int(starts[j]) + m, dtype=np.int64))
             cells.append(np.asarray(parts, dtype=np.int64))
     return np.concatenate(bins), np.concatenate(cells)
 

@@ -204,3 +204,32 @@ def test_multi_topic_search_equals_size_rows_of_assign(key: str) -> None:
         result = _assign(key, dict(zip(topics, (5, 3, 8), strict=True)), members)
         loads = _loads_by_member(result, members, dict(zip(topics, weights, strict=True)))
         assert rows["max_load"][c - 1] == pytest.approx(max(loads), rel=1e-12)
+
+
+def test_share_loads_far_beyond_the_partitions_equal_assign() -> None:
+    """Many members a partition: the sizes whose slots of one partition would name a
+    member twice take Kafka's own pass; every size agrees with `assign`."""
+    rng = np.random.default_rng(932)
+    for counts in ({"t": 1}, {"t": 2}, {"t": 5}, {"a": 2, "b": 3}, {"orders": 6, "t": 1}):
+        topics = sorted(counts)
+        weights = {t: rng.exponential(size=n) for t, n in counts.items()}
+        sizes = np.arange(1, 61, dtype=np.int64)
+        cut = ml.cut([counts[t] for t in topics], sizes, "share:simple", topics=topics)
+        loads = ml.member_loads([weights[t] for t in topics], cut)
+        for c in sizes.tolist():
+            members = [f"consumer-{i}" for i in range(c)]
+            result = _assign("share:simple", counts, members)
+            expected = _loads_by_member(result, members, weights)
+            start = int(cut.starts[c - 1])
+            assert sorted(loads[start : start + c]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_shares_from_kafkas_own_pass_equal_the_vectorised_ones() -> None:
+    """The sizes whose slots would name a member twice take Kafka's own pass; none does
+    for small groups, so the pass is forced here on every size to check the assembly."""
+    walk = ml._walk(["t"], [7], None)
+    sizes = np.arange(1, 40, dtype=np.int64)
+    fast = ml._shared_cells(7, sizes, walk)
+    forced = ml._shared_cells(7, sizes, walk, kafka_pass=np.ones(sizes.size, dtype=bool))
+    as_pairs = sorted(zip(*(a.tolist() for a in fast), strict=True))
+    assert as_pairs == sorted(zip(*(a.tolist() for a in forced), strict=True))
