@@ -70,6 +70,7 @@ __all__ = [
     "COST_COLUMNS",
     "KAFKA_DEFAULTS",
     "ProtocolTimings",
+    "assignments_moved",
     "churn",
     "event_costs",
     "join_moved",
@@ -333,3 +334,22 @@ def moved_between(
             if topic in counts and 0 <= partition < counts[topic]:
                 before[(topic, int(partition))] = member
     return sum(1 for tp, owner in before.items() if now.get(tp) != owner)
+
+
+def assignments_moved(
+    assignment: Mapping[str, Sequence[tuple[str, int]]],
+    previous: Mapping[str, Sequence[tuple[str, int]]],
+    counts: Mapping[str, int],
+) -> int:
+    """(member, partition) assignments of `previous` that `assignment` no longer has (a
+    share group, whose partitions several members may hold; a departed member's all
+    count); partitions of topics or numbers no longer there are left out."""
+    kept = {(m, (str(t), int(p))) for m, tps in assignment.items() for t, p in tps}
+    return sum(
+        1
+        for member, tps in previous.items()
+        for topic, partition in tps
+        if topic in counts
+        and 0 <= partition < counts[topic]
+        and (member, (topic, int(partition))) not in kept
+    )

@@ -233,3 +233,34 @@ def test_shares_from_kafkas_own_pass_equal_the_vectorised_ones() -> None:
     forced = ml._shared_cells(7, sizes, walk, kafka_pass=np.ones(sizes.size, dtype=bool))
     as_pairs = sorted(zip(*(a.tolist() for a in fast), strict=True))
     assert as_pairs == sorted(zip(*(a.tolist() for a in forced), strict=True))
+
+
+def test_simulate_group_of_the_new_protocols_is_the_grid_row_and_counts_churn() -> None:
+    """`member_detail` of a new strategy's row gives the grid's loads; with a previous
+    target, `moved` is counted as the churn module counts it."""
+    from planner.simulate import member_detail, simulate_group
+
+    rng = np.random.default_rng(11)
+    w = rng.exponential(size=9)
+    grid = grid_from_loads(
+        {9: w}, consumer_capacity=1.0, strategies=NEW_PROTOCOL_STRATEGIES, extra_members=5
+    )
+    for row in grid.rows():
+        detail = member_detail(w, row["members"], row["strategy"], consumer_capacity=1.0)
+        assert detail.max_load == pytest.approx(row["max_load"], rel=1e-12)
+        assert detail.idle_members == row["idle_members"]
+        assert int(detail.member_partitions.max()) == row["max_member_partitions"]
+    members = [f"consumer-{i}" for i in range(4)]
+    for key in NEW_PROTOCOL_STRATEGIES:
+        fresh = simulate_group({"t": w}, {m: ["t"] for m in members}, key, consumer_capacity=1.0)
+        assert fresh.moved is None
+        grown = simulate_group(
+            {"t": w},
+            {m: ["t"] for m in [*members, "consumer-j"]},
+            key,
+            consumer_capacity=1.0,
+            previous=fresh.assignment,
+        )
+        expected = _assign(key, {"t": 9}, [*members, "consumer-j"], fresh.assignment)
+        moves = _pair_moves if key == "share:simple" else _owner_moves
+        assert grown.moved == grown.revoked == moves(fresh.assignment, expected)
