@@ -1,10 +1,13 @@
 """Benchmark: the full planning grid of planner.simulate for one topic.
 
-Grid: partition counts 12, 24, 48, 96, 192; every group size 1..P; the four strategies
-(range, roundrobin, sticky, cooperative-sticky); member loads, imbalance, capacity check
-and churn (one member joining, one leaving). That is 372 (P, C) pairs x 4 strategies =
-1,488 rows. Two topics: a keyless one (uniform loads) and a keyed one whose loads come
-from a 100,000-key Zipf sample hashed with murmur2 once per partition count.
+Grid: partition counts 12, 24, 48, 96, 192; every group size 1..P; the four classic
+strategies (range, roundrobin, sticky, cooperative-sticky), then each of the consumer
+protocol's and share groups' (consumer:uniform, consumer:range, share:simple) alone and
+all seven together, warm and with the per-count layouts not cached yet; member loads,
+imbalance, capacity check, churn (one member joining, one leaving) and its costs. That
+is 372 (P, C) pairs x 4 classic strategies = 1,488 rows. Two topics: a keyless one
+(uniform loads) and a keyed one whose loads come from a 100,000-key Zipf sample hashed
+with murmur2 once per partition count.
 
 Reference: Kafka 4.4.0's own Java assignors timed now, in a warm JVM, on the *bare
 assignments* of the three-strategy grid (range, roundrobin, sticky: 372 x 3 = 1,116
@@ -34,7 +37,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planner.simulate import PLANNING_GRID, STRATEGIES, TopicLoad, simulate_grid
+from planner.simulate import (
+    ALL_STRATEGIES,
+    PLANNING_GRID,
+    STRATEGIES,
+    TopicLoad,
+    simulate_grid,
+)
+from planner.simulate import grid as grid_module
 
 JAVA_ASSIGNMENTS = 1_116
 KEYS = 100_000
@@ -71,6 +81,13 @@ def grid(topic: TopicLoad, strategies: tuple[str, ...] = STRATEGIES) -> object:
         partition_counts=PLANNING_GRID,
         strategies=strategies,
     )
+
+
+def cold_grid(topic: TopicLoad, strategies: tuple[str, ...]) -> object:
+    """The grid with the per-(P, sizes) layouts forgotten: what the first topic of a
+    partition count pays (the layouts are then reused by every later topic)."""
+    grid_module._LAYOUTS.clear()
+    return grid(topic, strategies)
 
 
 def assign_baseline_ms() -> float:
@@ -131,11 +148,20 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name, topic in (("keyless", keyless), ("keyed_zipf_100k", keyed)):
         total, times = median_ms(partial(grid, topic), args.runs)
-        per_strategy = {s: median_ms(partial(grid, topic, (s,)), args.runs)[0] for s in STRATEGIES}
+        per_strategy = {
+            s: median_ms(partial(grid, topic, (s,)), args.runs)[0] for s in ALL_STRATEGIES
+        }
+        every, _ = median_ms(partial(grid, topic, ALL_STRATEGIES), args.runs)
+        cold = {
+            s: median_ms(partial(cold_grid, topic, (s,)), max(3, args.runs // 5))[0]
+            for s in ALL_STRATEGIES
+        }
         result[name] = {
             "full_grid_ms": round(total, 3),
             "min_ms": round(min(times), 3),
             "per_strategy_ms": {s: round(v, 3) for s, v in per_strategy.items()},
+            "all_seven_strategies_ms": round(every, 3),
+            "cold_layout_per_strategy_ms": {s: round(v, 3) for s, v in cold.items()},
             "ratio_to_java": round(total / java_ms, 3) if java_ms else None,
         }
     result["keyed_zipf_100k"]["topic_setup_ms"] = round(keyed_setup_ms, 3)
@@ -157,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         r = result[name]
         print(f"\n{name}: full grid {r['full_grid_ms']:.2f} ms (min {r['min_ms']:.2f} ms)")
         for s, v in r["per_strategy_ms"].items():
-            print(f"  {s:<20} {v:8.2f} ms")
+            cold = r["cold_layout_per_strategy_ms"][s]
+            print(f"  {s:<20} {v:8.2f} ms   (layouts not cached yet: {cold:.2f} ms)")
+        print(f"  all {len(ALL_STRATEGIES)} strategies    {r['all_seven_strategies_ms']:8.2f} ms")
         if java_ms:
             print(
                 f"  vs Kafka's bare assignments {java_ms:.1f} ms "

@@ -6,15 +6,21 @@ unit. The package is pure: standard library and NumPy, with PyArrow imported onl
 `GridResult.to_arrow` and for Arrow key arrays.
 
 - `loads`: per-partition load of a keyless or keyed topic; hot keys.
-- `closed_forms`: vectorised assignments and churn for identical subscriptions.
+- `strategies`: strategy keys per protocol (`range`, `consumer:uniform`, `share:simple`).
+- `closed_forms`: the formulas of fresh assignments and churn for identical subscriptions.
+- `member_loads`: every member's load for many group sizes at once (the one place).
+- `churn`: what a join or leave moves and revokes, and what it costs, per protocol.
 - `grid`: `simulate_grid`, one row per (partitions, members, strategy).
+- `multi_topic`: the same for a group reading several topics, size by size.
 - `group`: `simulate_group` (several topics, any subscriptions) and `member_detail`.
 
 See docs/simulation.md for the definitions and conventions.
 """
 
+from planner.simulate.churn import KAFKA_DEFAULTS, ProtocolTimings
 from planner.simulate.closed_forms import MemberChange
 from planner.simulate.grid import (
+    ALL_STRATEGIES,
     EAGER_STRATEGIES,
     PLANNING_GRID,
     STRATEGIES,
@@ -33,15 +39,25 @@ from planner.simulate.loads import (
     loads_by_count,
     partition_loads,
 )
+from planner.simulate.strategies import (
+    NEW_PROTOCOL_STRATEGIES,
+    protocol_of,
+    split_key,
+    strategy_key,
+)
 
 __all__ = [
+    "ALL_STRATEGIES",
     "EAGER_STRATEGIES",
+    "KAFKA_DEFAULTS",
+    "NEW_PROTOCOL_STRATEGIES",
     "PLANNING_GRID",
     "STRATEGIES",
     "GridResult",
     "GroupResult",
     "HotKey",
     "MemberChange",
+    "ProtocolTimings",
     "TopicLoad",
     "busiest_lower_bound",
     "find_hot_keys",
@@ -51,6 +67,9 @@ __all__ = [
     "loads_by_count",
     "member_detail",
     "partition_loads",
+    "protocol_of",
     "simulate_grid",
     "simulate_group",
+    "split_key",
+    "strategy_key",
 ]

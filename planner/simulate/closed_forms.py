@@ -90,6 +90,8 @@ def range_member_loads(
 ) -> tuple[FloatArray, IntArray]:
     """Every member's load under a fresh `range` assignment, for every group size.
 
+    Computed by `planner.simulate.member_loads` (the one place member loads are).
+
     Args:
         num_partitions: Partition count `P`.
         members: Group sizes `C` (each >= 1).
@@ -99,19 +101,17 @@ def range_member_loads(
         `(loads, segment_starts)`: member loads of all group sizes concatenated (`C`
         entries per size, members in id order) and where each size's run starts.
     """
-    cumulative = np.concatenate(([0.0], np.cumsum(partition_loads, dtype=np.float64)))
-    bounds = block_starts(num_partitions, members)
-    at = cumulative[bounds]
-    # Differences inside each run of C + 1 boundaries; drop the one across runs.
-    diffs = np.diff(at)
-    run_ends = np.cumsum(members + 1) - 1
-    keep = np.ones(diffs.size, dtype=bool)
-    keep[run_ends[:-1]] = False
-    loads = diffs[keep]
-    # Exact zero for empty blocks (idle members), not a rounding residue.
-    widths = np.diff(bounds)[keep]
-    loads[widths == 0] = 0.0
-    return loads, np.cumsum(members) - members
+    return _member_loads("range", num_partitions, members, partition_loads)
+
+
+def _member_loads(
+    key: str, num_partitions: int, members: IntArray, partition_loads: FloatArray
+) -> tuple[FloatArray, IntArray]:
+    # Imported here: member_loads builds on this module's formulas.
+    from planner.simulate import member_loads as ml
+
+    at = ml.cut((num_partitions,), members, key)
+    return ml.member_loads((np.asarray(partition_loads, dtype=np.float64),), at), at.starts
 
 
 def roundrobin_owners(num_partitions: int, members: IntArray) -> IntArray:
@@ -134,8 +134,8 @@ def roundrobin_member_loads(
 ) -> tuple[FloatArray, IntArray]:
     """Every member's load under a fresh `roundrobin` assignment, for every group size.
 
-    One `bincount` over a (sizes x P) matrix of owner positions, each row shifted to its
-    own run of bins.
+    Computed by `planner.simulate.member_loads`: one `bincount` over a (sizes x P)
+    matrix of owner positions, each row shifted to its own run of bins.
 
     Args:
         num_partitions: Partition count `P`.
@@ -145,11 +145,7 @@ def roundrobin_member_loads(
     Returns:
         As `range_member_loads`.
     """
-    segment_starts = np.cumsum(members) - members
-    bins = roundrobin_owners(num_partitions, members) + segment_starts[:, None]
-    weights = np.broadcast_to(partition_loads, bins.shape)
-    loads = np.bincount(bins.ravel(), weights=weights.ravel(), minlength=int(members.sum()))
-    return loads.astype(np.float64, copy=False), segment_starts
+    return _member_loads("roundrobin", num_partitions, members, partition_loads)
 
 
 def segment_max_min(values: FloatArray, starts: IntArray) -> tuple[FloatArray, FloatArray]:

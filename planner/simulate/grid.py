@@ -1,7 +1,9 @@
 """The planning grid: every candidate partition count x group size x strategy.
 
-One row per (partitions, members, strategy) for a topic consumed by a classic consumer
-group whose members all subscribe to it. Everything is computed from closed forms (see
+One row per (partitions, members, strategy) for a topic consumed by a group whose members
+all subscribe to it: a classic consumer group, a consumer-protocol group (KIP-848) or a
+share group (KIP-932), each strategy named by its key (`planner.simulate.strategies`).
+Everything is computed from closed forms (see
 `planner.simulate.closed_forms`), vectorised over the group sizes of one partition
 count, so the whole grid costs a few dozen NumPy calls per partition count.
 """
@@ -16,11 +18,15 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.assignors import STRATEGIES
-from planner.simulate import closed_forms as cf
+from planner.simulate import member_loads as ml
+from planner.simulate.churn import KAFKA_DEFAULTS, ProtocolTimings, event_costs
+from planner.simulate.churn import churn as churn_of
 from planner.simulate.closed_forms import MemberChange
 from planner.simulate.loads import HotKey, TopicLoad, _check_rate, find_hot_keys, loads_by_count
+from planner.simulate.strategies import ALL_STRATEGIES, EAGER_STRATEGIES, shape_of
 
 __all__ = [
+    "ALL_STRATEGIES",
     "EAGER_STRATEGIES",
     "PLANNING_GRID",
     "STRATEGIES",
@@ -33,9 +39,6 @@ __all__ = [
 
 #: The default candidate partition counts.
 PLANNING_GRID: tuple[int, ...] = (12, 24, 48, 96, 192)
-#: Strategies run under the eager protocol: every member revokes everything it owns at
-#: the start of every rebalance, whatever moves.
-EAGER_STRATEGIES: frozenset[str] = frozenset({"range", "roundrobin", "sticky"})
 
 # Float sums of partition loads can land a hair above an exact fit (10 x 0.1 > 1.0);
 # a relative tolerance keeps such a fit "within capacity".
@@ -82,15 +85,18 @@ class GridResult:
     Attributes:
         partitions: Candidate partition count `P`.
         members: Group size `C` (members in the consumer group).
-        strategy: Assignment strategy (Kafka's name).
-        max_member_partitions: Most partitions any member owns (`ceil(P / C)`).
+        strategy: Strategy key (`planner.simulate.strategies`): a classic strategy's
+            name, or `consumer:uniform`, `consumer:range`, `share:simple`.
+        max_member_partitions: Most partitions any member owns (`ceil(P / C)`; share
+            groups: a shared partition counts for each of its members).
         min_member_partitions: Fewest partitions any member owns (`P div C`, 0 if idle).
         max_load: Load of the busiest member.
         min_load: Load of the least busy member (0 when a member is idle).
         mean_load: `topic load / C`, idle members included.
         imbalance: `max_load / mean_load`; 1.0 when the topic's load is zero. With idle
             members it is at least `C / P`: they count in the mean.
-        idle_members: Members that own no partition (`max(0, C - P)`).
+        idle_members: Members that own no partition (`max(0, C - P)`; none in a share
+            group, whose extra members share partitions).
         within_capacity: `max_load <= load_limit` (relative tolerance 1e-9).
         max_partition_load: Load of the busiest partition (same for every C).
         hot_partition: `max_partition_load > consumer_capacity`: one consumer cannot keep
@@ -101,10 +107,20 @@ class GridResult:
         shrink_moved: Partitions whose owner changes when one member leaves (its own
             partitions included; `P` when the only member leaves).
         shrink_revoked: As `grow_revoked`, for the leave.
+        stops_group: Whether a scale event stops the whole group (classic eager).
+        grow_rounds: Rebalance rounds of a join (2 for cooperative-sticky when
+            anything moves, else 1).
+        shrink_rounds: The same for a leave.
+        grow_paused_partition_s: Expected partition-seconds without a consuming owner
+            in a join (`planner.simulate.churn.event_costs`).
+        shrink_paused_partition_s: The same for a leave.
+        shrink_locked_record_s: Share groups: the leaver's in-flight records x the
+            acquisition lock duration, if it stops without closing (0 otherwise).
         consumer_capacity: What one consumer processes, in the load unit.
         headroom_pct: Share of the capacity kept free, in percent.
         load_limit: `consumer_capacity x (1 - headroom_pct / 100)`.
         member_change: Where the joining/leaving member sorts (`last` or `first`).
+        timings: The protocol settings the event costs were computed with.
         topic_load: The topic's total load (from `grid_from_loads`: the mean of the
             per-count totals given).
         hot_keys: Keys whose own rate exceeds `consumer_capacity` (hottest first).
@@ -127,10 +143,17 @@ class GridResult:
     grow_revoked: IntArray
     shrink_moved: IntArray
     shrink_revoked: IntArray
+    stops_group: npt.NDArray[np.bool_]
+    grow_rounds: IntArray
+    shrink_rounds: IntArray
+    grow_paused_partition_s: FloatArray
+    shrink_paused_partition_s: FloatArray
+    shrink_locked_record_s: FloatArray
     consumer_capacity: float
     headroom_pct: float
     load_limit: float
     member_change: MemberChange
+    timings: ProtocolTimings
     topic_load: float
     hot_keys: tuple[HotKey, ...]
 
@@ -183,7 +206,15 @@ class GridResult:
 
 
 _SCALARS = frozenset(
-    {"consumer_capacity", "headroom_pct", "load_limit", "member_change", "topic_load", "hot_keys"}
+    {
+        "consumer_capacity",
+        "headroom_pct",
+        "load_limit",
+        "member_change",
+        "timings",
+        "topic_load",
+        "hot_keys",
+    }
 )
 # Asked for on every filter of every grid: worked out once.
 _COLUMN_NAMES = tuple(f.name for f in fields(GridResult) if f.name not in _SCALARS)
@@ -198,6 +229,7 @@ def simulate_grid(
     strategies: Sequence[str] = STRATEGIES,
     extra_members: int = 0,
     member_change: MemberChange = "last",
+    timings: ProtocolTimings = KAFKA_DEFAULTS,
 ) -> GridResult:
     """Simulate every candidate partition count, group size and strategy for one topic.
 
@@ -211,11 +243,16 @@ def simulate_grid(
             same load unit (> 0).
         headroom_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
         partition_counts: Candidate partition counts (each >= 1); duplicates are dropped.
-        strategies: Strategies to simulate, from `STRATEGIES`.
-        extra_members: Group sizes past `P` to include, to show idle members (>= 0).
+        strategies: Strategy keys to simulate, from `ALL_STRATEGIES` (default: the
+            classic `STRATEGIES`).
+        extra_members: Group sizes past `P` to include, to show idle members, or a
+            share group's members beyond the partition count (>= 0).
         member_change: Whether the joining or leaving member's id sorts `last` (the
             default: a new member id, e.g. a later `consumer-N`, sorts after the others)
-            or `first` (every other member's position shifts by one).
+            or `first` (every other member's position shifts by one). For the broker's
+            assignors the order is theirs: Java order for `consumer:range`, hash order
+            for `consumer:uniform`; `share:simple`'s churn is a bound either way.
+        timings: The protocol settings of the event-cost columns (Kafka's defaults).
 
     Returns:
         The grid, with the topic's hot keys.
@@ -228,6 +265,7 @@ def simulate_grid(
         strategies=strategies,
         extra_members=extra_members,
         member_change=member_change,
+        timings=timings,
         hot_keys_of=topic,
     )
 
@@ -240,6 +278,7 @@ def grid_from_loads(
     strategies: Sequence[str] = STRATEGIES,
     extra_members: int = 0,
     member_change: MemberChange = "last",
+    timings: ProtocolTimings = KAFKA_DEFAULTS,
 ) -> GridResult:
     """`simulate_grid` from per-partition loads already known for each partition count.
 
@@ -251,6 +290,7 @@ def grid_from_loads(
         strategies: As in `simulate_grid`.
         extra_members: As in `simulate_grid`.
         member_change: As in `simulate_grid`.
+        timings: As in `simulate_grid`.
 
     Returns:
         The grid, partition counts in the mapping's order; `hot_keys` is empty.
@@ -262,6 +302,7 @@ def grid_from_loads(
         strategies=strategies,
         extra_members=extra_members,
         member_change=member_change,
+        timings=timings,
         hot_keys_of=None,
     )
 
@@ -274,15 +315,16 @@ def _grid_from_loads(
     strategies: Sequence[str],
     extra_members: int,
     member_change: MemberChange,
+    timings: ProtocolTimings,
     hot_keys_of: TopicLoad | None,
 ) -> GridResult:
     # grid_from_loads with the hot keys of `hot_keys_of` (None: none), found once the
     # grid is, as before: simulate_grid's grid is built once, not built and then copied
     # by dataclasses.replace to add them (about 12 us a topic).
     limit = load_limit(consumer_capacity, headroom_pct)
-    unknown = [s for s in strategies if s not in STRATEGIES]
+    unknown = [s for s in strategies if s not in ALL_STRATEGIES]
     if unknown or not strategies:
-        raise ValueError(f"unknown strategies {unknown!r}: use {', '.join(STRATEGIES)}")
+        raise ValueError(f"unknown strategies {unknown!r}: use {', '.join(ALL_STRATEGIES)}")
     if extra_members < 0:
         raise ValueError(f"extra_members must be zero or above, got {extra_members}")
     if member_change not in ("last", "first"):
@@ -300,7 +342,14 @@ def _grid_from_loads(
     # the grid's own columns and gets copies.
     blocks = [
         _one_count(
-            p, w, tuple(strategies), extra_members, member_change, limit, own=len(arrays) == 1
+            p,
+            w,
+            tuple(strategies),
+            extra_members,
+            member_change,
+            limit,
+            timings,
+            own=len(arrays) == 1,
         )
         for p, w in arrays.items()
     ]
@@ -316,6 +365,7 @@ def _grid_from_loads(
         headroom_pct=float(headroom_pct),
         load_limit=limit,
         member_change=member_change,
+        timings=timings,
         topic_load=float(sum(float(w.sum()) for w in arrays.values()) / len(arrays)),
         hot_keys=() if hot_keys_of is None else find_hot_keys(hot_keys_of, consumer_capacity),
     )
@@ -335,113 +385,82 @@ class _Layout:
     Attributes:
         members: Group sizes `1 .. P + extra`.
         fixed: The load-free columns, rows ordered (members, strategy).
-        range_bounds: Range's block boundaries, every size concatenated.
-        range_keep: Which differences of those boundaries are member blocks.
-        range_empty: Which member blocks are empty (idle members).
-        starts: Where each size's run of members starts.
-        roundrobin_bins: Round-robin's bin of every (size, partition), flattened; None
-            when too large to keep.
+        cuts: Each shape's cut (`member_loads.cut`), shapes in the strategies' order.
         pick: For each row, where its strategy's per-size value sits in the per-shape
-            values laid end to end (range first, then round-robin).
+            values laid end to end (in the order of `cuts`).
     """
 
     members: IntArray
     fixed: dict[str, np.ndarray[Any, Any]]
-    range_bounds: IntArray
-    range_keep: npt.NDArray[np.bool_]
-    range_empty: npt.NDArray[np.bool_]
-    starts: IntArray
-    roundrobin_bins: IntArray | None
+    cuts: tuple[ml.Cut, ...]
     pick: IntArray
 
 
 # Grids of a fleet repeat the same few (P, extra) pairs thousands of times; their
 # structure is worked out once. Bounded: at most this many layouts, and none kept whose
 # index arrays exceed _LAYOUT_MAX_CELLS entries (P and sizes in the thousands).
-_LAYOUTS: dict[tuple[int, int, tuple[str, ...], str], _Layout] = {}
+_LAYOUTS: dict[tuple[int, int, tuple[str, ...], str, ProtocolTimings], _Layout] = {}
 _LAYOUT_CACHE = 512
 _LAYOUT_MAX_CELLS = 1 << 18
 
 
-def _layout(p: int, extra: int, strategies: tuple[str, ...], change: MemberChange) -> _Layout:
-    key = (p, extra, strategies, change)
+def _layout(
+    p: int, extra: int, strategies: tuple[str, ...], change: MemberChange, timings: ProtocolTimings
+) -> _Layout:
+    key = (p, extra, strategies, change, timings)
     known = _LAYOUTS.get(key)
     if known is not None:
         return known
     c = np.arange(1, p + extra + 1, dtype=np.int64)
-    full = np.full(c.size, p, dtype=np.int64)
     n_s = len(strategies)
-    churn = []
+    # One cut per shape: a fresh sticky / cooperative-sticky group is dealt exactly as
+    # roundrobin (Kafka's constrained path), so those three share round-robin's.
+    shapes: dict[str, int] = {}
+    cuts: list[ml.Cut] = []
     for strategy in strategies:
-        grow, shrink = _churn(p, c, strategy, change)
-        eager = strategy in EAGER_STRATEGIES
-        churn.append((grow, full if eager else grow, shrink, full if eager else shrink))
+        shape = shape_of(strategy)
+        if shape not in shapes:
+            shapes[shape] = len(cuts)
+            cuts.append(ml.cut((p,), c, strategy))
+    per_strategy: list[dict[str, np.ndarray[Any, Any]]] = []
+    for strategy in strategies:
+        at = cuts[shapes[shape_of(strategy)]]
+        most, fewest, idle = ml.partition_extremes(at)
+        moved = churn_of(strategy, (p,), c, change)
+        per_strategy.append(
+            {
+                "max_member_partitions": most,
+                "min_member_partitions": fewest,
+                "idle_members": idle,
+                **moved,
+                **event_costs(strategy, moved, c, p, timings),
+            }
+        )
 
-    def interleave(i: int) -> IntArray:
+    def interleave(name: str) -> np.ndarray[Any, Any]:
         # (strategies x sizes) -> rows ordered by size, then strategy.
-        return np.stack([values[i] for values in churn], axis=1).ravel()
-
-    def repeat(values: IntArray) -> IntArray:
-        return np.repeat(values, n_s)
+        first = per_strategy[0][name]
+        out = np.empty(c.size * n_s, dtype=first.dtype)
+        for j, values in enumerate(per_strategy):
+            out[j::n_s] = values[name]
+        return out
 
     fixed: dict[str, np.ndarray[Any, Any]] = {
         "partitions": np.full(c.size * n_s, p, dtype=np.int64),
-        "members": repeat(c),
+        "members": np.repeat(c, n_s),
         "strategy": np.tile(np.array(strategies), c.size),
-        "max_member_partitions": repeat(-(-p // c)),
-        "min_member_partitions": repeat(p // c),
-        "idle_members": repeat(np.maximum(0, c - p)),
-        "grow_moved": interleave(0),
-        "grow_revoked": interleave(1),
-        "shrink_moved": interleave(2),
-        "shrink_revoked": interleave(3),
+        **{name: interleave(name) for name in per_strategy[0]},
     }
-    bounds = cf.block_starts(p, c)
-    keep = np.ones(bounds.size - 1, dtype=bool)
-    keep[(np.cumsum(c + 1) - 1)[:-1]] = False
-    empty = np.diff(bounds)[keep] == 0
-    starts = np.cumsum(c) - c
-    cells = c.size * p
-    bins = (
-        (cf.roundrobin_owners(p, c) + starts[:, None]).ravel()
-        if cells <= _LAYOUT_MAX_CELLS
-        else None
-    )
-    # A fresh sticky / cooperative-sticky group is dealt exactly as roundrobin (Kafka's
-    # constrained path), so those three read round-robin's member loads.
-    offsets = np.array([0 if s == "range" else c.size for s in strategies], dtype=np.int64)
+    offsets = np.array([shapes[shape_of(s)] * c.size for s in strategies], dtype=np.int64)
     pick = (np.arange(c.size, dtype=np.int64)[:, None] + offsets[None, :]).ravel()
-    layout = _Layout(c, fixed, bounds, keep, empty, starts, bins, pick)
-    for array in (*fixed.values(), bounds, keep, empty, starts, pick):
+    layout = _Layout(c, fixed, tuple(cuts), pick)
+    for array in (*fixed.values(), pick):
         array.flags.writeable = False
-    if bins is not None:
-        bins.flags.writeable = False
-    if cells <= _LAYOUT_MAX_CELLS:
+    if c.size * p <= _LAYOUT_MAX_CELLS:
         if len(_LAYOUTS) >= _LAYOUT_CACHE:
             _LAYOUTS.clear()
         _LAYOUTS[key] = layout
     return layout
-
-
-def _range_extremes(layout: _Layout, loads: FloatArray) -> tuple[FloatArray, FloatArray]:
-    # cf.range_member_loads with the boundaries known: member i's load is the difference
-    # of the cumulative load at its block's two ends (exact zero for an empty block).
-    cumulative = np.concatenate(([0.0], np.cumsum(loads, dtype=np.float64)))
-    member = np.diff(cumulative[layout.range_bounds])[layout.range_keep]
-    member[layout.range_empty] = 0.0
-    return cf.segment_max_min(member, layout.starts)
-
-
-def _roundrobin_extremes(
-    p: int, layout: _Layout, loads: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    # cf.roundrobin_member_loads with the bins known.
-    bins = layout.roundrobin_bins
-    if bins is None:
-        bins = (cf.roundrobin_owners(p, layout.members) + layout.starts[:, None]).ravel()
-    weights = np.broadcast_to(loads, (layout.members.size, p)).ravel()
-    member = np.bincount(bins, weights=weights, minlength=int(layout.members.sum()))
-    return cf.segment_max_min(member.astype(np.float64, copy=False), layout.starts)
 
 
 def _one_count(
@@ -451,6 +470,7 @@ def _one_count(
     extra_members: int,
     change: MemberChange,
     limit: float,
+    timings: ProtocolTimings,
     *,
     own: bool = True,
 ) -> dict[str, np.ndarray[Any, Any]]:
@@ -459,43 +479,25 @@ def _one_count(
     `own=False` leaves the load-free columns as the cached layout's read-only arrays,
     for a caller that copies them anyway (a concatenation): 10 copies per count saved.
     """
-    layout = _layout(p, extra_members, strategies, change)
+    layout = _layout(p, extra_members, strategies, change, timings)
     c = layout.members
     total = float(partition_loads.sum())
     n_s = len(strategies)
-    shapes = {"range" if s == "range" else "roundrobin" for s in strategies}
-    none = np.zeros(c.size)
-    top_range, bottom_range = (
-        _range_extremes(layout, partition_loads) if "range" in shapes else (none, none)
-    )
-    top_rr, bottom_rr = (
-        _roundrobin_extremes(p, layout, partition_loads) if "roundrobin" in shapes else (none, none)
-    )
-    max_load = np.concatenate((top_range, top_rr))[layout.pick]
+    tops, bottoms = [], []
+    for at in layout.cuts:
+        top, bottom = ml.busiest(ml.member_loads((partition_loads,), at), at)
+        tops.append(top)
+        bottoms.append(bottom)
+    max_load = (tops[0] if len(tops) == 1 else np.concatenate(tops))[layout.pick]
+    min_load = (bottoms[0] if len(bottoms) == 1 else np.concatenate(bottoms))[layout.pick]
     mean_load = np.repeat(total / c, n_s)
     return {
         # Copies: callers own a grid's columns (the cached ones are read-only).
         **({name: column.copy() for name, column in layout.fixed.items()} if own else layout.fixed),
         "max_load": max_load,
-        "min_load": np.concatenate((bottom_range, bottom_rr))[layout.pick],
+        "min_load": min_load,
         "mean_load": mean_load,
         "imbalance": imbalance(max_load, mean_load),
         "within_capacity": max_load <= limit * (1.0 + _FIT_TOLERANCE),
         "max_partition_load": np.full(c.size * n_s, float(partition_loads.max())),
     }
-
-
-def _churn(p: int, c: IntArray, strategy: str, change: MemberChange) -> tuple[IntArray, IntArray]:
-    """Partitions moved when one member joins / leaves a fresh group of each size."""
-    if strategy == "range":
-        grow = cf.range_moved_on_grow(p, c, change)
-    elif strategy == "roundrobin":
-        grow = cf.roundrobin_moved_on_grow(p, c, change)
-    else:
-        grow = cf.sticky_moved_on_grow(p, c)
-        shrink = cf.sticky_moved_on_shrink(p, c, change)
-        shrink[0] = p  # the only member leaves: every partition loses its consumer
-        return grow, shrink
-    # A leave C -> C - 1 is the join C - 1 -> C backwards (positions only matter).
-    shrink = np.concatenate(([p], grow[:-1]))
-    return grow, shrink

@@ -19,12 +19,17 @@ import numpy.typing as npt
 
 from planner.assignors import assign, java_order_key
 from planner.simulate import closed_forms as cf
+from planner.simulate.churn import assignments_moved, moved_between, revoked
 from planner.simulate.grid import (
     _FIT_TOLERANCE,
-    EAGER_STRATEGIES,
-    STRATEGIES,
     imbalance,
     load_limit,
+)
+from planner.simulate.strategies import (
+    ALL_STRATEGIES,
+    NEW_PROTOCOL_STRATEGIES,
+    protocol_of,
+    split_key,
 )
 
 __all__ = ["GroupResult", "member_detail", "simulate_group"]
@@ -117,18 +122,24 @@ def simulate_group(
         topic_loads: Topic -> the load of each of its partitions (its length is the
             partition count), in the caller's load unit (e.g. from `partition_loads`).
         subscriptions: Member id -> the topics it subscribes to.
-        strategy: One of `STRATEGIES`.
+        strategy: A strategy key of `ALL_STRATEGIES`. The consumer protocol's and share
+            groups' (`consumer:uniform`, `consumer:range`, `share:simple`) are assigned
+            by `planner.assignors.assign(..., protocol=...)`, members in the order
+            given (the broker's member map); a share group's shared partition splits
+            its load evenly between its members.
         consumer_capacity: What one consumer processes, in the same load unit (> 0).
         headroom_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
         previous: Member id -> the `(topic, partition)` pairs it owned before this
-            rebalance (members absent from `subscriptions` have left). Sticky strategies
-            stay close to it; `moved` and `revoked` are counted against it.
+            rebalance (members absent from `subscriptions` have left); for the broker's
+            assignors, each member's current target assignment. Sticky strategies stay
+            close to it; `moved` and `revoked` are counted against it (a share group's
+            `moved` counts (member, partition) assignments taken away).
 
     Returns:
         The group's settled assignment and loads.
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}: use {', '.join(STRATEGIES)}")
+    if strategy not in ALL_STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}: use {', '.join(ALL_STRATEGIES)}")
     if not subscriptions:
         raise ValueError("a group needs at least one member")
     limit = load_limit(consumer_capacity, headroom_pct)
@@ -140,6 +151,15 @@ def simulate_group(
         raise ValueError(f"no partition loads for subscribed topics {missing!r}")
     topics = tuple(sorted(subscribed, key=java_order_key))
 
+    if strategy in NEW_PROTOCOL_STRATEGIES:
+        assignment, counts, loads = _broker_assignment(
+            strategy, topics, weights, subscriptions, members, previous
+        )
+        moved = None if previous is None else _broker_moved(strategy, assignment, previous, weights)
+        return _result(
+            strategy, members, topics, assignment, counts, loads, weights,
+            limit=limit, moved=moved, revoked=moved,
+        )  # fmt: skip
     identical = len({frozenset(subscriptions[m]) for m in members}) == 1
     if identical and previous is None:
         owners = _closed_form_owners(strategy, topics, weights, len(members))
@@ -163,13 +183,31 @@ def simulate_group(
             parts = order[bounds[i] : bounds[i + 1]].tolist()
             assignment_lists[member].extend((topic, p) for p in parts)
     assignment = {m: tuple(tps) for m, tps in assignment_lists.items()}
+    moved, revoked = _churn(strategy, assignment, previous, weights)
+    return _result(
+        strategy, members, topics, assignment, counts, loads, weights,
+        limit=limit, moved=moved, revoked=revoked,
+    )  # fmt: skip
 
+
+def _result(
+    strategy: str,
+    members: tuple[str, ...],
+    topics: tuple[str, ...],
+    assignment: Assignment,
+    counts: IntArray,
+    loads: FloatArray,
+    weights: Mapping[str, FloatArray],
+    *,
+    limit: float,
+    moved: int | None,
+    revoked: int | None,
+) -> GroupResult:
     member_partitions = counts.sum(axis=1)
     member_loads = loads.sum(axis=1)
     total = float(sum(float(weights[t].sum()) for t in topics))
     max_load = float(member_loads.max())
     mean_load = total / len(members)
-    moved, revoked = _churn(strategy, assignment, previous, weights)
     return GroupResult(
         strategy=strategy,
         members=members,
@@ -192,6 +230,57 @@ def simulate_group(
         moved=moved,
         revoked=revoked,
     )
+
+
+def _broker_assignment(
+    strategy: str,
+    topics: tuple[str, ...],
+    weights: Mapping[str, FloatArray],
+    subscriptions: Mapping[str, Sequence[str]],
+    members: tuple[str, ...],
+    previous: PreviousAssignment | None,
+) -> tuple[Assignment, IntArray, FloatArray]:
+    """The broker's assignment (consumer protocol or share group) through `assign`,
+    members' partitions and loads per topic; a partition held by several members of a
+    share group splits its load evenly between them (`planner.simulate.member_loads`)."""
+    protocol, assignor = split_key(strategy)
+    partitions_per_topic = {t: int(weights[t].size) for t in topics}
+    result = assign(
+        assignor,
+        partitions_per_topic,
+        {m: list(subscriptions[m]) for m in subscriptions},
+        previous,
+        protocol=protocol,
+    )
+    holders: dict[tuple[str, int], int] = {}
+    for tps in result.values():
+        for topic, p in tps:
+            holders[(topic, p)] = holders.get((topic, p), 0) + 1
+    column = {t: j for j, t in enumerate(topics)}
+    counts = np.zeros((len(members), len(topics)), dtype=np.int64)
+    loads = np.zeros((len(members), len(topics)))
+    assignment: dict[str, tuple[tuple[str, int], ...]] = {}
+    for i, member in enumerate(members):
+        owned = tuple((str(t), int(p)) for t, p in result.get(member, ()))
+        assignment[member] = owned
+        for topic, p in owned:
+            counts[i, column[topic]] += 1
+            loads[i, column[topic]] += weights[topic][p] / holders[(topic, p)]
+    return assignment, counts, loads
+
+
+def _broker_moved(
+    strategy: str,
+    assignment: Assignment,
+    previous: PreviousAssignment,
+    weights: Mapping[str, FloatArray],
+) -> int:
+    # The consumer protocol counts partitions whose owner changed; a share group, the
+    # (member, partition) assignments taken from members (partitions are shared).
+    counts = {t: int(w.size) for t, w in weights.items()}
+    if protocol_of(strategy) == "share":
+        return assignments_moved(assignment, previous, counts)
+    return moved_between(assignment, previous, counts)
 
 
 def _closed_form_owners(
@@ -241,17 +330,14 @@ def _churn(
     previous: PreviousAssignment | None,
     weights: Mapping[str, FloatArray],
 ) -> tuple[int | None, int | None]:
+    # Counted against `previous` by the one churn module; revoked by its protocol rule
+    # (everything previously owned under the eager protocol).
     if previous is None:
         return None, None
-    now = {tp: m for m, tps in assignment.items() for tp in tps}
-    before: dict[tuple[str, int], str] = {}
-    for member, tps in previous.items():
-        for topic, partition in tps:
-            if topic in weights and 0 <= partition < weights[topic].size:
-                before[(topic, int(partition))] = member
-    moved = sum(1 for tp, owner in before.items() if now.get(tp) != owner)
-    revoked = len(before) if strategy in EAGER_STRATEGIES else moved
-    return moved, revoked
+    counts = {t: int(w.size) for t, w in weights.items()}
+    moved = moved_between(assignment, previous, counts)
+    owned = moved_between({}, previous, counts)  # every previously owned partition
+    return moved, int(revoked(strategy, np.array([moved]), owned)[0])
 
 
 def member_detail(
@@ -269,7 +355,7 @@ def member_detail(
     Args:
         partition_loads: Load of each partition (its length is `P`), in the load unit.
         num_members: Group size `C` (>= 1).
-        strategy: One of `STRATEGIES`.
+        strategy: A strategy key of `ALL_STRATEGIES`.
         consumer_capacity: What one consumer processes, in the same load unit (> 0).
         headroom_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
         topic: Topic name used in the assignment.

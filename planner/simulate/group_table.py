@@ -11,13 +11,17 @@ Loads are in consumers: 1.0 is one consumer's whole capacity (Tc).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from planner.simulate.churn import CHURN_COLUMNS, COST_COLUMNS
 from planner.simulate.grid import STRATEGIES, GridResult
+from planner.simulate.multi_topic import SHARE_GROUP_MAX_SIZE
+from planner.simulate.strategies import ALL_STRATEGIES, shape_of
 
 __all__ = ["FIT_TOLERANCE", "GroupTable", "StrategySizes", "one_topic_table"]
 
@@ -74,6 +78,11 @@ class GroupTable:
             no members).
         on_today: Whether `busiest_today` is on today's partition counts (else on the
             planned ones).
+        scale_event: A strategy (first argument) and size's churn and event costs
+            (`planner.simulate.churn.CHURN_COLUMNS` and `COST_COLUMNS`: moved, revoked,
+            group stop, rounds, partition-seconds paused, share groups' locked
+            record-seconds); None where the builder did not give them (the default,
+            which keeps the decision as it was).
     """
 
     topics: tuple[str, ...]
@@ -83,6 +92,7 @@ class GroupTable:
     revoked_on_join: Callable[[str, int], int]
     busiest_today: float | None = None
     on_today: bool = False
+    scale_event: Callable[[str, int], Mapping[str, Any]] | None = None
 
     @property
     def total_partitions(self) -> int:
@@ -90,11 +100,18 @@ class GroupTable:
         return sum(self.partitions)
 
     def owners(self, strategy: str, *, today: bool = False) -> int:
-        """The most members a strategy gives a partition to: `range` cuts each topic on
-        its own (its largest topic's count), the others deal all partitions together.
+        """The most members a strategy gives partitions to: `range` and the broker's
+        `consumer:range` cut each topic on its own (its largest topic's count), the
+        others deal all partitions together; a share group (`share:simple`) shares
+        partitions, so up to the broker's largest share group (`SHARE_GROUP_MAX_SIZE`).
         On today's counts with `today` (those known)."""
         counts = [c for c in self.partitions_today if c is not None] if today else self.partitions
-        return max(counts, default=0) if strategy == "range" else sum(counts)
+        # A strategy the planner does not simulate counts as dealing all partitions,
+        # as it always did.
+        shape = shape_of(strategy) if strategy in ALL_STRATEGIES else "dealt"
+        if shape == "shared":
+            return SHARE_GROUP_MAX_SIZE
+        return max(counts, default=0) if shape == "blocks" else sum(counts)
 
 
 def one_topic_table(
@@ -107,6 +124,7 @@ def one_topic_table(
     most: int,
     busiest_today: float | None,
     on_today: bool,
+    strategies: Sequence[str] = STRATEGIES,
 ) -> GroupTable:
     """The table of a group reading one topic, from the one-topic grid.
 
@@ -120,23 +138,35 @@ def one_topic_table(
         most: The largest size to consider (members beyond it are not candidates).
         busiest_today: See `GroupTable.busiest_today`.
         on_today: See `GroupTable.on_today`.
+        strategies: The strategy keys to take from the grid (each must be in it; the
+            default, the classic four, is the table as it always was).
     """
     sizes = {}
-    revoked: dict[str, npt.NDArray[np.int64]] = {}
+    rows: dict[str, npt.NDArray[np.intp]] = {}
     # The grid's columns split once per group instead of one filtered copy of the whole
     # grid per question asked of it.
-    for strategy in STRATEGIES:
+    for strategy in strategies:
         chosen = np.flatnonzero((grid.strategy == strategy) & (grid.members <= most))
         order = chosen[np.argsort(grid.members[chosen])]
         members = grid.members[order]
         horizon = grid.max_load[order]
         sizes[strategy] = StrategySizes(members, horizon * scale_now, horizon)
-        revoked[strategy] = grid.grow_revoked[order]
+        rows[strategy] = order
 
-    def revoked_on_join(strategy: str, members: int) -> int:
+    def row_of(strategy: str, members: int) -> int | None:
         at = sizes[strategy].members == members
         i = int(at.argmax()) if at.size else 0
-        return int(revoked[strategy][i]) if at.size and at[i] else partitions
+        return int(rows[strategy][i]) if at.size and at[i] else None
+
+    def revoked_on_join(strategy: str, members: int) -> int:
+        row = row_of(strategy, members)
+        return int(grid.grow_revoked[row]) if row is not None else partitions
+
+    def scale_event(strategy: str, members: int) -> Mapping[str, Any]:
+        row = row_of(strategy, members)
+        if row is None:
+            raise ValueError(f"{strategy} has no row of {members} members in the grid")
+        return {name: getattr(grid, name)[row].item() for name in (*CHURN_COLUMNS, *COST_COLUMNS)}
 
     return GroupTable(
         topics=(topic,),
@@ -146,4 +176,5 @@ def one_topic_table(
         revoked_on_join=revoked_on_join,
         busiest_today=busiest_today,
         on_today=on_today,
+        scale_event=scale_event,
     )

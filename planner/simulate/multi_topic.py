@@ -33,118 +33,86 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from planner.simulate import closed_forms as cf
-from planner.simulate.grid import EAGER_STRATEGIES
+from planner.simulate import member_loads as ml
+from planner.simulate.churn import KAFKA_DEFAULTS, ProtocolTimings, churn, event_costs
+from planner.simulate.strategies import shape_of
 
-__all__ = ["SizeSearch", "group_churn", "member_loads", "search_sizes", "size_rows"]
+__all__ = [
+    "SHARE_GROUP_MAX_SIZE",
+    "SizeSearch",
+    "group_churn",
+    "group_event_costs",
+    "member_loads",
+    "search_sizes",
+    "size_rows",
+]
 
 # Group sizes evaluated per step of the search (a sizes x partitions matrix each).
 _CHUNK = 256
+#: The most members a share group may have: the broker's `group.share.max.size` default
+#: (Kafka 4.4.0). A share group's search stops there unless the floor asks for more.
+SHARE_GROUP_MAX_SIZE = 200
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-@dataclass(frozen=True)
-class _Cuts:
-    """Which member of each group size owns each partition, worked out once.
-
-    A search step asks for the members' loads at the horizon and today on the same
-    partitions and sizes: only the loads differ, so the cut is computed once for both.
-
-    Attributes:
-        range_cuts: Per partition count (range, each topic cut on its own): range's
-            block boundaries for every size (`cf.block_starts`), which differences of
-            them are member blocks, and which of those blocks are empty.
-        dealt_bins: The others (all partitions dealt together): every (size, partition)
-            cell's member bin, flattened, as `cf.roundrobin_member_loads` makes them.
-        members: Members of all sizes together.
-    """
-
-    range_cuts: dict[int, tuple[IntArray, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]]
-    dealt_bins: IntArray | None
-    members: int
-
-
-def _cuts(partitions: Sequence[int], sizes: IntArray, strategy: str) -> _Cuts:
-    # The index work of `cf.range_member_loads` / `cf.roundrobin_member_loads`, as they
-    # do it, for loads of these partition counts.
-    members = int(sizes.sum())
-    if strategy != "range":
-        starts = np.cumsum(sizes) - sizes
-        bins = (cf.roundrobin_owners(int(sum(partitions)), sizes) + starts[:, None]).ravel()
-        return _Cuts({}, bins, members)
-    run_ends = np.cumsum(sizes + 1) - 1
-    cuts = {}
-    for p in dict.fromkeys(partitions):
-        bounds = cf.block_starts(p, sizes)
-        keep = np.ones(bounds.size - 1, dtype=bool)
-        keep[run_ends[:-1]] = False
-        cuts[p] = (bounds, keep, np.diff(bounds)[keep] == 0)
-    return _Cuts(cuts, None, members)
-
-
 def member_loads(
-    weights: Sequence[FloatArray], sizes: IntArray, strategy: str, cuts: _Cuts | None = None
+    weights: Sequence[FloatArray],
+    sizes: IntArray,
+    strategy: str,
+    cuts: ml.Cut | None = None,
+    *,
+    topics: Sequence[str] | None = None,
 ) -> FloatArray:
-    # Every member's load under a fresh assignment, all sizes concatenated (`C` per size).
-    # `cuts` (from `_cuts` for these weights' sizes) saves the index work; the arithmetic
-    # is `cf.range_member_loads` / `cf.roundrobin_member_loads`'s, in the same order.
+    """Every member's load under a fresh assignment, all sizes concatenated (`C` per
+    size): `planner.simulate.member_loads.member_loads`, with the cut made here when
+    the caller has none.
+
+    Args:
+        weights: Partition loads of each topic, topics in Java string order.
+        sizes: Group sizes (each >= 1).
+        strategy: A strategy key (`planner.simulate.strategies.ALL_STRATEGIES`).
+        cuts: The partitions' cut for these sizes (`member_loads.cut`), if known.
+        topics: The topics' names (for the broker's topic-id order).
+    """
     if cuts is None:
-        cuts = _cuts([w.size for w in weights], sizes, strategy)
-    if strategy == "range":
-        # Each topic cut on its own; the members' runs line up across topics.
-        loads: FloatArray = np.zeros(cuts.members)
-        for w in weights:
-            bounds, keep, empty = cuts.range_cuts[w.size]
-            cumulative = np.concatenate(([0.0], np.cumsum(w, dtype=np.float64)))
-            member = np.diff(cumulative[bounds])[keep]
-            # Exact zero for empty blocks (idle members), not a rounding residue.
-            member[empty] = 0.0
-            loads = loads + member
-        return loads
-    assert cuts.dealt_bins is not None
-    dealt = np.concatenate(weights)
-    weights_by_cell = np.broadcast_to(dealt, (sizes.size, dealt.size)).ravel()
-    dealt_loads = np.bincount(cuts.dealt_bins, weights=weights_by_cell, minlength=cuts.members)
-    return dealt_loads.astype(np.float64, copy=False)
+        cuts = ml.cut([w.size for w in weights], sizes, strategy, topics=_names(topics, weights))
+    return ml.member_loads(weights, cuts)
 
 
-def _member_partitions(partitions: Sequence[int], sizes: IntArray, strategy: str) -> IntArray:
-    # Every member's partition count, as `_member_loads` lays them out: member i of C
-    # gets P // C partitions of P, and one more when i < P mod C (range per topic, the
-    # others once for all the partitions dealt together).
-    each = np.repeat(sizes, sizes)
-    member = cf.positions(sizes)
-    cuts = partitions if strategy == "range" else [int(sum(partitions))]
-    counts = np.zeros(member.size, dtype=np.int64)
-    for p in cuts:
-        counts += p // each + (member < p % each)
-    return counts
+def _names(topics: Sequence[str] | None, weights: Sequence[FloatArray]) -> Sequence[str]:
+    # Stand-in names where the caller gave none (only the broker's orders read them).
+    if topics is not None:
+        return topics
+    return [ml.GRID_TOPIC] if len(weights) == 1 else [f"topic-{i}" for i in range(len(weights))]
 
 
 def size_rows(
-    weights: Sequence[FloatArray], sizes: IntArray, strategy: str, cuts: _Cuts | None = None
+    weights: Sequence[FloatArray],
+    sizes: IntArray,
+    strategy: str,
+    cuts: ml.Cut | None = None,
+    *,
+    topics: Sequence[str] | None = None,
 ) -> dict[str, npt.NDArray[Any]]:
     """Member statistics of fresh assignments of one group, for every group size.
 
     Args:
         weights: Partition loads of each topic, topics in Java string order.
         sizes: Group sizes (each >= 1).
-        strategy: One of `STRATEGIES`.
-        cuts: The partitions' cut for these sizes, when the caller has it (`_cuts`).
+        strategy: A strategy key (`planner.simulate.strategies.ALL_STRATEGIES`).
+        cuts: The partitions' cut for these sizes, when the caller has it.
+        topics: The topics' names (for the broker's topic-id order).
 
     Returns:
         Per size: `max_load`, `min_load`, `max_member_partitions`,
         `min_member_partitions`, `idle_members`.
     """
-    loads = member_loads(weights, sizes, strategy, cuts)
-    counts = _member_partitions([w.size for w in weights], sizes, strategy)
-    starts = np.cumsum(sizes) - sizes
-    top, bottom = cf.segment_max_min(loads, starts)
-    most = np.maximum.reduceat(counts, starts)
-    fewest = np.minimum.reduceat(counts, starts)
-    idle = np.add.reduceat((counts == 0).astype(np.int64), starts)
+    if cuts is None:
+        cuts = ml.cut([w.size for w in weights], sizes, strategy, topics=_names(topics, weights))
+    top, bottom = ml.busiest(ml.member_loads(weights, cuts), cuts)
+    most, fewest, idle = ml.partition_extremes(cuts)
     return {
         "max_load": top,
         "min_load": bottom,
@@ -158,46 +126,44 @@ def group_churn(partitions: Sequence[int], members: int, strategy: str) -> dict[
     """Partitions moved and revoked when a member joins or the last one leaves.
 
     The group is fresh (as `size_rows` assigns it) with `members` members, every one
-    subscribed to every topic; the joiner's id sorts after the others'. `range` cuts
-    each topic on its own, so its moves are the sum of each topic's; the other
-    strategies deal (or balance) all partitions together, so theirs are those of one
-    topic of all the group's partitions. A leave from C members is a join from C - 1
-    run backwards, except that the only member leaving moves everything. The eager
-    strategies revoke every partition on either change; `cooperative-sticky` revokes
-    only what moves.
+    subscribed to every topic; the joiner sorts after the others
+    (`planner.simulate.churn` says what each strategy moves).
 
     Args:
         partitions: Each topic's partition count.
         members: The group's size (>= 1).
-        strategy: One of `STRATEGIES`.
+        strategy: A strategy key.
 
     Returns:
         `grow_moved`, `grow_revoked`, `shrink_moved`, `shrink_revoked`.
     """
     if members < 1:
         raise ValueError(f"a group has at least one member, got {members}")
-    total = int(sum(partitions))
-    now = np.array([members], dtype=np.int64)
-    shrink = total  # the only member leaving: every partition loses its consumer
-    if strategy == "range":
-        grow = sum(int(cf.range_moved_on_grow(p, now)[0]) for p in partitions)
-        if members > 1:
-            shrink = sum(int(cf.range_moved_on_grow(p, now - 1)[0]) for p in partitions)
-    elif strategy == "roundrobin":
-        grow = int(cf.roundrobin_moved_on_grow(total, now)[0])
-        if members > 1:
-            shrink = int(cf.roundrobin_moved_on_grow(total, now - 1)[0])
-    else:
-        grow = int(cf.sticky_moved_on_grow(total, now)[0])
-        if members > 1:
-            shrink = int(cf.sticky_moved_on_shrink(total, now)[0])
-    eager = strategy in EAGER_STRATEGIES
-    return {
-        "grow_moved": grow,
-        "grow_revoked": total if eager else grow,
-        "shrink_moved": shrink,
-        "shrink_revoked": total if eager else shrink,
-    }
+    moved = churn(strategy, partitions, np.array([members], dtype=np.int64))
+    return {name: int(values[0]) for name, values in moved.items()}
+
+
+def group_event_costs(
+    partitions: Sequence[int],
+    members: int,
+    strategy: str,
+    timings: ProtocolTimings = KAFKA_DEFAULTS,
+) -> dict[str, float | int | bool]:
+    """What a member joining or the last one leaving costs (`churn.COST_COLUMNS`), for
+    the group `group_churn` describes, as plain numbers.
+
+    Args:
+        partitions: Each topic's partition count.
+        members: The group's size (>= 1).
+        strategy: A strategy key.
+        timings: The protocol settings (Kafka 4.4.0's defaults).
+    """
+    if members < 1:
+        raise ValueError(f"a group has at least one member, got {members}")
+    size = np.array([members], dtype=np.int64)
+    moved = churn(strategy, partitions, size)
+    costs = event_costs(strategy, moved, size, int(sum(partitions)), timings)
+    return {name: values[0].item() for name, values in costs.items()}
 
 
 @dataclass
@@ -227,6 +193,8 @@ def search_sizes(
     wanted: int,
     floor: int,
     now_scale: float | None = None,
+    *,
+    topics: Sequence[str] | None = None,
 ) -> SizeSearch:
     """Member statistics of one strategy for the sizes from 1 that a decision needs.
 
@@ -244,14 +212,25 @@ def search_sizes(
         now_scale: When every topic grows alike (one topic), today's loads over the
             horizon's: today's busiest member is then the horizon's scaled, as the
             one-topic grid scales it (`now` is not read).
+        topics: The topics' names, for the broker's topic-id orders (`uniform`,
+            `simple`); stand-ins when not given.
     """
     # No group of more members than partitions needs simulating,
     # unless the minimum group size asks for more (standbys, owning nothing). Range cuts
     # each topic on its own: past the largest topic's partition count member i owns
     # partition i of every topic that has one, whatever the size, so only the idle count
     # changes and the search stops there (or at the floor).
-    owners = max(w.size for w in horizon) if strategy == "range" else sum(w.size for w in horizon)
+    # A share group has no such cap: its members share partitions, up to the broker's
+    # largest share group.
+    shape = shape_of(strategy)
+    if shape == "shared":
+        owners = SHARE_GROUP_MAX_SIZE
+    elif shape == "blocks":
+        owners = max(w.size for w in horizon)
+    else:
+        owners = sum(w.size for w in horizon)
     most = max(owners, floor)
+    names = _names(topics, horizon)
     chunks: list[dict[str, npt.NDArray[Any]]] = []
     busiest: list[FloatArray] = []
     now_fit = horizon_fit = None
@@ -259,14 +238,12 @@ def search_sizes(
     while first <= most:
         sizes = np.arange(first, min(most, first + _CHUNK - 1) + 1, dtype=np.int64)
         # Today's loads are on the same partitions as the horizon's: one cut for both.
-        cuts = _cuts([w.size for w in horizon], sizes, strategy)
+        cuts = ml.cut([w.size for w in horizon], sizes, strategy, topics=names)
         stats = size_rows(horizon, sizes, strategy, cuts)
         today = (
             stats["max_load"] * now_scale
             if now_scale is not None
-            else np.maximum.reduceat(
-                member_loads(now, sizes, strategy, cuts), np.cumsum(sizes) - sizes
-            )
+            else np.maximum.reduceat(ml.member_loads(now, cuts), cuts.starts)
         )
         chunks.append(stats)
         busiest.append(today)
