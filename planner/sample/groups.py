@@ -16,7 +16,7 @@ from planner.assignors import STRATEGIES
 from planner.sample.names import group_ids
 from planner.sample.streams import Floats, Ints, choice
 
-__all__ = ["STRATEGY_WEIGHTS", "Groups", "draw_groups", "group_rows"]
+__all__ = ["STRATEGY_WEIGHTS", "Groups", "draw_groups", "group_rows", "reported_as"]
 
 STRATEGY_WEIGHTS: dict[str, float] = {
     "range": 0.38,
@@ -25,6 +25,31 @@ STRATEGY_WEIGHTS: dict[str, float] = {
     "cooperative-sticky": 0.35,
 }
 """Shares of `partition.assignment.strategy` values across groups."""
+
+# Which groups of a strategy run another protocol, by group index (no random draw, so a
+# seed's fleet keeps every number it had): of the cooperative-sticky groups a third are
+# KIP-848 groups on the broker's `uniform` and a third Kafka Streams applications (half on
+# the classic protocol, half streams groups of KIP-1071); a quarter of the range groups
+# are KIP-848 groups on the broker's `range`. Each is planned as the strategy drawn
+# (`planner.protocols.planned_strategy`).
+_OTHER_PROTOCOLS: dict[str, tuple[tuple[str, str] | None, ...]] = {
+    "cooperative-sticky": (
+        ("consumer", "uniform"),
+        ("classic", "stream"),
+        None,
+        ("consumer", "uniform"),
+        ("streams", "sticky"),
+        None,
+    ),
+    "range": (("consumer", "range"), None, None, None),
+}
+
+
+def reported_as(strategy: str, group: int) -> tuple[str, str]:
+    """The (protocol, assignor) sample group number `group`, drawn as `strategy`, reports."""
+    cycle = _OTHER_PROTOCOLS.get(strategy)
+    other = cycle[group % len(cycle)] if cycle else None
+    return other if other is not None else ("classic", strategy)
 
 
 @dataclass(frozen=True)

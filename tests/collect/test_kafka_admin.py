@@ -365,23 +365,21 @@ class TestOneBroker:
     ) -> None:
         ours = {g.group_id for g in [*groups.live, groups.drained]}
         rows = {
-            (r["group_id"], r["topic"]): (r["strategy"], r["members"])
+            (r["group_id"], r["topic"]): (r["protocol"], r["strategy"], r["members"])
             for r in run.table("groups").to_pylist()
             if r["group_id"] in ours
         }
+        # Each group's protocol and assignor as the broker names them.
         assert rows == {
-            (groups.range.group_id, fleet.busy): ("range", 2),
-            (groups.range.group_id, fleet.quiet): ("range", 2),
-            (groups.cooperative.group_id, fleet.keyless): ("cooperative-sticky", 1),
-            (groups.roundrobin.group_id, fleet.quiet): ("roundrobin", 2),
-            (groups.sticky.group_id, fleet.busy): ("sticky", 2),
-            (groups.uniform.group_id, fleet.busy): ("cooperative-sticky", 2),
-            (groups.server_range.group_id, fleet.busy): ("range", 1),
-            (groups.server_range.group_id, fleet.keyless): ("range", 1),
+            (groups.range.group_id, fleet.busy): ("classic", "range", 2),
+            (groups.range.group_id, fleet.quiet): ("classic", "range", 2),
+            (groups.cooperative.group_id, fleet.keyless): ("classic", "cooperative-sticky", 1),
+            (groups.roundrobin.group_id, fleet.quiet): ("classic", "roundrobin", 2),
+            (groups.sticky.group_id, fleet.busy): ("classic", "sticky", 2),
+            (groups.uniform.group_id, fleet.busy): ("consumer", "uniform", 2),
+            (groups.server_range.group_id, fleet.busy): ("consumer", "range", 1),
+            (groups.server_range.group_id, fleet.keyless): ("consumer", "range", 1),
         }
-        mapped = run.note("KIP-848 group(s) mapped")
-        assert f"{groups.uniform.group_id} (uniform -> cooperative-sticky)" in mapped
-        assert groups.server_range.group_id not in mapped  # range is range
         assert groups.drained.group_id in run.note("empty consumer group(s)")
         assert groups.share.group_id in run.note("not consumer groups")
         assert not [r for r in run.rejected() if any(g in str(r["reason"]) for g in ours)]

@@ -27,9 +27,11 @@ from planner.cli import main
 from planner.collect.landing import LandingSource
 from planner.figures import DataInterval, conform, dedupe
 from planner.figures.schema import TABLES
+from planner.protocols import check_group_strategy, planned_strategy
 from planner.sample import LandingSummary, build_fleet, default_end, write_landing
 from planner.sample.capacity import MIB
 from planner.sample.fleet import keys_per_sample
+from planner.sample.groups import reported_as
 from planner.sample.names import topic_names
 from planner.sizing import fit_growth
 
@@ -270,10 +272,24 @@ def test_groups_mix_strategies_and_some_read_several_topics(
     for row in rows:
         topics_of.setdefault(row["group_id"], set()).add(row["topic"])
     assert any(len(t) > 1 for t in topics_of.values())
-    assert {r["strategy"] for r in rows} <= set(STRATEGIES)
+    assert all(check_group_strategy(r["protocol"], r["strategy"]) is None for r in rows)
     fleet = build_fleet(1_000, 7, seed=SEED, end=END)
     assert 250 <= len(fleet.groups.ids) <= 350
     assert {STRATEGIES[s] for s in fleet.groups.strategy} == set(STRATEGIES)
+    # Kafka 4's protocols beside the classic strategies: KIP-848 groups on the broker's
+    # assignors, Kafka Streams applications on the classic protocol and KIP-1071's, each
+    # planned as the strategy drawn.
+    pairs = {
+        reported_as(STRATEGIES[s], gi): STRATEGIES[s]
+        for gi, s in enumerate(fleet.groups.strategy.tolist())
+    }
+    assert {
+        ("consumer", "uniform"),
+        ("consumer", "range"),
+        ("classic", "stream"),
+        ("streams", "sticky"),
+    } < set(pairs)
+    assert all(planned_strategy(*pair) == drawn for pair, drawn in pairs.items())
     most = np.zeros(len(fleet.groups.ids), dtype=np.int64)
     np.maximum.at(most, fleet.groups.row_group, fleet.topics.partitions[fleet.groups.row_topic])
     assert (fleet.groups.members > most).any()  # idle members

@@ -216,13 +216,13 @@ class KafkaAdminSource:
                 "topic": pa.array([r["topic"] for r in scan.rows], pa.string()),
                 "strategy": pa.array([r["strategy"] for r in scan.rows], pa.string()),
                 "members": pa.array([r["members"] for r in scan.rows], pa.int32()),
+                "protocol": pa.array([r["protocol"] for r in scan.rows], pa.string()),
             }
         )
         findings.add("groups", raw)
         for group_names, what in (
             (scan.empty, "empty consumer group(s) (no members, no assignor) skipped"),
             (scan.simple, "simple consumer group(s) (members assign themselves) skipped"),
-            (scan.server_mapped, "KIP-848 group(s) mapped to the closest strategy"),
             (scan.from_offsets, "group(s) without assignments: topics from committed offsets"),
             (
                 read.others,
