@@ -53,17 +53,23 @@ GROUP_STRATEGIES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
 # the classic strategy that assigns the same counts per member and revokes the same way.
 # `uniform` balances counts and moves only what must move (cooperative-sticky does the
 # same on a fresh or grown group); the broker's `range` cuts each topic as the classic
-# range does. A Streams application's tasks over one input topic are that topic's
-# partitions, spread by count and stickily over the stream threads, which rebalance
-# cooperatively (since Kafka 2.4). Share groups are not in this table: no classic
-# strategy gives a partition to several members.
+# range does. Share groups are not in this table: no classic strategy gives a partition
+# to several members.
 _PLANNED_AS: Final[Mapping[tuple[str, str], str]] = MappingProxyType(
     {
         ("consumer", "uniform"): "cooperative-sticky",
         ("consumer", "range"): "range",
-        ("classic", "stream"): "cooperative-sticky",
-        ("streams", "sticky"): "cooperative-sticky",
     }
+)
+# A Kafka Streams application works in tasks, one per partition number of its
+# co-partitioned input topics, spread by count and stickily over its stream threads.
+# Over one input topic the tasks are that topic's partitions: cooperative-sticky, as the
+# threads rebalance cooperatively (since Kafka 2.4). Over several, task i reads partition
+# i of every input topic, so one thread gets the same partition numbers of each and a
+# thread beyond the task count is idle: that is the classic range's cut (its churn, all
+# revoked, overstates a cooperative rebalance).
+_STREAMS: Final[frozenset[tuple[str, str]]] = frozenset(
+    {("classic", "stream"), ("streams", "sticky")}
 )
 
 
@@ -83,7 +89,7 @@ def check_group_strategy(protocol: str | None, strategy: str | None) -> str | No
     return None
 
 
-def planned_strategy(protocol: str | None, strategy: str) -> str | None:
+def planned_strategy(protocol: str | None, strategy: str, *, topics: int = 1) -> str | None:
     """The classic strategy the planning grid simulates for a group, or None for none.
 
     The grid simulates the four classic client strategies. A group on another protocol
@@ -94,6 +100,8 @@ def planned_strategy(protocol: str | None, strategy: str) -> str | None:
     Args:
         protocol: The group's protocol (None or "" means `DEFAULT_PROTOCOL`).
         strategy: Its assignor, valid for the protocol (see `check_group_strategy`).
+        topics: How many topics the group reads (a Kafka Streams application's input
+            topics are planned as co-partitioned when there are several).
 
     Raises:
         ValueError: The pair is not a valid `groups` row.
@@ -104,4 +112,6 @@ def planned_strategy(protocol: str | None, strategy: str) -> str | None:
         raise ValueError(why)
     if protocol == "share":
         return None
+    if (protocol, strategy) in _STREAMS:
+        return "cooperative-sticky" if topics <= 1 else "range"
     return _PLANNED_AS.get((protocol, strategy), strategy)

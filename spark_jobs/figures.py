@@ -332,33 +332,28 @@ def _as_planned(groups: DataFrame) -> DataFrame:
     """The `groups` rows as the planning grid plans them (`planner.protocols.planned_strategy`).
 
     A row without a protocol is a classic group. `strategy` becomes the classic strategy
-    the grid simulates for the group's (protocol, assignor); share groups, which no
-    classic strategy stands for, are left out here, and the run's log names them
-    (`share_groups`).
+    the grid simulates for the group's (protocol, assignor) and topic count; share
+    groups, which no classic strategy stands for, are left out here, and the run's log
+    names them (`RunFigures.share_groups`).
     """
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     from planner.protocols import DEFAULT_PROTOCOL, GROUP_STRATEGIES, planned_strategy
 
     protocol = F.coalesce(F.col("protocol"), F.lit(DEFAULT_PROTOCOL))
-    stand_ins = [
-        (name, strategy, planned_strategy(name, strategy))
-        for name, strategies in GROUP_STRATEGIES.items()
-        for strategy in strategies
-    ]
-    planned = F.try_element_at(
-        F.create_map(
-            *[
-                F.lit(part)
-                for name, strategy, as_ in stand_ins
-                if as_ is not None
-                for part in (f"{name} {strategy}", as_)
-            ]
-        ),
-        F.concat_ws(" ", protocol, F.col("strategy")),
-    )
+    # The decision per (protocol, assignor, one topic or several), as a literal map.
+    parts = []
+    for name, strategies in GROUP_STRATEGIES.items():
+        for strategy in strategies:
+            for many in (0, 1):
+                as_ = planned_strategy(name, strategy, topics=1 + many)
+                if as_ is not None:
+                    parts += [F.lit(f"{name} {strategy} {many}"), F.lit(as_)]
+    many_topics = (F.count("topic").over(Window.partitionBy("group_id")) > 1).cast("int")
+    key = F.concat_ws(" ", protocol, F.col("strategy"), many_topics.cast("string"))
     return (
         groups.withColumn("protocol", protocol)
-        .withColumn("strategy", planned)
+        .withColumn("strategy", F.try_element_at(F.create_map(*parts), key))
         .where(F.col("strategy").isNotNull())
     )

@@ -27,13 +27,14 @@ STRATEGY_WEIGHTS: dict[str, float] = {
 """Shares of `partition.assignment.strategy` values across groups."""
 
 # Which groups of a strategy run another protocol, by group index (no random draw, so a
-# seed's fleet keeps every number it had): of the cooperative-sticky groups a third are
-# KIP-848 groups on the broker's `uniform` and a third Kafka Streams applications (half on
-# the classic protocol, half streams groups of KIP-1071); a quarter of the range groups
-# are KIP-848 groups on the broker's `range`. Each is planned as the strategy drawn
-# (`planner.protocols.planned_strategy`).
-_OTHER_PROTOCOLS: dict[str, tuple[tuple[str, str] | None, ...]] = {
-    "cooperative-sticky": (
+# seed's fleet keeps every number it had), each planned as the strategy drawn
+# (`planner.protocols.planned_strategy`): of the cooperative-sticky groups a third are
+# KIP-848 groups on the broker's `uniform`, and a third of those reading one topic Kafka
+# Streams applications (on the classic protocol, or KIP-1071 streams groups); a quarter
+# of the range groups are KIP-848 groups on the broker's `range`, and a quarter of those
+# reading several topics Streams applications over co-partitioned topics.
+_OTHER_PROTOCOLS: dict[tuple[str, bool], tuple[tuple[str, str] | None, ...]] = {
+    ("cooperative-sticky", False): (
         ("consumer", "uniform"),
         ("classic", "stream"),
         None,
@@ -41,13 +42,21 @@ _OTHER_PROTOCOLS: dict[str, tuple[tuple[str, str] | None, ...]] = {
         ("streams", "sticky"),
         None,
     ),
-    "range": (("consumer", "range"), None, None, None),
+    ("cooperative-sticky", True): (("consumer", "uniform"), None, None),
+    ("range", False): (("consumer", "range"), None, None, None),
+    ("range", True): (("consumer", "range"), ("streams", "sticky"), None, None),
 }
 
 
-def reported_as(strategy: str, group: int) -> tuple[str, str]:
-    """The (protocol, assignor) sample group number `group`, drawn as `strategy`, reports."""
-    cycle = _OTHER_PROTOCOLS.get(strategy)
+def reported_as(strategy: str, group: int, *, topics: int = 1) -> tuple[str, str]:
+    """The (protocol, assignor) sample group number `group`, drawn as `strategy`, reports.
+
+    Args:
+        strategy: The classic strategy drawn for it.
+        group: Its index.
+        topics: How many topics it reads.
+    """
+    cycle = _OTHER_PROTOCOLS.get((strategy, topics > 1))
     other = cycle[group % len(cycle)] if cycle else None
     return other if other is not None else ("classic", strategy)
 

@@ -316,8 +316,10 @@ def _group_rows(fleet: Fleet) -> list[dict[str, object]]:
     ids = g.ids
     names = fleet.topics.names
     rows = []
+    topics = g.topics_per_group
     for gi, ti in zip(g.row_group.tolist(), g.row_topic.tolist(), strict=True):
-        protocol, assignor = reported_as(STRATEGIES[int(g.strategy[gi])], gi)
+        drawn = STRATEGIES[int(g.strategy[gi])]
+        protocol, assignor = reported_as(drawn, gi, topics=int(topics[gi]))
         rows.append(
             {
                 "group_id": ids[gi],

@@ -61,8 +61,12 @@ def test_classic_strategies_are_planned_as_themselves() -> None:
 def test_other_protocols_are_planned_as_the_classic_strategy_that_assigns_alike() -> None:
     assert planned_strategy("consumer", "uniform") == "cooperative-sticky"
     assert planned_strategy("consumer", "range") == "range"
-    assert planned_strategy("classic", "stream") == "cooperative-sticky"
-    assert planned_strategy("streams", "sticky") == "cooperative-sticky"
+    # A Streams application: its tasks over one topic are the topic's partitions; over
+    # several, task i reads partition i of each (range's cut, threads beyond it idle).
+    for pair in (("classic", "stream"), ("streams", "sticky")):
+        assert planned_strategy(*pair) == "cooperative-sticky"
+        assert planned_strategy(*pair, topics=3) == "range"
+    assert planned_strategy("consumer", "uniform", topics=3) == "cooperative-sticky"
     # No classic strategy gives one partition to several members.
     assert planned_strategy("share", "simple") is None
 
@@ -83,3 +87,20 @@ def test_the_broker_uniform_assignor_gives_the_counts_of_its_stand_in() -> None:
                 assert sorted(len(v) for v in broker.values()) == sorted(
                     len(v) for v in client.values()
                 ), (protocol, strategy, partitions, size)
+
+
+def test_a_streams_task_reads_the_same_partition_number_of_every_input_topic() -> None:
+    """The multi-topic stand-in's claim: range gives every member the same partition
+    numbers of each co-partitioned topic (one task = one number), so a member beyond
+    the task count is idle, as a stream thread beyond the task count is."""
+    from planner.assignors import assign
+
+    for tasks in (3, 6, 7):
+        for threads in range(1, tasks + 4):
+            members = {f"t{i:02d}": ["a", "b"] for i in range(threads)}
+            got = assign("range", {"a": tasks, "b": tasks}, members)
+            for owned in got.values():
+                numbers = {t: sorted(p for topic, p in owned if topic == t) for t in "ab"}
+                assert numbers["a"] == numbers["b"]
+            idle = sum(1 for owned in got.values() if not owned)
+            assert idle == max(0, threads - tasks)

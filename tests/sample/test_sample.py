@@ -279,17 +279,19 @@ def test_groups_mix_strategies_and_some_read_several_topics(
     # Kafka 4's protocols beside the classic strategies: KIP-848 groups on the broker's
     # assignors, Kafka Streams applications on the classic protocol and KIP-1071's, each
     # planned as the strategy drawn.
-    pairs = {
-        reported_as(STRATEGIES[s], gi): STRATEGIES[s]
-        for gi, s in enumerate(fleet.groups.strategy.tolist())
-    }
+    topics = fleet.groups.topics_per_group.tolist()
+    seen = set()
+    for gi, s in enumerate(fleet.groups.strategy.tolist()):
+        pair = reported_as(STRATEGIES[s], gi, topics=topics[gi])
+        assert planned_strategy(*pair, topics=topics[gi]) == STRATEGIES[s]
+        seen.add((*pair, topics[gi] > 1))
     assert {
-        ("consumer", "uniform"),
-        ("consumer", "range"),
-        ("classic", "stream"),
-        ("streams", "sticky"),
-    } < set(pairs)
-    assert all(planned_strategy(*pair) == drawn for pair, drawn in pairs.items())
+        ("consumer", "uniform", False),
+        ("consumer", "range", True),
+        ("classic", "stream", False),
+        ("streams", "sticky", False),
+        ("streams", "sticky", True),
+    } < seen
     most = np.zeros(len(fleet.groups.ids), dtype=np.int64)
     np.maximum.at(most, fleet.groups.row_group, fleet.topics.partitions[fleet.groups.row_topic])
     assert (fleet.groups.members > most).any()  # idle members

@@ -126,6 +126,8 @@ def test_groups_are_read_as_the_grid_plans_them(spark: SparkSession, tmp_path: P
         {"group_id": "kip848", "topic": "a", "strategy": "uniform", "protocol": "consumer"},
         {"group_id": "kip848r", "topic": "a", "strategy": "range", "protocol": "consumer"},
         {"group_id": "app", "topic": "a", "strategy": "stream", "protocol": "classic"},
+        {"group_id": "join", "topic": "a", "strategy": "sticky", "protocol": "streams"},
+        {"group_id": "join", "topic": "b", "strategy": "sticky", "protocol": "streams"},
         {"group_id": "queue", "topic": "a", "strategy": "simple", "protocol": "share"},
     ]
     tables = {
@@ -140,6 +142,8 @@ def test_groups_are_read_as_the_grid_plans_them(spark: SparkSession, tmp_path: P
     read = run.planned_groups(spark).select("group_id", "protocol", "strategy").collect()
     assert sorted(tuple(r) for r in read) == [
         ("app", "classic", "cooperative-sticky"),
+        ("join", "streams", "range"),  # co-partitioned inputs: range's cut
+        ("join", "streams", "range"),
         ("kip848", "consumer", "cooperative-sticky"),
         ("kip848r", "consumer", "range"),
         ("old", "classic", "range"),
