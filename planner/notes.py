@@ -654,5 +654,44 @@ def _invalid_figures(p: Mapping[str, Any]) -> str:
     return f"figures set aside by input validation, not planned: {p['reason']}"
 
 
+# --- a share group (KIP-932): planner.recommend.share ----------------------------------
+
+
+@_renders("share-fetch-assumed", "info")
+def _share_fetch_assumed(p: Mapping[str, Any]) -> str:
+    return (
+        "no share-fetch measurement for this topic (capacity share_fetch_*): one "
+        "partition's share-fetch rate was assumed not to bind; on Kafka 4.4.0 it measured "
+        "0.3-0.8 of a classic consumer's fetch rate, so measure it with "
+        "`partition-planner measure --share`"
+    )
+
+
+@_renders("share-in-flight-unchecked", "warning")
+def _share_in_flight_unchecked(p: Mapping[str, Any]) -> str:
+    return (
+        f"the share-partitions' in-flight cap (group.share.partition.max.record.locks) "
+        f"was not checked: {p['missing']} is unknown"
+    )
+
+
+@_renders("share-lock-expiry", "warning")
+def _share_lock_expiry(p: Mapping[str, Any]) -> str:
+    return (
+        f"a member holds a poll of {p['records_per_poll']:,} records for "
+        f"{p['holding_s']:.1f} s, past the {p['lock_duration_s']:g} s acquisition lock "
+        f"(group.share.record.lock.duration.ms): their locks expire and the records are "
+        f"delivered again; set max.poll.records to about {p['max_poll_records']:,} or less"
+    )
+
+
+@_renders("share-group-size", "warning")
+def _share_group_size(p: Mapping[str, Any]) -> str:
+    return (
+        f"the share group needs {p['members']:,} members, more than a share group may have "
+        f"(group.share.max.size {p['max_size']:,}): faster members or a second group"
+    )
+
+
 #: Every code a note may carry.
 CODES = frozenset(_RENDERERS)
