@@ -693,5 +693,31 @@ def _share_group_size(p: Mapping[str, Any]) -> str:
     )
 
 
+@_renders("share-not-for-keyed", "info")
+def _share_not_for_keyed(p: Mapping[str, Any]) -> str:
+    return (
+        "no share-group alternative: a share group (KIP-932) delivers records to any "
+        "member, with no per-key or per-partition order, and this topic is keyed"
+    )
+
+
+@_renders("share-alternative", "info")
+def _share_alternative(p: Mapping[str, Any]) -> str:
+    kept = (
+        f" (the {p['current_partitions']} it has: Kafka cannot shrink a topic; the share "
+        f"model needs {p['bound_partitions']})"
+        if p["current_partitions"] is not None and p["partitions"] > p["bound_partitions"]
+        else f" (decided by the {p['bound']} bound)"
+    )
+    return (
+        f"as a share group (KIP-932, Kafka 4.2+) of {p['members']:,} members, this keyless "
+        f"topic would need {p['partitions']:,} partitions instead of "
+        f"{p['classic_partitions']:,}{kept}: {p['replicas_saved']:,} fewer replicas, "
+        f"{p['file_handles_saved']:,} fewer open files on the busiest broker, "
+        f"{p['batch_memory_saved_bytes'] / 2**20:,.2f} MiB less producer batch memory; "
+        f"records then come in no order"
+    )
+
+
 #: Every code a note may carry.
 CODES = frozenset(_RENDERERS)

@@ -24,18 +24,21 @@ headroom already in it (`planner.sizing.targets_from_history`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from planner.cost import PartitionCost
 from planner.notes import Note, note
 from planner.sizing import SideCapacity, _ceil_ratio
 
 __all__ = [
+    "ShareAlternative",
     "ShareBound",
     "ShareLimits",
     "ShareSizing",
     "partition_rate",
+    "share_alternative",
     "size_share_group",
 ]
 
@@ -251,3 +254,89 @@ def size_share_group(
         members_per_partition=limits.effective_locks / b,
         notes=tuple(notes),
     )
+
+
+@dataclass(frozen=True)
+class ShareAlternative:
+    """A classic group's topic planned for a share group instead, with what it saves.
+
+    Attributes:
+        partitions: The topic's partitions for a share group (never below today's
+            count: Kafka cannot shrink a topic).
+        classic_partitions: The partitions the classic plan recommends.
+        members: The share group's members.
+        sizing: The share model's figures.
+        cost: The cost panel at `partitions`.
+        classic_cost: The cost panel at `classic_partitions`.
+        note: The alternative in words (code `share-alternative`), its numbers as params.
+    """
+
+    partitions: int
+    classic_partitions: int
+    members: int
+    sizing: ShareSizing
+    cost: PartitionCost
+    classic_cost: PartitionCost
+    note: Note
+
+
+def share_alternative(
+    *,
+    keyed: bool,
+    consumer_decides: bool,
+    current_partitions: int | None,
+    classic_cost: PartitionCost,
+    cost_of: Callable[[int], PartitionCost],
+    targets: Mapping[str, float],
+    producer: SideCapacity,
+    member: SideCapacity,
+    share_fetch: SideCapacity | None = None,
+    limits: ShareLimits = ShareLimits(),
+) -> ShareAlternative | Note | None:
+    """Whether a share group would let the topic have fewer partitions, and by how much.
+
+    Offered for a keyless topic whose partition count the consumer side decides: there
+    a share group's members are not capped by the partitions, so the topic needs only
+    what the producer, share-fetch and in-flight bounds ask. A keyed topic gets the
+    reason instead (a share group keeps no per-key order).
+
+    Args:
+        keyed: The topic's records carry keys (consumers may rely on per-key order).
+        consumer_decides: The consumer side (Tc) decided the classic partition count.
+        current_partitions: The topic's partitions today (None: a new topic).
+        classic_cost: The cost panel of the classic recommendation.
+        cost_of: The cost panel of another count (the same cluster and settings).
+        targets, producer, member, share_fetch, limits: As for `size_share_group`, with
+            `member` the classic Tc (one consumer's processing rate).
+
+    Returns:
+        The alternative, the note saying why none is offered for a keyed topic, or None
+        (the producer side decides, or a share group would need as many partitions).
+    """
+    if keyed:
+        return note("share-not-for-keyed")
+    if not consumer_decides:
+        return None
+    sizing = size_share_group(
+        targets, producer=producer, member=member, share_fetch=share_fetch, limits=limits
+    )
+    classic = classic_cost.partitions
+    partitions = max(sizing.partitions, current_partitions or 0)
+    if partitions >= classic:
+        return None
+    cost = cost_of(partitions)
+    saved = note(
+        "share-alternative",
+        partitions=partitions,
+        classic_partitions=classic,
+        members=sizing.members,
+        bound=sizing.deciding.bound,
+        bound_partitions=sizing.partitions,
+        current_partitions=current_partitions,
+        replicas_saved=classic_cost.replicas_total - cost.replicas_total,
+        file_handles_saved=classic_cost.file_handles_per_broker - cost.file_handles_per_broker,
+        batch_memory_saved_bytes=(
+            classic_cost.producer_batch_memory_bytes - cost.producer_batch_memory_bytes
+        ),
+    )
+    return ShareAlternative(partitions, classic, sizing.members, sizing, cost, classic_cost, saved)

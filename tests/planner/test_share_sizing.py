@@ -150,3 +150,63 @@ def test_bad_settings_and_nothing_to_size_on_are_refused() -> None:
             producer=SideCapacity(mib_per_s=1.0),
             member=SideCapacity(records_per_s=5.0),
         )
+
+
+# --- the share-group alternative of a classic plan -------------------------------------
+
+
+def _alternative(**overrides: object) -> object:
+    from planner.cost import ClusterShape, partition_cost
+    from planner.recommend.share import share_alternative
+
+    cluster = ClusterShape(brokers=3, replication_factor=3)
+    args: dict[str, object] = {
+        "keyed": False,
+        "consumer_decides": True,
+        "current_partitions": None,
+        "classic_cost": partition_cost(13, cluster),
+        "cost_of": lambda p: partition_cost(p, cluster),
+        "targets": {"records_in": 10_000.0},
+        "producer": SideCapacity(records_per_s=20_000.0),
+        "member": SideCapacity(records_per_s=1 / 0.0013),
+        "share_fetch": SideCapacity(records_per_s=30_000.0),
+    }
+    args.update(overrides)
+    return share_alternative(**args)  # type: ignore[arg-type]
+
+
+def test_a_keyless_topic_the_consumers_size_gets_the_share_alternative_with_its_savings() -> None:
+    from planner.recommend.share import ShareAlternative
+
+    found = _alternative()
+    assert isinstance(found, ShareAlternative)
+    assert (found.partitions, found.classic_partitions, found.members) == (4, 13, 13)
+    params = found.note.params
+    assert found.note.code == "share-alternative"
+    # 9 partitions fewer x replication factor 3; 9 x 16 KiB of producer batches.
+    assert params["replicas_saved"] == 27
+    assert params["batch_memory_saved_bytes"] == 9 * 16_384
+    assert params["file_handles_saved"] == (
+        found.classic_cost.file_handles_per_broker - found.cost.file_handles_per_broker
+    )
+    assert params["bound"] == "in-flight"
+
+
+def test_an_existing_topic_keeps_its_partitions_in_the_alternative() -> None:
+    from planner.recommend.share import ShareAlternative
+
+    found = _alternative(current_partitions=8)
+    assert isinstance(found, ShareAlternative)
+    assert found.partitions == 8  # Kafka cannot shrink a topic; the model asked for 4
+    assert found.note.params["bound_partitions"] == 4
+    assert "Kafka cannot shrink a topic" in found.note.text
+    # Already at or above the classic count: nothing to save.
+    assert _alternative(current_partitions=13) is None
+
+
+def test_no_alternative_where_it_saves_nothing_and_a_reason_for_a_keyed_topic() -> None:
+    assert _alternative(consumer_decides=False) is None
+    refused = _alternative(keyed=True)
+    assert getattr(refused, "code", None) == "share-not-for-keyed"
+    # Members so slow that the in-flight cap needs more partitions than the classic plan.
+    assert _alternative(member=SideCapacity(records_per_s=20.0)) is None
