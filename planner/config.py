@@ -77,6 +77,9 @@ _KAFKA_KEYS = {
     "max_sample_records",
     "sample_timeout_s",
     "config_env",
+    "share_groups",
+    "kafka_home",
+    "share_groups_command_config",
 }
 _PROMETHEUS_KEYS = {
     "url",
@@ -310,6 +313,13 @@ def _kafka_args(settings: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("retries", "max_sample_records"):
         if key in settings:
             args[key] = int(settings[key])
+    if "share_groups" in settings:
+        if not isinstance(settings["share_groups"], bool):
+            raise ConfigError("[sources.kafka] share_groups must be true or false")
+        args["share_groups"] = settings["share_groups"]
+    for key in ("kafka_home", "share_groups_command_config"):
+        if key in settings:
+            args[key] = Path(str(settings[key]))
     extra = _secret(settings, "config_env")
     if extra:
         try:

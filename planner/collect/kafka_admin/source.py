@@ -6,6 +6,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -26,7 +27,7 @@ from planner.collect.kafka_admin.offsets import (
     throughput,
     windows,
 )
-from planner.collect.kafka_groups import DescribedGroup
+from planner.collect.kafka_groups import DescribedGroup, group_rows
 from planner.figures.dataset import DataInterval
 
 __all__ = ["KafkaAdminSource"]
@@ -57,6 +58,9 @@ class KafkaAdminSource:
         sample_timeout_s: float = 10.0,
         sample_group_id: str = "partition-planner-sampler",
         name: str = "kafka-admin",
+        share_groups: bool = True,
+        kafka_home: Path | None = None,
+        share_groups_command_config: Path | None = None,
     ) -> None:
         """Describe where the cluster is and how long to look at it.
 
@@ -76,6 +80,15 @@ class KafkaAdminSource:
                 group and never commits; set it where ACLs name the groups a principal
                 may use.
             name: The source's name.
+            share_groups: Describe share groups (KIP-932) with Apache Kafka's own
+                `kafka-share-groups` tool (confluent-kafka cannot): a JVM start, about
+                3 s. Skipped, with a note, when no Kafka installation is found.
+            kafka_home: The Kafka installation whose tool to run; None: one on `PATH`,
+                else the planner's own (`planner.adapters.kafka_dist.find`).
+            share_groups_command_config: A Java client properties file for the tool
+                (`--command-config`), for a cluster that needs TLS or SASL: librdkafka's
+                `config` does not translate to Java's settings, so a secured cluster's
+                share groups are skipped, with a note, without it.
 
         Raises:
             ValueError: a setting out of range, or `bootstrap.servers` in `config`.
@@ -104,6 +117,9 @@ class KafkaAdminSource:
         self._max_sample_records = max_sample_records
         self._sample_timeout_s = float(sample_timeout_s)
         self._sample_group_id = sample_group_id
+        self._share_groups = share_groups
+        self._kafka_home = kafka_home
+        self._share_config = share_groups_command_config
         self._calls = AdminCalls(
             where=f"{self.name}: Kafka at {self.bootstrap_servers}",
             timeout_s=float(request_timeout_s),
@@ -132,6 +148,43 @@ class KafkaAdminSource:
             return AdminClient(self._client_config())
         except KafkaException as exc:  # a setting librdkafka does not accept
             raise ValueError(f"{self._calls.where}: bad client config: {exc}") from None
+
+    def _described_share_groups(self, findings: Findings) -> list[DescribedGroup]:
+        """Share groups with members, from Kafka's tool; [] with a note when not possible."""
+        from planner.adapters.kafka_dist import KafkaNotFound, find
+        from planner.collect.kafka_admin.share_groups import (
+            SHARE_GROUP_COMMAND,
+            ShareGroupsUnreadable,
+            describe_share_groups,
+            share_group_args,
+        )
+
+        if not self._share_groups:
+            return []
+        secured = sorted(k for k in self._extra if k.split(".")[0] in {"security", "sasl", "ssl"})
+        if secured and self._share_config is None:
+            findings.note(
+                "share groups not described: the cluster takes client security settings "
+                f"({', '.join(secured)}) and no share_groups_command_config gives Kafka's "
+                "tool the Java client's"
+            )
+            return []
+        try:
+            kafka = find(self._kafka_home)
+        except KafkaNotFound as exc:
+            findings.note(f"share groups not described: {exc}")
+            return []
+        command = kafka.java_command(
+            SHARE_GROUP_COMMAND,
+            share_group_args(self.bootstrap_servers, self._share_config),
+            heap_mb=256,
+            jvm_options=["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"],
+        )
+        try:
+            return describe_share_groups(command, timeout_s=max(60.0, 3 * self._calls.timeout_s))
+        except ShareGroupsUnreadable as exc:
+            findings.note(f"share groups not described: {exc}")
+            return []
 
     def describe_groups(self) -> list[DescribedGroup]:
         """What the broker reports about every consumer group, as the client reads it.
@@ -209,6 +262,17 @@ class KafkaAdminSource:
         read, scan = read_groups_isolated(self._client_config(), self._calls)
         for text in read.notes:
             findings.note(text)
+        shared = self._described_share_groups(findings)
+        if shared:
+            share_scan = group_rows(shared, lambda _group: set())
+            scan.rows.extend(share_scan.rows)
+            scan.rejected.extend(share_scan.rejected)
+            described_ids = {g.group_id for g in shared}
+            read.others = [o for o in read.others if o.split(" (")[0] not in described_ids]
+            findings.note(
+                f"{len(shared)} share group(s) described by kafka-share-groups: "
+                f"{names([g.group_id for g in shared])}"
+            )
         findings.reject_groups(read.failures + scan.rejected)
         raw = pa.table(
             {
@@ -226,8 +290,9 @@ class KafkaAdminSource:
             (scan.from_offsets, "group(s) without assignments: topics from committed offsets"),
             (
                 read.others,
-                "group(s) that are not consumer groups (share groups, Kafka Streams "
-                "groups, Connect workers...; confluent-kafka cannot describe them) skipped",
+                "group(s) that are not consumer groups (Kafka Streams groups, Connect "
+                "workers, share groups not described...; confluent-kafka cannot describe "
+                "them) skipped",
             ),
         ):
             if group_names:
