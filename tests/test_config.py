@@ -116,7 +116,7 @@ def test_the_share_of_bad_rows_a_run_sets_aside_is_configurable(tmp_path: Path) 
         load_config(_config(tmp_path, "[validation]\nmax_bad_rows = 3\n"))
 
 
-def test_the_kafka_source_s_share_group_settings(tmp_path: Path) -> None:
+def test_the_kafka_source_s_group_tool_settings(tmp_path: Path) -> None:
     from planner.collect.kafka_admin import KafkaAdminSource
 
     path = _config(
@@ -126,19 +126,19 @@ def test_the_kafka_source_s_share_group_settings(tmp_path: Path) -> None:
 use = ["kafka"]
 [sources.kafka]
 bootstrap = "b:9092"
-share_groups = false
+group_tools = false
 kafka_home = "/opt/kafka"
-share_groups_command_config = "/etc/planner/admin.properties"
+group_tools_command_config = "/etc/planner/admin.properties"
 """,
     )
     [kafka] = build_sources(load_config(path))
     assert isinstance(kafka, KafkaAdminSource)
-    assert kafka._share_groups is False
+    assert kafka._group_tools is False
     assert kafka._kafka_home == Path("/opt/kafka")
-    assert kafka._share_config == Path("/etc/planner/admin.properties")
+    assert kafka._tools_config == Path("/etc/planner/admin.properties")
     bad = _config(
         tmp_path,
-        '[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "b"\nshare_groups = "no"\n',
+        '[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "b"\ngroup_tools = "no"\n',
     )
-    with pytest.raises(ConfigError, match="share_groups must be true or false"):
+    with pytest.raises(ConfigError, match="group_tools must be true or false"):
         build_sources(load_config(bad))

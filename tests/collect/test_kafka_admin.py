@@ -3,7 +3,8 @@
 On the one-node `kafka`: the tests create their own topics (fresh names), run live groups
 of every kind the broker knows (classic groups of librdkafka and Java consumers with all
 four client strategies, consumer-protocol groups with the broker's `uniform` and `range`
-assignors, a share group), produce records of known sizes at known rates from threads
+assignors, a share group, Kafka Streams applications on the classic and the streams
+protocol), produce records of known sizes at known rates from threads
 (batched, and transactional) while the source samples, and check every table it returns.
 What the broker reports about each group is compared with what Kafka's own Java `Admin`
 reports (`java/GroupProbe.java`), which also records what confluent-kafka cannot read:
@@ -188,6 +189,79 @@ def groups(kafka: KRaftCluster, fleet: Fleet, group_probe: Path) -> Iterator[Gro
         live.check()
 
 
+STREAMS_JAVA = Path(__file__).with_name("java") / "StreamsApp.java"
+
+
+@dataclass(frozen=True)
+class StreamsApps:
+    classic: GroupSpec  # Kafka Streams on the classic protocol: assignor `stream`
+    kip1071: GroupSpec  # Kafka Streams on KIP-1071's streams protocol
+
+
+@pytest.fixture(scope="class")
+def streams_apps(kafka: KRaftCluster, fleet: Fleet) -> Iterator[StreamsApps]:
+    """Two Kafka Streams applications, two stream threads each, settled: one on the
+    classic protocol reading two co-partitioned topics, one on KIP-1071's."""
+    import subprocess
+
+    from planner.collect.kafka_admin import group_tools as tools
+
+    suffix = uuid.uuid4().hex[:8]
+    apps = StreamsApps(
+        classic=GroupSpec(
+            f"admin-kstream-{suffix}", "classic", "stream", 2, (fleet.keyless, fleet.quiet)
+        ),
+        kip1071=GroupSpec(f"admin-kip1071-{suffix}", "streams", "sticky", 2, (fleet.quiet,)),
+    )
+    kafka_home = distribution()
+    classes = compiled("streams-app", [STREAMS_JAVA], kafka_home)
+    jvms = [
+        subprocess.Popen(
+            kafka_home.java_command(
+                "StreamsApp",
+                [kafka.bootstrap, spec.group_id, protocol, str(spec.members), *spec.topics],
+                heap_mb=192,
+                jvm_options=["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"],
+                extra_classpath=[classes],
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for spec, protocol in ((apps.classic, "classic"), (apps.kip1071, "streams"))
+    ]
+    try:
+
+        def unsettled() -> str | None:
+            if any(j.poll() is not None for j in jvms):
+                return "a Streams application exited"  # wait_for fails on the deadline
+            classic = unsettled_groups(kafka.bootstrap, [apps.classic])
+            if classic is not None:
+                return classic
+            state = tools.run_tool(
+                kafka_home.java_command(
+                    tools.STREAMS_GROUP_COMMAND,
+                    tools.tool_args(kafka.bootstrap, "--state", "--verbose"),
+                )
+            )
+            offsets = tools.run_tool(
+                kafka_home.java_command(
+                    tools.STREAMS_GROUP_COMMAND, tools.tool_args(kafka.bootstrap, "--offsets")
+                )
+            )
+            groups, topics = tools.parse_streams_groups(state, offsets)
+            mine = [g for g in groups if g.group_id == apps.kip1071.group_id]
+            if not mine or len(mine[0].members) != 2 or not topics.get(apps.kip1071.group_id):
+                return f"streams group: {mine}, topics {topics}"
+            return None
+
+        wait_for(unsettled, within_s=SETTLE_S, what="the Streams applications settled")
+        yield apps
+    finally:
+        for jvm in jvms:
+            jvm.kill()
+            jvm.wait()
+
+
 @pytest.fixture(scope="class")
 def broker_view(kafka: KRaftCluster, groups: Groups, group_probe: Path) -> dict[str, Any]:
     """What Kafka's Admin reports for every live group, once the share group is settled
@@ -242,7 +316,7 @@ def _collect(source: KafkaAdminSource, interval: DataInterval = PAST) -> Run:
 
 
 @pytest.fixture(scope="class")
-def run(kafka: KRaftCluster, fleet: Fleet, groups: Groups) -> Run:
+def run(kafka: KRaftCluster, fleet: Fleet, groups: Groups, streams_apps: StreamsApps) -> Run:
     """One collection of a past interval while the groups are live and producers run."""
     source = KafkaAdminSource(
         kafka.bootstrap, sample_window_s=WINDOW_S, request_timeout_s=REQUEST_TIMEOUT_S
@@ -361,9 +435,10 @@ class TestOneBroker:
         assert not [n for n in run.collected.notes if "is down" in n]
 
     def test_groups_of_every_client_strategy_and_broker_assignor(
-        self, run: Run, groups: Groups, fleet: Fleet
+        self, run: Run, groups: Groups, fleet: Fleet, streams_apps: StreamsApps
     ) -> None:
         ours = {g.group_id for g in [*groups.live, groups.drained]}
+        ours |= {streams_apps.classic.group_id, streams_apps.kip1071.group_id}
         rows = {
             (r["group_id"], r["topic"]): (r["protocol"], r["strategy"], r["members"])
             for r in run.table("groups").to_pylist()
@@ -381,7 +456,13 @@ class TestOneBroker:
             (groups.server_range.group_id, fleet.keyless): ("consumer", "range", 1),
             # Described by Kafka's own kafka-share-groups (confluent-kafka cannot).
             (groups.share.group_id, fleet.forever): ("share", "simple", 3),
+            # Kafka Streams: a classic group whose members are the stream threads, and a
+            # KIP-1071 streams group from kafka-streams-groups (topics by its offsets).
+            (streams_apps.classic.group_id, fleet.keyless): ("classic", "stream", 2),
+            (streams_apps.classic.group_id, fleet.quiet): ("classic", "stream", 2),
+            (streams_apps.kip1071.group_id, fleet.quiet): ("streams", "sticky", 2),
         }
+        assert streams_apps.kip1071.group_id in run.note("streams group(s) (KIP-1071)")
         assert groups.drained.group_id in run.note("empty consumer group(s)")
         assert groups.share.group_id in run.note("share group(s) described by kafka-share-groups")
         skipped = [n for n in run.collected.notes if "not consumer groups" in n]

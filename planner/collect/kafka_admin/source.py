@@ -27,12 +27,15 @@ from planner.collect.kafka_admin.offsets import (
     throughput,
     windows,
 )
-from planner.collect.kafka_groups import DescribedGroup, group_rows
+from planner.collect.kafka_groups import DescribedGroup, GroupScan, group_rows
 from planner.figures.dataset import DataInterval
 
 __all__ = ["KafkaAdminSource"]
 
 _LIBRDKAFKA_LOG = logging.getLogger("planner.collect.kafka_admin.librdkafka")
+# Kafka's group tools make one Admin call: a small heap and no optimising compiler start
+# them in about 3 s instead of 4-5 on two cores.
+_TOOL_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 
 class KafkaAdminSource:
@@ -58,9 +61,9 @@ class KafkaAdminSource:
         sample_timeout_s: float = 10.0,
         sample_group_id: str = "partition-planner-sampler",
         name: str = "kafka-admin",
-        share_groups: bool = True,
+        group_tools: bool = True,
         kafka_home: Path | None = None,
-        share_groups_command_config: Path | None = None,
+        group_tools_command_config: Path | None = None,
     ) -> None:
         """Describe where the cluster is and how long to look at it.
 
@@ -80,15 +83,16 @@ class KafkaAdminSource:
                 group and never commits; set it where ACLs name the groups a principal
                 may use.
             name: The source's name.
-            share_groups: Describe share groups (KIP-932) with Apache Kafka's own
-                `kafka-share-groups` tool (confluent-kafka cannot): a JVM start, about
-                3 s. Skipped, with a note, when no Kafka installation is found.
-            kafka_home: The Kafka installation whose tool to run; None: one on `PATH`,
+            group_tools: Describe share groups (KIP-932) and streams groups (KIP-1071)
+                with Apache Kafka's own tools, which confluent-kafka cannot (three JVM
+                starts, about 3 s each). Skipped, with a note, when no Kafka
+                installation is found.
+            kafka_home: The Kafka installation whose tools to run; None: one on `PATH`,
                 else the planner's own (`planner.adapters.kafka_dist.find`).
-            share_groups_command_config: A Java client properties file for the tool
+            group_tools_command_config: A Java client properties file for the tools
                 (`--command-config`), for a cluster that needs TLS or SASL: librdkafka's
                 `config` does not translate to Java's settings, so a secured cluster's
-                share groups are skipped, with a note, without it.
+                share and streams groups are skipped, with a note, without it.
 
         Raises:
             ValueError: a setting out of range, or `bootstrap.servers` in `config`.
@@ -117,9 +121,9 @@ class KafkaAdminSource:
         self._max_sample_records = max_sample_records
         self._sample_timeout_s = float(sample_timeout_s)
         self._sample_group_id = sample_group_id
-        self._share_groups = share_groups
+        self._group_tools = group_tools
         self._kafka_home = kafka_home
-        self._share_config = share_groups_command_config
+        self._tools_config = group_tools_command_config
         self._calls = AdminCalls(
             where=f"{self.name}: Kafka at {self.bootstrap_servers}",
             timeout_s=float(request_timeout_s),
@@ -149,42 +153,71 @@ class KafkaAdminSource:
         except KafkaException as exc:  # a setting librdkafka does not accept
             raise ValueError(f"{self._calls.where}: bad client config: {exc}") from None
 
-    def _described_share_groups(self, findings: Findings) -> list[DescribedGroup]:
-        """Share groups with members, from Kafka's tool; [] with a note when not possible."""
-        from planner.adapters.kafka_dist import KafkaNotFound, find
-        from planner.collect.kafka_admin.share_groups import (
-            SHARE_GROUP_COMMAND,
-            ShareGroupsUnreadable,
-            describe_share_groups,
-            share_group_args,
-        )
+    def _described_by_tools(self, findings: Findings) -> GroupScan:
+        """Share and streams groups as `groups` rows, read with Kafka's own tools.
 
-        if not self._share_groups:
-            return []
+        Empty (with a note saying why) when switched off, on a secured cluster without a
+        Java client properties file, or without a Kafka installation; a kind whose tool
+        fails costs only that kind (noted).
+        """
+        from planner.adapters.kafka_dist import KafkaNotFound, find
+        from planner.collect.kafka_admin import group_tools as tools
+
+        scan = GroupScan()
+        if not self._group_tools:
+            return scan
         secured = sorted(k for k in self._extra if k.split(".")[0] in {"security", "sasl", "ssl"})
-        if secured and self._share_config is None:
+        if secured and self._tools_config is None:
             findings.note(
-                "share groups not described: the cluster takes client security settings "
-                f"({', '.join(secured)}) and no share_groups_command_config gives Kafka's "
-                "tool the Java client's"
+                "share and streams groups not described: the cluster takes client security "
+                f"settings ({', '.join(secured)}) and no group_tools_command_config gives "
+                "Kafka's tools the Java client's"
             )
-            return []
+            return scan
         try:
             kafka = find(self._kafka_home)
         except KafkaNotFound as exc:
-            findings.note(f"share groups not described: {exc}")
-            return []
-        command = kafka.java_command(
-            SHARE_GROUP_COMMAND,
-            share_group_args(self.bootstrap_servers, self._share_config),
-            heap_mb=256,
-            jvm_options=["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"],
-        )
+            findings.note(f"share and streams groups not described: {exc}")
+            return scan
+        timeout_s = max(60.0, 3 * self._calls.timeout_s)
+
+        def run(main_class: str, *what: str) -> str:
+            args = tools.tool_args(self.bootstrap_servers, *what, command_config=self._tools_config)
+            command = kafka.java_command(
+                main_class, args, heap_mb=256, jvm_options=_TOOL_JVM_OPTIONS
+            )
+            return tools.run_tool(command, timeout_s=timeout_s)
+
         try:
-            return describe_share_groups(command, timeout_s=max(60.0, 3 * self._calls.timeout_s))
-        except ShareGroupsUnreadable as exc:
+            shared = tools.parse_share_members(run(tools.SHARE_GROUP_COMMAND, "--members"))
+            kept = group_rows(shared, lambda _group: set())
+            scan.rows += kept.rows
+            scan.rejected += kept.rejected
+            if shared:
+                findings.note(
+                    f"{len(shared)} share group(s) described by kafka-share-groups: "
+                    f"{names([g.group_id for g in shared])}"
+                )
+        except tools.GroupToolUnreadable as exc:
             findings.note(f"share groups not described: {exc}")
-            return []
+        try:
+            streams, topics = tools.parse_streams_groups(
+                run(tools.STREAMS_GROUP_COMMAND, "--state", "--verbose"),
+                run(tools.STREAMS_GROUP_COMMAND, "--offsets"),
+            )
+            kept = group_rows(streams, lambda group: topics.get(group, set()))
+            scan.rows += kept.rows
+            scan.rejected += kept.rejected
+            scan.empty += kept.empty
+            if streams:
+                findings.note(
+                    f"{len(streams)} streams group(s) (KIP-1071) described by "
+                    f"kafka-streams-groups, topics from their committed offsets, one member "
+                    f"per stream thread: {names([g.group_id for g in streams])}"
+                )
+        except tools.GroupToolUnreadable as exc:
+            findings.note(f"streams groups not described: {exc}")
+        return scan
 
     def describe_groups(self) -> list[DescribedGroup]:
         """What the broker reports about every consumer group, as the client reads it.
@@ -262,17 +295,12 @@ class KafkaAdminSource:
         read, scan = read_groups_isolated(self._client_config(), self._calls)
         for text in read.notes:
             findings.note(text)
-        shared = self._described_share_groups(findings)
-        if shared:
-            share_scan = group_rows(shared, lambda _group: set())
-            scan.rows.extend(share_scan.rows)
-            scan.rejected.extend(share_scan.rejected)
-            described_ids = {g.group_id for g in shared}
-            read.others = [o for o in read.others if o.split(" (")[0] not in described_ids]
-            findings.note(
-                f"{len(shared)} share group(s) described by kafka-share-groups: "
-                f"{names([g.group_id for g in shared])}"
-            )
+        by_tools = self._described_by_tools(findings)
+        scan.rows += by_tools.rows
+        scan.rejected += by_tools.rejected
+        scan.empty += by_tools.empty
+        described = {r["group_id"] for r in by_tools.rows} | {r[0] for r in by_tools.rejected}
+        read.others = [o for o in read.others if o.split(" (")[0] not in described]
         findings.reject_groups(read.failures + scan.rejected)
         raw = pa.table(
             {
