@@ -11,12 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.assignors import STRATEGIES
 from planner.sample.names import group_ids
 from planner.sample.streams import Floats, Ints, choice
 
-__all__ = ["STRATEGY_WEIGHTS", "Groups", "draw_groups", "group_rows", "reported_as"]
+__all__ = [
+    "SHARE_EVERY",
+    "STRATEGY_WEIGHTS",
+    "Groups",
+    "draw_groups",
+    "group_rows",
+    "reported_as",
+    "share_groups",
+]
 
 STRATEGY_WEIGHTS: dict[str, float] = {
     "range": 0.38,
@@ -152,3 +161,29 @@ def draw_groups(
         row_group=row_group,
         row_topic=row_topic,
     )
+
+
+SHARE_EVERY = 9
+"""One keyless topic in this many also has a share group (KIP-932) of workers."""
+
+
+def share_groups(
+    names: tuple[str, ...], keyed: npt.NDArray[np.bool_], partitions: Ints
+) -> list[dict[str, object]]:
+    """Share groups of workers on some keyless topics, as `groups` rows.
+
+    Chosen by topic index, without a random draw, so a seed's other figures stay what
+    they were. Each has a couple more members than its topic has partitions: a share
+    group is not capped by the partition count.
+    """
+    keyless = np.flatnonzero(~keyed)
+    return [
+        {
+            "group_id": f"{names[t]}-workers",
+            "topic": names[t],
+            "protocol": "share",
+            "strategy": "simple",
+            "members": int(partitions[t]) + 2,
+        }
+        for t in keyless[SHARE_EVERY // 2 :: SHARE_EVERY].tolist()
+    ]

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 from planner.assignors import STRATEGIES
 from planner.sample.fleet import Fleet, build_fleet
-from planner.sample.groups import reported_as
+from planner.sample.groups import reported_as, share_groups
 from planner.sample.keys import key_sample
 from planner.sample.perf import consumer_output, producer_output
 from planner.sample.series import throughput_day
@@ -329,6 +329,8 @@ def _group_rows(fleet: Fleet) -> list[dict[str, object]]:
                 "members": int(g.members[gi]),
             }
         )
+    t = fleet.topics
+    rows += share_groups(names, t.keyed, t.partitions)
     rows.sort(key=lambda r: (str(r["group_id"]), str(r["topic"])))
     return rows
 

@@ -166,16 +166,15 @@ def test_a_streams_header_with_a_column_it_does_not_know_is_refused() -> None:
 def test_the_collector_says_why_it_did_not_describe_share_and_streams_groups(
     tmp_path: Path,
 ) -> None:
-    from planner.collect.kafka_admin.findings import Findings
     from planner.collect.kafka_admin.source import KafkaAdminSource
 
     def notes(source: KafkaAdminSource) -> list[str]:
-        findings = Findings("kafka-admin", "kafka-admin:localhost:9")
-        assert source._described_by_tools(findings).rows == []
-        return findings.collected.notes
+        scan, said = source._described_by_tools()
+        assert scan.rows == []
+        return said
 
     [said] = notes(KafkaAdminSource("localhost:9", kafka_home=tmp_path))
-    assert said.startswith("kafka-admin: share and streams groups not described:")
+    assert said.startswith("share and streams groups not described:")
     assert str(tmp_path) in said
     secured = KafkaAdminSource(
         "localhost:9", config={"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN"}

@@ -469,6 +469,24 @@ class TestOneBroker:
         assert not [n for n in skipped if groups.share.group_id in n]
         assert not [r for r in run.rejected() if any(g in str(r["reason"]) for g in ours)]
 
+    def test_a_kafka_streams_thread_owns_the_same_partition_numbers_of_each_input_topic(
+        self, kafka: KRaftCluster, streams_apps: StreamsApps, fleet: Fleet
+    ) -> None:
+        """Tasks are partition numbers of the co-partitioned input topics (what
+        `planner.protocols` plans a multi-topic Streams group on)."""
+        source = KafkaAdminSource(kafka.bootstrap, request_timeout_s=REQUEST_TIMEOUT_S)
+        [app] = [g for g in source.describe_groups() if g.group_id == streams_apps.classic.group_id]
+        assert (app.protocol, app.assignor, len(app.members)) == ("classic", "stream", 2)
+        numbers = []
+        for member in app.members:
+            by_topic = {
+                t: sorted(p for topic, p in member.assignment if topic == t)
+                for t in (fleet.keyless, fleet.quiet)
+            }
+            assert by_topic[fleet.keyless] == by_topic[fleet.quiet]
+            numbers.append(tuple(by_topic[fleet.keyless]))
+        assert sorted(numbers) == [(0,), (1,)]
+
     def test_what_the_broker_reports_of_a_group_is_what_kafkas_admin_reports(
         self, kafka: KRaftCluster, groups: Groups, broker_view: dict[str, Any]
     ) -> None:

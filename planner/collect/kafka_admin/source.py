@@ -6,6 +6,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -153,33 +154,36 @@ class KafkaAdminSource:
         except KafkaException as exc:  # a setting librdkafka does not accept
             raise ValueError(f"{self._calls.where}: bad client config: {exc}") from None
 
-    def _described_by_tools(self, findings: Findings) -> GroupScan:
-        """Share and streams groups as `groups` rows, read with Kafka's own tools.
+    def _described_by_tools(self) -> tuple[GroupScan, list[str]]:
+        """Share and streams groups as `groups` rows, read with Kafka's own tools, and
+        the notes about them.
 
-        Empty (with a note saying why) when switched off, on a secured cluster without a
-        Java client properties file, or without a Kafka installation; a kind whose tool
-        fails costs only that kind (noted).
+        The three tool runs (one JVM each) go in parallel. Nothing (with a note saying
+        why) when switched off, on a secured cluster without a Java client properties
+        file, or without a Kafka installation; a kind whose tool fails costs only that
+        kind (noted).
         """
+        from concurrent.futures import ThreadPoolExecutor
+
         from planner.adapters.kafka_dist import KafkaNotFound, find
         from planner.collect.kafka_admin import group_tools as tools
 
-        scan = GroupScan()
+        scan, notes = GroupScan(), list[str]()
         if not self._group_tools:
-            return scan
+            return scan, notes
         secured = sorted(k for k in self._extra if k.split(".")[0] in {"security", "sasl", "ssl"})
         if secured and self._tools_config is None:
-            findings.note(
+            notes.append(
                 "share and streams groups not described: the cluster takes client security "
                 f"settings ({', '.join(secured)}) and no group_tools_command_config gives "
                 "Kafka's tools the Java client's"
             )
-            return scan
+            return scan, notes
         try:
             kafka = find(self._kafka_home)
         except KafkaNotFound as exc:
-            findings.note(f"share and streams groups not described: {exc}")
-            return scan
-        timeout_s = max(60.0, 3 * self._calls.timeout_s)
+            return scan, [f"share and streams groups not described: {exc}"]
+        timeout_s = max(30.0, 3 * self._calls.timeout_s)
 
         def run(main_class: str, *what: str) -> str:
             args = tools.tool_args(self.bootstrap_servers, *what, command_config=self._tools_config)
@@ -188,36 +192,39 @@ class KafkaAdminSource:
             )
             return tools.run_tool(command, timeout_s=timeout_s)
 
-        try:
-            shared = tools.parse_share_members(run(tools.SHARE_GROUP_COMMAND, "--members"))
-            kept = group_rows(shared, lambda _group: set())
-            scan.rows += kept.rows
-            scan.rejected += kept.rejected
-            if shared:
-                findings.note(
-                    f"{len(shared)} share group(s) described by kafka-share-groups: "
-                    f"{names([g.group_id for g in shared])}"
+        with ThreadPoolExecutor(3, thread_name_prefix="kafka-group-tool") as pool:
+            share_out = pool.submit(run, tools.SHARE_GROUP_COMMAND, "--members")
+            state_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--state", "--verbose")
+            offsets_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--offsets")
+            try:
+                shared = tools.parse_share_members(share_out.result())
+                kept = group_rows(shared, lambda _group: set())
+                scan.rows += kept.rows
+                scan.rejected += kept.rejected
+                if shared:
+                    notes.append(
+                        f"{len(shared)} share group(s) described by kafka-share-groups: "
+                        f"{names([g.group_id for g in shared])}"
+                    )
+            except tools.GroupToolUnreadable as exc:
+                notes.append(f"share groups not described: {exc}")
+            try:
+                streams, topics = tools.parse_streams_groups(
+                    state_out.result(), offsets_out.result()
                 )
-        except tools.GroupToolUnreadable as exc:
-            findings.note(f"share groups not described: {exc}")
-        try:
-            streams, topics = tools.parse_streams_groups(
-                run(tools.STREAMS_GROUP_COMMAND, "--state", "--verbose"),
-                run(tools.STREAMS_GROUP_COMMAND, "--offsets"),
-            )
-            kept = group_rows(streams, lambda group: topics.get(group, set()))
-            scan.rows += kept.rows
-            scan.rejected += kept.rejected
-            scan.empty += kept.empty
-            if streams:
-                findings.note(
-                    f"{len(streams)} streams group(s) (KIP-1071) described by "
-                    f"kafka-streams-groups, topics from their committed offsets, one member "
-                    f"per stream thread: {names([g.group_id for g in streams])}"
-                )
-        except tools.GroupToolUnreadable as exc:
-            findings.note(f"streams groups not described: {exc}")
-        return scan
+                kept = group_rows(streams, lambda group: topics.get(group, set()))
+                scan.rows += kept.rows
+                scan.rejected += kept.rejected
+                scan.empty += kept.empty
+                if streams:
+                    notes.append(
+                        f"{len(streams)} streams group(s) (KIP-1071) described by "
+                        f"kafka-streams-groups, topics from their committed offsets, one "
+                        f"member per stream thread: {names([g.group_id for g in streams])}"
+                    )
+            except tools.GroupToolUnreadable as exc:
+                notes.append(f"streams groups not described: {exc}")
+        return scan, notes
 
     def describe_groups(self) -> list[DescribedGroup]:
         """What the broker reports about every consumer group, as the client reads it.
@@ -248,8 +255,28 @@ class KafkaAdminSource:
             SourceUnavailable: the cluster could not be reached within the retries, or
                 refused a call collection cannot do without.
         """
+        from concurrent.futures import ThreadPoolExecutor
+
         admin = self._admin()
         findings = Findings(self._calls.where, f"{self.name}:{self.bootstrap_servers}")
+        # Kafka's group tools (a JVM start each) run beside everything else, so their
+        # seconds overlap the sample window instead of adding to it.
+        pool = ThreadPoolExecutor(1, thread_name_prefix="kafka-group-tools")
+        try:
+            tools = pool.submit(self._described_by_tools)
+            return self._collect(admin, findings, tools, interval)
+        finally:
+            # A collection that failed does not wait for the tools (their own time-out
+            # stops them); one that succeeded has their result already.
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _collect(
+        self,
+        admin: Any,
+        findings: Findings,
+        tools: Future[tuple[GroupScan, list[str]]],
+        interval: DataInterval,
+    ) -> Collected:
         metadata = read_metadata(self._calls, admin)
         # A partition without a leader has no end offset to read (see `windows`).
         partitions = [
@@ -263,7 +290,7 @@ class KafkaAdminSource:
         # The other reads run inside the window, so the window costs no extra time.
         read_brokers(self._calls, admin, metadata, findings)
         retention_ms = retention(self._calls, admin, list(metadata.topics), findings)
-        self._groups(findings)
+        self._groups(findings, tools)
         time.sleep(max(0.0, deadline - time.monotonic()))
         second = read_end_offsets(self._calls, admin, partitions)
         bad: list[Bad] = []
@@ -289,13 +316,15 @@ class KafkaAdminSource:
         topics_table(metadata, retention_ms, keyed, findings)
         return findings.collected
 
-    def _groups(self, findings: Findings) -> None:
+    def _groups(self, findings: Findings, tools: Future[tuple[GroupScan, list[str]]]) -> None:
         # In a child process (`isolated`); its librdkafka logs go to its own logger of
         # the same name, since a Logger pickles by name.
         read, scan = read_groups_isolated(self._client_config(), self._calls)
         for text in read.notes:
             findings.note(text)
-        by_tools = self._described_by_tools(findings)
+        by_tools, tool_notes = tools.result()
+        for text in tool_notes:
+            findings.note(text)
         scan.rows += by_tools.rows
         scan.rejected += by_tools.rejected
         scan.empty += by_tools.empty
