@@ -4,8 +4,8 @@ Collection (`planner.figures.conform`) already checks every row and keeps the ba
 out, in the `rejected` table. These suites re-check the same column rules on the whole
 table (a row that reaches sizing broken means a bug or a bypassed collector, or a rule
 that spans tables) and add what no single row can show: unique keys across sources,
-the replication factor against the broker count, one strategy per consumer group, a
-table that is not empty.
+the replication factor against the broker count, one protocol and assignor per consumer
+group, a table that is not empty.
 
 One builder per suite; `expectations.catalog` names them `<table>.input`.
 
@@ -143,21 +143,42 @@ def capacity_input() -> list[Expectation]:
 
 
 def groups_input() -> list[Expectation]:
-    """`groups.input`: subscriptions, one per (group, topic), one strategy per group.
+    """`groups.input`: subscriptions, one per (group, topic), one protocol and assignor per group.
 
-    A classic consumer group runs one assignor: the group coordinator picks a protocol all
-    members support, so a group listed with two strategies is a collection error.
+    A group runs one protocol, and one assignor: the classic coordinator picks a protocol all
+    members support, the consumer, share and streams coordinators run one assignor for the
+    group; a group listed with two is a collection error. Each assignor is one of its
+    protocol's (`planner.protocols.GROUP_STRATEGIES`): `uniform` is not a classic strategy.
     """
+    from planner.protocols import DEFAULT_PROTOCOL, GROUP_STRATEGIES
+
+    protocol = f"coalesce(protocol, '{DEFAULT_PROTOCOL}')"
+    known = " OR ".join(
+        f"({protocol} = '{name}' AND strategy IN ({', '.join(repr(s) for s in assignors)}))"
+        for name, assignors in GROUP_STRATEGIES.items()
+    )
     return _levelled(
         [
             *column_rules(TABLES["groups"]),
             query(
                 "groups.one_strategy",
-                """
-                SELECT group_id, concat_ws(', ', sort_array(collect_set(strategy))) AS strategies
-                FROM {batch} GROUP BY group_id HAVING count(DISTINCT strategy) > 1
+                f"""
+                SELECT group_id,
+                       concat_ws(', ', sort_array(collect_set(
+                           concat({protocol}, ' ', strategy)))) AS strategies
+                FROM {{batch}} GROUP BY group_id
+                HAVING count(DISTINCT {protocol}, strategy) > 1
                 """,
-                "each consumer group has one assignment strategy across its topics",
+                "each consumer group has one protocol and one assignor across its topics",
+            ),
+            query(
+                "groups.protocol_assignor",
+                f"""
+                SELECT group_id, topic, {protocol} AS protocol, strategy FROM {{batch}}
+                WHERE strategy IS NOT NULL AND NOT ({known})
+                """,
+                "each group's assignor is one its protocol has (uniform is a consumer-protocol "
+                "assignor, simple a share-group one)",
             ),
         ]
     )

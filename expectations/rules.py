@@ -260,9 +260,14 @@ def _rule_expectations(column: Column) -> list[Expectation]:
 
         return [in_set(column.name, PARTITIONERS, "partitioner (librdkafka's names)")]
     if rule == "strategy":
-        from planner.assignors import STRATEGIES
+        from planner.protocols import GROUP_STRATEGIES
 
-        return [in_set(column.name, STRATEGIES, "assignment strategy")]
+        names = sorted({s for known in GROUP_STRATEGIES.values() for s in known})
+        return [in_set(column.name, names, "group assignor (of any protocol)")]
+    if rule == "protocol":
+        from planner.protocols import PROTOCOLS
+
+        return [in_set(column.name, PROTOCOLS, "group protocol")]
     if rule == "hex":
         return [
             gxe.ExpectColumnValuesToMatchRegex(

@@ -77,6 +77,9 @@ _KAFKA_KEYS = {
     "max_sample_records",
     "sample_timeout_s",
     "config_env",
+    "group_tools",
+    "kafka_home",
+    "group_tools_command_config",
 }
 _PROMETHEUS_KEYS = {
     "url",
@@ -310,6 +313,13 @@ def _kafka_args(settings: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("retries", "max_sample_records"):
         if key in settings:
             args[key] = int(settings[key])
+    if "group_tools" in settings:
+        if not isinstance(settings["group_tools"], bool):
+            raise ConfigError("[sources.kafka] group_tools must be true or false")
+        args["group_tools"] = settings["group_tools"]
+    for key in ("kafka_home", "group_tools_command_config"):
+        if key in settings:
+            args[key] = Path(str(settings[key]))
     extra = _secret(settings, "config_env")
     if extra:
         try:

@@ -654,5 +654,70 @@ def _invalid_figures(p: Mapping[str, Any]) -> str:
     return f"figures set aside by input validation, not planned: {p['reason']}"
 
 
+# --- a share group (KIP-932): planner.recommend.share ----------------------------------
+
+
+@_renders("share-fetch-assumed", "info")
+def _share_fetch_assumed(p: Mapping[str, Any]) -> str:
+    return (
+        "no share-fetch measurement for this topic (capacity share_fetch_*): one "
+        "partition's share-fetch rate was assumed not to bind; on Kafka 4.4.0 it measured "
+        "0.3-0.8 of a classic consumer's fetch rate, so measure it with "
+        "`partition-planner measure --share`"
+    )
+
+
+@_renders("share-in-flight-unchecked", "warning")
+def _share_in_flight_unchecked(p: Mapping[str, Any]) -> str:
+    return (
+        f"the share-partitions' in-flight cap (group.share.partition.max.record.locks) "
+        f"was not checked: {p['missing']} is unknown"
+    )
+
+
+@_renders("share-lock-expiry", "warning")
+def _share_lock_expiry(p: Mapping[str, Any]) -> str:
+    return (
+        f"a member holds a poll of {p['records_per_poll']:,} records for "
+        f"{p['holding_s']:.1f} s, past the {p['lock_duration_s']:g} s acquisition lock "
+        f"(group.share.record.lock.duration.ms): their locks expire and the records are "
+        f"delivered again; set max.poll.records to about {p['max_poll_records']:,} or less"
+    )
+
+
+@_renders("share-group-size", "warning")
+def _share_group_size(p: Mapping[str, Any]) -> str:
+    return (
+        f"the share group needs {p['members']:,} members, more than a share group may have "
+        f"(group.share.max.size {p['max_size']:,}): faster members or a second group"
+    )
+
+
+@_renders("share-not-for-keyed", "info")
+def _share_not_for_keyed(p: Mapping[str, Any]) -> str:
+    return (
+        "no share-group alternative: a share group (KIP-932) delivers records to any "
+        "member, with no per-key or per-partition order, and this topic is keyed"
+    )
+
+
+@_renders("share-alternative", "info")
+def _share_alternative(p: Mapping[str, Any]) -> str:
+    kept = (
+        f" (the {p['current_partitions']} it has: Kafka cannot shrink a topic; the share "
+        f"model needs {p['bound_partitions']})"
+        if p["current_partitions"] is not None and p["partitions"] > p["bound_partitions"]
+        else f" (decided by the {p['bound']} bound)"
+    )
+    return (
+        f"as a share group (KIP-932, Kafka 4.2+) of {p['members']:,} members, this keyless "
+        f"topic would need {p['partitions']:,} partitions instead of "
+        f"{p['classic_partitions']:,}{kept}: {p['replicas_saved']:,} fewer replicas, "
+        f"{p['file_handles_saved']:,} fewer open files on the busiest broker, "
+        f"{p['batch_memory_saved_bytes'] / 2**20:,.2f} MiB less producer batch memory; "
+        f"records then come in no order"
+    )
+
+
 #: Every code a note may carry.
 CODES = frozenset(_RENDERERS)

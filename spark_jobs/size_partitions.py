@@ -310,7 +310,7 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
     facts = topic_facts(
         figures.table(spark, "topics"),
         capacity=figures.table(spark, "capacity"),
-        groups=figures.table(spark, "groups"),
+        groups=figures.planned_groups(spark),
     )
     brokers = figures.brokers()
     sized = size_topics(

@@ -114,3 +114,31 @@ def test_the_share_of_bad_rows_a_run_sets_aside_is_configurable(tmp_path: Path) 
             load_config(_config(tmp_path, f"[validation]\nmax_bad_row_share = {bad}\n"))
     with pytest.raises(ConfigError, match="unknown key"):
         load_config(_config(tmp_path, "[validation]\nmax_bad_rows = 3\n"))
+
+
+def test_the_kafka_source_s_group_tool_settings(tmp_path: Path) -> None:
+    from planner.collect.kafka_admin import KafkaAdminSource
+
+    path = _config(
+        tmp_path,
+        """
+[sources]
+use = ["kafka"]
+[sources.kafka]
+bootstrap = "b:9092"
+group_tools = false
+kafka_home = "/opt/kafka"
+group_tools_command_config = "/etc/planner/admin.properties"
+""",
+    )
+    [kafka] = build_sources(load_config(path))
+    assert isinstance(kafka, KafkaAdminSource)
+    assert kafka._group_tools is False
+    assert kafka._kafka_home == Path("/opt/kafka")
+    assert kafka._tools_config == Path("/etc/planner/admin.properties")
+    bad = _config(
+        tmp_path,
+        '[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "b"\ngroup_tools = "no"\n',
+    )
+    with pytest.raises(ConfigError, match="group_tools must be true or false"):
+        build_sources(load_config(bad))

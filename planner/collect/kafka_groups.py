@@ -26,11 +26,12 @@ What a real Apache Kafka 4.4.0 reports (checked live, `tests/collect/test_kafka_
 
 A group's topics are those of its members' assignments (and target assignments); a
 group whose members hold no assignment (it is rebalancing) falls back to the topics it
-has committed offsets for. Assignor names map to `planner.assignors.STRATEGIES`
-unchanged for the classic protocol, where the clients compute the assignment. The
-consumer protocol's assignors run in the broker: `range` maps to `range` and `uniform`,
-balanced and incremental, to `cooperative-sticky`. Any other assignor (Kafka Streams'
-`stream`, a custom one), a group with members but no assignor (mid-rebalance) and a
+has committed offsets for. Each row keeps the group's protocol and its assignor as the
+broker names them (`planner.protocols.GROUP_STRATEGIES`): a KIP-848 group is
+`consumer`/`uniform`, not a classic stand-in; how the planner simulates each pair is
+decided once, in `planner.protocols.planned_strategy`. A Kafka Streams application on
+the classic protocol reports its task assignor, `stream`, and is kept. Any other
+assignor (a custom one), a group with members but no assignor (mid-rebalance) and a
 description that contradicts itself (a non-empty state with no members) are rejected
 with the reason. Empty groups (no members, so no assignor) and simple groups (consumers
 that `assign()` partitions themselves and only commit) are set aside: neither shares
@@ -39,31 +40,23 @@ partitions among members.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.assignors import STRATEGIES
+from planner.protocols import GROUP_STRATEGIES, check_group_strategy
 
 __all__ = [
-    "CLASSIC_ASSIGNORS",
     "INTERNAL_PREFIX",
-    "SERVER_ASSIGNORS",
     "DescribedGroup",
     "DescribedMember",
     "GroupScan",
     "described",
     "group_rows",
-    "strategy_for",
 ]
 
 INTERNAL_PREFIX = "__"
 """Kafka's internal topics (`__consumer_offsets`, `__transaction_state`...) start so."""
-CLASSIC_ASSIGNORS: Mapping[str, str] = {name: name for name in STRATEGIES}
-"""Classic-protocol assignor (protocol) names -> planner strategy: Kafka's own names."""
-SERVER_ASSIGNORS: Mapping[str, str] = {"range": "range", "uniform": "cooperative-sticky"}
-"""KIP-848 broker-side assignors -> the planner strategy that assigns most like them."""
-
 TopicPartitions = tuple[tuple[str, int], ...]
 
 
@@ -159,21 +152,6 @@ def described(description: Any) -> DescribedGroup:
     )
 
 
-def strategy_for(assignor: str, *, server_side: bool = False) -> str | None:
-    """The planner strategy for a group's partition assignor, or None when it has none.
-
-    Args:
-        assignor: The assignor (protocol) name the broker reports for the group.
-        server_side: The group uses the KIP-848 consumer protocol (the broker assigns).
-
-    Returns:
-        One of `planner.assignors.STRATEGIES`, or None for an assignor the planner
-        cannot simulate (Kafka Streams' `stream`, a custom assignor, an empty name).
-    """
-    table = SERVER_ASSIGNORS if server_side else CLASSIC_ASSIGNORS
-    return table.get(assignor)
-
-
 @dataclass
 class GroupScan:
     """Group rows and what was set aside, from `group_rows`."""
@@ -182,25 +160,27 @@ class GroupScan:
     rejected: list[tuple[str, str, str | None, str]] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
     simple: list[str] = field(default_factory=list)
-    server_mapped: list[str] = field(default_factory=list)
     from_offsets: list[str] = field(default_factory=list)
 
 
-def _unplannable(group: DescribedGroup) -> tuple[str, str | None, str]:
-    """(field, value, reason) of a group with members but no strategy the planner knows."""
-    if group.assignor:
-        known = SERVER_ASSIGNORS if group.protocol == "consumer" else CLASSIC_ASSIGNORS
+def _unplannable(group: DescribedGroup) -> tuple[str, str | None, str] | None:
+    """(field, value, reason) of a group with members but no assignor the planner knows."""
+    if not group.assignor:
         return (
             "strategy",
-            group.assignor,
-            f"group {group.group_id!r} uses the partition assignor {group.assignor!r}, which "
-            f"the planner cannot simulate (it knows {', '.join(known)})",
+            None,
+            f"the broker reports no partition assignor for group {group.group_id!r} "
+            f"(state {group.state}; a group that is rebalancing has none yet)",
         )
+    why = check_group_strategy(group.protocol, group.assignor)
+    if why is None:
+        return None
+    known = ", ".join(GROUP_STRATEGIES.get(group.protocol, ()))
     return (
         "strategy",
-        None,
-        f"the broker reports no partition assignor for group {group.group_id!r} "
-        f"(state {group.state}; a group that is rebalancing has none yet)",
+        group.assignor,
+        f"group {group.group_id!r} ({group.protocol} protocol) uses the partition assignor "
+        f"{group.assignor!r}, which the planner cannot simulate (it knows {known})",
     )
 
 
@@ -216,8 +196,7 @@ def group_rows(
 
     Returns:
         The rows, and per group set aside why: rejected (group, field, value, reason),
-        empty, simple; and the groups mapped from a KIP-848 assignor or whose topics came
-        from committed offsets.
+        empty, simple; and the groups whose topics came from committed offsets.
     """
     scan = GroupScan()
     for group in groups:
@@ -239,13 +218,10 @@ def group_rows(
                     )
                 )
             continue
-        server_side = group.protocol == "consumer"
-        strategy = strategy_for(group.assignor, server_side=server_side)
-        if strategy is None:
-            scan.rejected.append((group_id, *_unplannable(group)))
+        unplannable = _unplannable(group)
+        if unplannable is not None:
+            scan.rejected.append((group_id, *unplannable))
             continue
-        if server_side and group.assignor != strategy:
-            scan.server_mapped.append(f"{group_id} ({group.assignor} -> {strategy})")
         topics = group.topics
         if not topics:
             topics = committed_topics(group_id)
@@ -264,7 +240,13 @@ def group_rows(
             )
             continue
         scan.rows.extend(
-            {"group_id": group_id, "topic": t, "strategy": strategy, "members": len(group.members)}
+            {
+                "group_id": group_id,
+                "topic": t,
+                "protocol": group.protocol,
+                "strategy": group.assignor,
+                "members": len(group.members),
+            }
             for t in sorted(topics)
         )
     return scan

@@ -7,7 +7,7 @@
                                                  [partitioner], [retention_ms]
       capacity/    ...                           topic or *, producer_/consumer_/share_fetch_
                                                  mib/records
-      groups/      ...                           group_id, topic, strategy, members
+      groups/      ...                           group_id, topic, strategy, members, [protocol]
       keys/        ...                           topic, key or key_hex, count
       cluster/     ...                           broker_id, [rack], [live]
       perf/        NAME.producer.txt, NAME.consumer.txt, NAME.share.txt,

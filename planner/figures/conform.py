@@ -20,9 +20,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from planner.assignors import STRATEGIES
 from planner.figures.schema import BYTE_UNITS, REJECTED, TABLES, TIMESTAMP, Table
 from planner.partitioners import PARTITIONERS
+from planner.protocols import DEFAULT_PROTOCOL, GROUP_STRATEGIES, PROTOCOLS
 
 __all__ = [
     "Conformed",
@@ -250,8 +250,14 @@ def _check_domain(rule: str, values: pa.Array, name: str, raw: pa.Array, check: 
         known = _mask(pc.is_in(values, pa.array(PARTITIONERS)))
         check.fail(present & ~known, name, raw, f"unknown partitioner (one of {PARTITIONERS})")
     elif rule == "strategy":
-        known = _mask(pc.is_in(values, pa.array(STRATEGIES)))
-        check.fail(present & ~known, name, raw, f"unknown strategy (one of {STRATEGIES})")
+        # Whether it is one of its own protocol's assignors is a rule of the row
+        # (`_table_rules`); here only whether any protocol has it.
+        names = sorted({s for known in GROUP_STRATEGIES.values() for s in known})
+        known = _mask(pc.is_in(values, pa.array(names)))
+        check.fail(present & ~known, name, raw, f"unknown assignor (one of {', '.join(names)})")
+    elif rule == "protocol":
+        known = _mask(pc.is_in(values, pa.array(PROTOCOLS)))
+        check.fail(present & ~known, name, raw, f"unknown protocol (one of {', '.join(PROTOCOLS)})")
     elif rule == "hex":
         check.fail(
             present & ~_mask(pc.match_substring_regex(values, _HEX)), name, raw, "not hex bytes"
@@ -275,6 +281,18 @@ def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check
         for name in figures:
             none &= _mask(pc.is_null(columns[name]))
         check.fail(none, "producer_mib_per_s", columns["topic"], "no capacity figure in the row")
+    if spec.name == "groups":
+        protocol = pc.fill_null(columns["protocol"], DEFAULT_PROTOCOL)
+        strategy = columns["strategy"]
+        for group_protocol, assignors in GROUP_STRATEGIES.items():
+            theirs = _mask(pc.equal(protocol, group_protocol))
+            own = _mask(pc.is_in(strategy, pa.array(assignors)))
+            check.fail(
+                theirs & ~own & ~_mask(pc.is_null(strategy)),
+                "strategy",
+                strategy,
+                f"not an assignor of {group_protocol} groups (those use {', '.join(assignors)})",
+            )
     if spec.name == "keys":
         has_key = ~_mask(pc.is_null(columns["key"]))
         has_hex = ~_mask(pc.is_null(columns["key_hex"]))
@@ -354,6 +372,8 @@ def conform(
     if name == "topics":
         partitioner = columns["partitioner"]
         columns["partitioner"] = pc.fill_null(partitioner, "murmur2_random")
+    if name == "groups":
+        columns["protocol"] = pc.fill_null(columns["protocol"], DEFAULT_PROTOCOL)
     good = pa.table(
         {c.name: columns[c.name] for c in spec.columns},
         schema=pa.schema([pa.field(c.name, c.type) for c in spec.columns]),

@@ -52,7 +52,7 @@ class Column:
         required: A source must provide it (an optional column may be absent or null).
         check: The domain rule a value must meet: `topic` (Kafka's name rule), `rate`
             (finite, >= 0), `positive` (finite, > 0), `count` (whole, >= 1), `whole`
-            (whole, >= 0), `partitioner`, `strategy`, `hex`, or "" for none.
+            (whole, >= 0), `partitioner`, `strategy`, `protocol`, `hex`, or "" for none.
         doc: What it means, with its unit.
         may_be_empty: A required column whose value may still be empty, where empty
             says something (a topic's `partitions`: not created yet). A source must
@@ -227,8 +227,21 @@ GROUPS = Table(
     (
         _c("group_id", pa.string(), "nonempty", "consumer group id"),
         _c("topic", pa.string(), "topic", "a topic the group subscribes to"),
-        _c("strategy", pa.string(), "strategy", "assignment strategy (planner.assignors names)"),
+        _c(
+            "strategy",
+            pa.string(),
+            "strategy",
+            "the group's assignor as the broker names it (planner.protocols.GROUP_STRATEGIES)",
+        ),
         _c("members", pa.int32(), "whole", "current member count"),
+        _c(
+            "protocol",
+            pa.string(),
+            "protocol",
+            "group protocol: classic (the default when absent), consumer (KIP-848), "
+            "share (KIP-932) or streams (KIP-1071)",
+            required=False,
+        ),
         _c("source", pa.string(), "", _SOURCE.doc, required=False),
     ),
     ("group_id", "topic"),

@@ -11,12 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.assignors import STRATEGIES
 from planner.sample.names import group_ids
 from planner.sample.streams import Floats, Ints, choice
 
-__all__ = ["STRATEGY_WEIGHTS", "Groups", "draw_groups", "group_rows"]
+__all__ = [
+    "SHARE_EVERY",
+    "STRATEGY_WEIGHTS",
+    "Groups",
+    "draw_groups",
+    "group_rows",
+    "reported_as",
+    "share_groups",
+]
 
 STRATEGY_WEIGHTS: dict[str, float] = {
     "range": 0.38,
@@ -25,6 +34,40 @@ STRATEGY_WEIGHTS: dict[str, float] = {
     "cooperative-sticky": 0.35,
 }
 """Shares of `partition.assignment.strategy` values across groups."""
+
+# Which groups of a strategy run another protocol, by group index (no random draw, so a
+# seed's fleet keeps every number it had), each planned as the strategy drawn
+# (`planner.protocols.planned_strategy`): of the cooperative-sticky groups a third are
+# KIP-848 groups on the broker's `uniform`, and a third of those reading one topic Kafka
+# Streams applications (on the classic protocol, or KIP-1071 streams groups); a quarter
+# of the range groups are KIP-848 groups on the broker's `range`, and a quarter of those
+# reading several topics Streams applications over co-partitioned topics.
+_OTHER_PROTOCOLS: dict[tuple[str, bool], tuple[tuple[str, str] | None, ...]] = {
+    ("cooperative-sticky", False): (
+        ("consumer", "uniform"),
+        ("classic", "stream"),
+        None,
+        ("consumer", "uniform"),
+        ("streams", "sticky"),
+        None,
+    ),
+    ("cooperative-sticky", True): (("consumer", "uniform"), None, None),
+    ("range", False): (("consumer", "range"), None, None, None),
+    ("range", True): (("consumer", "range"), ("streams", "sticky"), None, None),
+}
+
+
+def reported_as(strategy: str, group: int, *, topics: int = 1) -> tuple[str, str]:
+    """The (protocol, assignor) sample group number `group`, drawn as `strategy`, reports.
+
+    Args:
+        strategy: The classic strategy drawn for it.
+        group: Its index.
+        topics: How many topics it reads.
+    """
+    cycle = _OTHER_PROTOCOLS.get((strategy, topics > 1))
+    other = cycle[group % len(cycle)] if cycle else None
+    return other if other is not None else ("classic", strategy)
 
 
 @dataclass(frozen=True)
@@ -118,3 +161,29 @@ def draw_groups(
         row_group=row_group,
         row_topic=row_topic,
     )
+
+
+SHARE_EVERY = 9
+"""One keyless topic in this many also has a share group (KIP-932) of workers."""
+
+
+def share_groups(
+    names: tuple[str, ...], keyed: npt.NDArray[np.bool_], partitions: Ints
+) -> list[dict[str, object]]:
+    """Share groups of workers on some keyless topics, as `groups` rows.
+
+    Chosen by topic index, without a random draw, so a seed's other figures stay what
+    they were. Each has a couple more members than its topic has partitions: a share
+    group is not capped by the partition count.
+    """
+    keyless = np.flatnonzero(~keyed)
+    return [
+        {
+            "group_id": f"{names[t]}-workers",
+            "topic": names[t],
+            "protocol": "share",
+            "strategy": "simple",
+            "members": int(partitions[t]) + 2,
+        }
+        for t in keyless[SHARE_EVERY // 2 :: SHARE_EVERY].tolist()
+    ]

@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 
 from planner.assignors import STRATEGIES
 from planner.sample.fleet import Fleet, build_fleet
+from planner.sample.groups import reported_as, share_groups
 from planner.sample.keys import key_sample
 from planner.sample.perf import consumer_output, producer_output
 from planner.sample.series import throughput_day
@@ -314,15 +315,22 @@ def _group_rows(fleet: Fleet) -> list[dict[str, object]]:
     g = fleet.groups
     ids = g.ids
     names = fleet.topics.names
-    rows = [
-        {
-            "group_id": ids[gi],
-            "topic": names[ti],
-            "strategy": STRATEGIES[int(g.strategy[gi])],
-            "members": int(g.members[gi]),
-        }
-        for gi, ti in zip(g.row_group.tolist(), g.row_topic.tolist(), strict=True)
-    ]
+    rows = []
+    topics = g.topics_per_group
+    for gi, ti in zip(g.row_group.tolist(), g.row_topic.tolist(), strict=True):
+        drawn = STRATEGIES[int(g.strategy[gi])]
+        protocol, assignor = reported_as(drawn, gi, topics=int(topics[gi]))
+        rows.append(
+            {
+                "group_id": ids[gi],
+                "topic": names[ti],
+                "protocol": protocol,
+                "strategy": assignor,
+                "members": int(g.members[gi]),
+            }
+        )
+    t = fleet.topics
+    rows += share_groups(names, t.keyed, t.partitions)
     rows.sort(key=lambda r: (str(r["group_id"]), str(r["topic"])))
     return rows
 

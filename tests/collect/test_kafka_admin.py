@@ -3,7 +3,8 @@
 On the one-node `kafka`: the tests create their own topics (fresh names), run live groups
 of every kind the broker knows (classic groups of librdkafka and Java consumers with all
 four client strategies, consumer-protocol groups with the broker's `uniform` and `range`
-assignors, a share group), produce records of known sizes at known rates from threads
+assignors, a share group, Kafka Streams applications on the classic and the streams
+protocol), produce records of known sizes at known rates from threads
 (batched, and transactional) while the source samples, and check every table it returns.
 What the broker reports about each group is compared with what Kafka's own Java `Admin`
 reports (`java/GroupProbe.java`), which also records what confluent-kafka cannot read:
@@ -188,6 +189,79 @@ def groups(kafka: KRaftCluster, fleet: Fleet, group_probe: Path) -> Iterator[Gro
         live.check()
 
 
+STREAMS_JAVA = Path(__file__).with_name("java") / "StreamsApp.java"
+
+
+@dataclass(frozen=True)
+class StreamsApps:
+    classic: GroupSpec  # Kafka Streams on the classic protocol: assignor `stream`
+    kip1071: GroupSpec  # Kafka Streams on KIP-1071's streams protocol
+
+
+@pytest.fixture(scope="class")
+def streams_apps(kafka: KRaftCluster, fleet: Fleet) -> Iterator[StreamsApps]:
+    """Two Kafka Streams applications, two stream threads each, settled: one on the
+    classic protocol reading two co-partitioned topics, one on KIP-1071's."""
+    import subprocess
+
+    from planner.collect.kafka_admin import group_tools as tools
+
+    suffix = uuid.uuid4().hex[:8]
+    apps = StreamsApps(
+        classic=GroupSpec(
+            f"admin-kstream-{suffix}", "classic", "stream", 2, (fleet.keyless, fleet.quiet)
+        ),
+        kip1071=GroupSpec(f"admin-kip1071-{suffix}", "streams", "sticky", 2, (fleet.quiet,)),
+    )
+    kafka_home = distribution()
+    classes = compiled("streams-app", [STREAMS_JAVA], kafka_home)
+    jvms = [
+        subprocess.Popen(
+            kafka_home.java_command(
+                "StreamsApp",
+                [kafka.bootstrap, spec.group_id, protocol, str(spec.members), *spec.topics],
+                heap_mb=192,
+                jvm_options=["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"],
+                extra_classpath=[classes],
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for spec, protocol in ((apps.classic, "classic"), (apps.kip1071, "streams"))
+    ]
+    try:
+
+        def unsettled() -> str | None:
+            if any(j.poll() is not None for j in jvms):
+                return "a Streams application exited"  # wait_for fails on the deadline
+            classic = unsettled_groups(kafka.bootstrap, [apps.classic])
+            if classic is not None:
+                return classic
+            state = tools.run_tool(
+                kafka_home.java_command(
+                    tools.STREAMS_GROUP_COMMAND,
+                    tools.tool_args(kafka.bootstrap, "--state", "--verbose"),
+                )
+            )
+            offsets = tools.run_tool(
+                kafka_home.java_command(
+                    tools.STREAMS_GROUP_COMMAND, tools.tool_args(kafka.bootstrap, "--offsets")
+                )
+            )
+            groups, topics = tools.parse_streams_groups(state, offsets)
+            mine = [g for g in groups if g.group_id == apps.kip1071.group_id]
+            if not mine or len(mine[0].members) != 2 or not topics.get(apps.kip1071.group_id):
+                return f"streams group: {mine}, topics {topics}"
+            return None
+
+        wait_for(unsettled, within_s=SETTLE_S, what="the Streams applications settled")
+        yield apps
+    finally:
+        for jvm in jvms:
+            jvm.kill()
+            jvm.wait()
+
+
 @pytest.fixture(scope="class")
 def broker_view(kafka: KRaftCluster, groups: Groups, group_probe: Path) -> dict[str, Any]:
     """What Kafka's Admin reports for every live group, once the share group is settled
@@ -242,7 +316,7 @@ def _collect(source: KafkaAdminSource, interval: DataInterval = PAST) -> Run:
 
 
 @pytest.fixture(scope="class")
-def run(kafka: KRaftCluster, fleet: Fleet, groups: Groups) -> Run:
+def run(kafka: KRaftCluster, fleet: Fleet, groups: Groups, streams_apps: StreamsApps) -> Run:
     """One collection of a past interval while the groups are live and producers run."""
     source = KafkaAdminSource(
         kafka.bootstrap, sample_window_s=WINDOW_S, request_timeout_s=REQUEST_TIMEOUT_S
@@ -361,30 +435,57 @@ class TestOneBroker:
         assert not [n for n in run.collected.notes if "is down" in n]
 
     def test_groups_of_every_client_strategy_and_broker_assignor(
-        self, run: Run, groups: Groups, fleet: Fleet
+        self, run: Run, groups: Groups, fleet: Fleet, streams_apps: StreamsApps
     ) -> None:
         ours = {g.group_id for g in [*groups.live, groups.drained]}
+        ours |= {streams_apps.classic.group_id, streams_apps.kip1071.group_id}
         rows = {
-            (r["group_id"], r["topic"]): (r["strategy"], r["members"])
+            (r["group_id"], r["topic"]): (r["protocol"], r["strategy"], r["members"])
             for r in run.table("groups").to_pylist()
             if r["group_id"] in ours
         }
+        # Each group's protocol and assignor as the broker names them.
         assert rows == {
-            (groups.range.group_id, fleet.busy): ("range", 2),
-            (groups.range.group_id, fleet.quiet): ("range", 2),
-            (groups.cooperative.group_id, fleet.keyless): ("cooperative-sticky", 1),
-            (groups.roundrobin.group_id, fleet.quiet): ("roundrobin", 2),
-            (groups.sticky.group_id, fleet.busy): ("sticky", 2),
-            (groups.uniform.group_id, fleet.busy): ("cooperative-sticky", 2),
-            (groups.server_range.group_id, fleet.busy): ("range", 1),
-            (groups.server_range.group_id, fleet.keyless): ("range", 1),
+            (groups.range.group_id, fleet.busy): ("classic", "range", 2),
+            (groups.range.group_id, fleet.quiet): ("classic", "range", 2),
+            (groups.cooperative.group_id, fleet.keyless): ("classic", "cooperative-sticky", 1),
+            (groups.roundrobin.group_id, fleet.quiet): ("classic", "roundrobin", 2),
+            (groups.sticky.group_id, fleet.busy): ("classic", "sticky", 2),
+            (groups.uniform.group_id, fleet.busy): ("consumer", "uniform", 2),
+            (groups.server_range.group_id, fleet.busy): ("consumer", "range", 1),
+            (groups.server_range.group_id, fleet.keyless): ("consumer", "range", 1),
+            # Described by Kafka's own kafka-share-groups (confluent-kafka cannot).
+            (groups.share.group_id, fleet.forever): ("share", "simple", 3),
+            # Kafka Streams: a classic group whose members are the stream threads, and a
+            # KIP-1071 streams group from kafka-streams-groups (topics by its offsets).
+            (streams_apps.classic.group_id, fleet.keyless): ("classic", "stream", 2),
+            (streams_apps.classic.group_id, fleet.quiet): ("classic", "stream", 2),
+            (streams_apps.kip1071.group_id, fleet.quiet): ("streams", "sticky", 2),
         }
-        mapped = run.note("KIP-848 group(s) mapped")
-        assert f"{groups.uniform.group_id} (uniform -> cooperative-sticky)" in mapped
-        assert groups.server_range.group_id not in mapped  # range is range
+        assert streams_apps.kip1071.group_id in run.note("streams group(s) (KIP-1071)")
         assert groups.drained.group_id in run.note("empty consumer group(s)")
-        assert groups.share.group_id in run.note("not consumer groups")
+        assert groups.share.group_id in run.note("share group(s) described by kafka-share-groups")
+        skipped = [n for n in run.collected.notes if "not consumer groups" in n]
+        assert not [n for n in skipped if groups.share.group_id in n]
         assert not [r for r in run.rejected() if any(g in str(r["reason"]) for g in ours)]
+
+    def test_a_kafka_streams_thread_owns_the_same_partition_numbers_of_each_input_topic(
+        self, kafka: KRaftCluster, streams_apps: StreamsApps, fleet: Fleet
+    ) -> None:
+        """Tasks are partition numbers of the co-partitioned input topics (what
+        `planner.protocols` plans a multi-topic Streams group on)."""
+        source = KafkaAdminSource(kafka.bootstrap, request_timeout_s=REQUEST_TIMEOUT_S)
+        [app] = [g for g in source.describe_groups() if g.group_id == streams_apps.classic.group_id]
+        assert (app.protocol, app.assignor, len(app.members)) == ("classic", "stream", 2)
+        numbers = []
+        for member in app.members:
+            by_topic = {
+                t: sorted(p for topic, p in member.assignment if topic == t)
+                for t in (fleet.keyless, fleet.quiet)
+            }
+            assert by_topic[fleet.keyless] == by_topic[fleet.quiet]
+            numbers.append(tuple(by_topic[fleet.keyless]))
+        assert sorted(numbers) == [(0,), (1,)]
 
     def test_what_the_broker_reports_of_a_group_is_what_kafkas_admin_reports(
         self, kafka: KRaftCluster, groups: Groups, broker_view: dict[str, Any]
@@ -439,7 +540,7 @@ class TestOneBroker:
         assert broker_view[groups.drained.group_id]["state"] == "Empty"
         assert groups.share.group_id not in described
 
-    def test_a_share_group_is_named_but_confluent_kafka_cannot_describe_it(
+    def test_a_share_group_is_described_by_kafkas_tool_as_confluent_kafka_cannot(
         self,
         run: Run,
         kafka: KRaftCluster,
@@ -472,9 +573,9 @@ class TestOneBroker:
         configs = admin.describe_configs([broker])[broker].result(REQUEST_TIMEOUT_S)
         assert configs["group.share.assignors"].value == "simple"
         assert configs["group.consumer.assignors"].value == "uniform,range"
-        # The collector names it and writes nothing of it.
-        assert share_id in run.note("not consumer groups")
-        assert share_id not in {r["group_id"] for r in run.table("groups").to_pylist()}
+        # So the collector asks Kafka's own kafka-share-groups tool, which names the
+        # members and their partitions (the row: test_groups_of_every_client_...).
+        assert share_id in run.note("share group(s) described by kafka-share-groups")
 
 
 @pytest.mark.integration

@@ -335,6 +335,9 @@ def test_groups_good_passes(spark: Any) -> None:
         group("billing", "payments", "cooperative-sticky"),
         group("audit", "orders", "roundrobin", members=0),
         group("search", "orders", "sticky", source=None),
+        group("mobile", "orders", "uniform", protocol="consumer"),
+        group("jobs", "orders", "simple", protocol="share", members=40),
+        group("enricher", "orders", "stream"),
     ]
     assert validate(figures_frame(spark, "groups", rows), "groups.input").success
 
@@ -343,7 +346,11 @@ def test_groups_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     rows = [
         group("mixed", "orders", "range"),
         group("mixed", "payments", "sticky"),
-        group("new-protocol", "orders", "uniform"),
+        group("new-protocol", "orders", "uniform"),  # classic, by default
+        group("queue", "orders", "simple", protocol="queue"),
+        group("two-protocols", "orders", "range", protocol="consumer"),
+        group("two-protocols", "payments", "range"),
+        group("custom", "orders", "MyAssignor"),
         group("", "orders"),
         group("negative", "orders", members=-1),
         group("twice", "orders"),
@@ -352,14 +359,23 @@ def test_groups_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     report = validate(figures_frame(spark, "groups", rows), "groups.input")
     assert failed(report) == {
         (QUERY, "groups.one_strategy"),
+        (QUERY, "groups.protocol_assignor"),
         (IN_SET, "strategy"),
+        (IN_SET, "protocol"),
         ("expect_column_value_lengths_to_be_between", "group_id"),
         (BETWEEN, "members"),
         (COMPOUND_UNIQUE, "group_id,topic"),
     }
-    assert report[QUERY, "groups.one_strategy"].examples == (
-        {"group_id": "mixed", "strategies": "range, sticky"},
-    )
+    assert sorted(report[QUERY, "groups.one_strategy"].examples, key=lambda e: e["group_id"]) == [
+        {"group_id": "mixed", "strategies": "classic range, classic sticky"},
+        {"group_id": "two-protocols", "strategies": "classic range, consumer range"},
+    ]
+    wrong = report[QUERY, "groups.protocol_assignor"].examples
+    assert sorted((e["group_id"], e["protocol"], e["strategy"]) for e in wrong) == [
+        ("custom", "classic", "MyAssignor"),  # also outside every protocol's names
+        ("new-protocol", "classic", "uniform"),
+        ("queue", "queue", "simple"),  # also an unknown protocol
+    ]
 
 
 # --- keys.input -----------------------------------------------------------------------

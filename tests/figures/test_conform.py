@@ -147,7 +147,8 @@ def test_groups_strategies_and_keys_hex() -> None:
         source="g",
     )
     assert groups.table.num_rows == 1
-    assert "unknown strategy" in groups.rejected.column("reason")[0].as_py()
+    assert "unknown assignor" in groups.rejected.column("reason")[0].as_py()
+    assert groups.table.column("protocol").to_pylist() == ["classic"]  # the default
     keys = conform(
         "keys",
         pa.table({"topic": ["k", "k", "k"], "key_hex": ["00ff", "0g", "abc"], "count": [1, 2, 3]}),
@@ -155,6 +156,35 @@ def test_groups_strategies_and_keys_hex() -> None:
     )
     assert keys.table.column("key_hex").to_pylist() == ["00ff"]
     assert keys.rejected.num_rows == 2
+
+
+def test_groups_each_assignor_belongs_to_its_protocol() -> None:
+    raw = pa.table(
+        {
+            "group_id": ["a", "b", "c", "d", "e", "f", "g"],
+            "topic": ["t"] * 7,
+            "protocol": ["consumer", "share", "classic", "", "consumer", "queue", "streams"],
+            "strategy": ["uniform", "simple", "stream", "range", "simple", "simple", "sticky"],
+            "members": [2] * 7,
+        }
+    )
+    out = conform("groups", raw, source="g.csv", first_row=2)
+    assert out.table.select(["group_id", "protocol", "strategy"]).to_pylist() == [
+        {"group_id": "a", "protocol": "consumer", "strategy": "uniform"},
+        {"group_id": "b", "protocol": "share", "strategy": "simple"},
+        {"group_id": "c", "protocol": "classic", "strategy": "stream"},
+        {"group_id": "d", "protocol": "classic", "strategy": "range"},  # empty: classic
+        {"group_id": "g", "protocol": "streams", "strategy": "sticky"},
+    ]
+    rejected = {r["row"]: (r["field"], r["value"], r["reason"]) for r in out.rejected.to_pylist()}
+    assert rejected == {
+        6: (
+            "strategy",
+            "simple",
+            "not an assignor of consumer groups (those use uniform, range)",
+        ),
+        7: ("protocol", "queue", "unknown protocol (one of classic, consumer, share, streams)"),
+    }
 
 
 @pytest.mark.parametrize("compacted", [False, True])

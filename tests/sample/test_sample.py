@@ -27,9 +27,11 @@ from planner.cli import main
 from planner.collect.landing import LandingSource
 from planner.figures import DataInterval, conform, dedupe
 from planner.figures.schema import TABLES
+from planner.protocols import check_group_strategy, planned_strategy
 from planner.sample import LandingSummary, build_fleet, default_end, write_landing
 from planner.sample.capacity import MIB
 from planner.sample.fleet import keys_per_sample
+from planner.sample.groups import reported_as
 from planner.sample.names import topic_names
 from planner.sizing import fit_growth
 
@@ -270,10 +272,35 @@ def test_groups_mix_strategies_and_some_read_several_topics(
     for row in rows:
         topics_of.setdefault(row["group_id"], set()).add(row["topic"])
     assert any(len(t) > 1 for t in topics_of.values())
-    assert {r["strategy"] for r in rows} <= set(STRATEGIES)
+    assert all(check_group_strategy(r["protocol"], r["strategy"]) is None for r in rows)
+    # Share groups of workers on keyless topics, more members than partitions.
+    shared = [r for r in rows if r["protocol"] == "share"]
+    assert shared
+    fleet = small_fleet.fleet
+    index = {name: i for i, name in enumerate(fleet.topics.names)}
+    for row in shared:
+        i = index[row["topic"]]
+        assert not fleet.topics.keyed[i]
+        assert row["members"] > fleet.topics.partitions[i]
     fleet = build_fleet(1_000, 7, seed=SEED, end=END)
     assert 250 <= len(fleet.groups.ids) <= 350
     assert {STRATEGIES[s] for s in fleet.groups.strategy} == set(STRATEGIES)
+    # Kafka 4's protocols beside the classic strategies: KIP-848 groups on the broker's
+    # assignors, Kafka Streams applications on the classic protocol and KIP-1071's, each
+    # planned as the strategy drawn.
+    topics = fleet.groups.topics_per_group.tolist()
+    seen = set()
+    for gi, s in enumerate(fleet.groups.strategy.tolist()):
+        pair = reported_as(STRATEGIES[s], gi, topics=topics[gi])
+        assert planned_strategy(*pair, topics=topics[gi]) == STRATEGIES[s]
+        seen.add((*pair, topics[gi] > 1))
+    assert {
+        ("consumer", "uniform", False),
+        ("consumer", "range", True),
+        ("classic", "stream", False),
+        ("streams", "sticky", False),
+        ("streams", "sticky", True),
+    } < seen
     most = np.zeros(len(fleet.groups.ids), dtype=np.int64)
     np.maximum.at(most, fleet.groups.row_group, fleet.topics.partitions[fleet.groups.row_topic])
     assert (fleet.groups.members > most).any()  # idle members

@@ -114,3 +114,38 @@ def test_samples_come_only_from_their_interval_s_pieces(
     assert len(at_five) == 1
     assert at_five[0]["bytes_in_per_s"] != stray.column("bytes_in_per_s")[0].as_py()
     assert samples.count() == 2 * run_rows.num_rows
+
+
+def test_groups_are_read_as_the_grid_plans_them(spark: SparkSession, tmp_path: Path) -> None:
+    """Each group's (protocol, assignor) becomes the strategy the grid simulates
+    (`planner.protocols.planned_strategy`); share groups are named and left out."""
+    from tests.spark.fleet import _table
+
+    rows = [
+        {"group_id": "old", "topic": "a", "strategy": "range", "members": 2},  # no protocol
+        {"group_id": "kip848", "topic": "a", "strategy": "uniform", "protocol": "consumer"},
+        {"group_id": "kip848r", "topic": "a", "strategy": "range", "protocol": "consumer"},
+        {"group_id": "app", "topic": "a", "strategy": "stream", "protocol": "classic"},
+        {"group_id": "join", "topic": "a", "strategy": "sticky", "protocol": "streams"},
+        {"group_id": "join", "topic": "b", "strategy": "sticky", "protocol": "streams"},
+        {"group_id": "queue", "topic": "a", "strategy": "simple", "protocol": "share"},
+    ]
+    tables = {
+        "throughput": throughput_rows(RUN_DAY),
+        **snapshot_tables(),
+        "groups": _table("groups", [{"members": 3, **r, "source": "t"} for r in rows]),
+    }
+    write_interval(tmp_path, DataInterval.day(RUN_DAY), tables)
+    run = locate_run(tmp_path, "2026-11-21", lookback_days=30)
+    raw = run.table(spark, "groups").select("group_id", "protocol", "strategy").collect()
+    assert ("kip848", "consumer", "uniform") in {tuple(r) for r in raw}  # as validated
+    read = run.planned_groups(spark).select("group_id", "protocol", "strategy").collect()
+    assert sorted(tuple(r) for r in read) == [
+        ("app", "classic", "cooperative-sticky"),
+        ("join", "streams", "range"),  # co-partitioned inputs: range's cut
+        ("join", "streams", "range"),
+        ("kip848", "consumer", "cooperative-sticky"),
+        ("kip848r", "consumer", "range"),
+        ("old", "classic", "range"),
+    ]
+    assert run.share_groups() == ["queue"]

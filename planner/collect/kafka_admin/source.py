@@ -6,6 +6,8 @@ import logging
 import math
 import time
 from collections.abc import Mapping
+from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -26,12 +28,15 @@ from planner.collect.kafka_admin.offsets import (
     throughput,
     windows,
 )
-from planner.collect.kafka_groups import DescribedGroup
+from planner.collect.kafka_groups import DescribedGroup, GroupScan, group_rows
 from planner.figures.dataset import DataInterval
 
 __all__ = ["KafkaAdminSource"]
 
 _LIBRDKAFKA_LOG = logging.getLogger("planner.collect.kafka_admin.librdkafka")
+# Kafka's group tools make one Admin call: a small heap and no optimising compiler start
+# them in about 3 s instead of 4-5 on two cores.
+_TOOL_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 
 class KafkaAdminSource:
@@ -57,6 +62,9 @@ class KafkaAdminSource:
         sample_timeout_s: float = 10.0,
         sample_group_id: str = "partition-planner-sampler",
         name: str = "kafka-admin",
+        group_tools: bool = True,
+        kafka_home: Path | None = None,
+        group_tools_command_config: Path | None = None,
     ) -> None:
         """Describe where the cluster is and how long to look at it.
 
@@ -76,6 +84,16 @@ class KafkaAdminSource:
                 group and never commits; set it where ACLs name the groups a principal
                 may use.
             name: The source's name.
+            group_tools: Describe share groups (KIP-932) and streams groups (KIP-1071)
+                with Apache Kafka's own tools, which confluent-kafka cannot (three JVM
+                starts, about 3 s each). Skipped, with a note, when no Kafka
+                installation is found.
+            kafka_home: The Kafka installation whose tools to run; None: one on `PATH`,
+                else the planner's own (`planner.adapters.kafka_dist.find`).
+            group_tools_command_config: A Java client properties file for the tools
+                (`--command-config`), for a cluster that needs TLS or SASL: librdkafka's
+                `config` does not translate to Java's settings, so a secured cluster's
+                share and streams groups are skipped, with a note, without it.
 
         Raises:
             ValueError: a setting out of range, or `bootstrap.servers` in `config`.
@@ -104,6 +122,9 @@ class KafkaAdminSource:
         self._max_sample_records = max_sample_records
         self._sample_timeout_s = float(sample_timeout_s)
         self._sample_group_id = sample_group_id
+        self._group_tools = group_tools
+        self._kafka_home = kafka_home
+        self._tools_config = group_tools_command_config
         self._calls = AdminCalls(
             where=f"{self.name}: Kafka at {self.bootstrap_servers}",
             timeout_s=float(request_timeout_s),
@@ -132,6 +153,78 @@ class KafkaAdminSource:
             return AdminClient(self._client_config())
         except KafkaException as exc:  # a setting librdkafka does not accept
             raise ValueError(f"{self._calls.where}: bad client config: {exc}") from None
+
+    def _described_by_tools(self) -> tuple[GroupScan, list[str]]:
+        """Share and streams groups as `groups` rows, read with Kafka's own tools, and
+        the notes about them.
+
+        The three tool runs (one JVM each) go in parallel. Nothing (with a note saying
+        why) when switched off, on a secured cluster without a Java client properties
+        file, or without a Kafka installation; a kind whose tool fails costs only that
+        kind (noted).
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        from planner.adapters.kafka_dist import KafkaNotFound, find
+        from planner.collect.kafka_admin import group_tools as tools
+
+        scan, notes = GroupScan(), list[str]()
+        if not self._group_tools:
+            return scan, notes
+        secured = sorted(k for k in self._extra if k.split(".")[0] in {"security", "sasl", "ssl"})
+        if secured and self._tools_config is None:
+            notes.append(
+                "share and streams groups not described: the cluster takes client security "
+                f"settings ({', '.join(secured)}) and no group_tools_command_config gives "
+                "Kafka's tools the Java client's"
+            )
+            return scan, notes
+        try:
+            kafka = find(self._kafka_home)
+        except KafkaNotFound as exc:
+            return scan, [f"share and streams groups not described: {exc}"]
+        timeout_s = max(30.0, 3 * self._calls.timeout_s)
+
+        def run(main_class: str, *what: str) -> str:
+            args = tools.tool_args(self.bootstrap_servers, *what, command_config=self._tools_config)
+            command = kafka.java_command(
+                main_class, args, heap_mb=256, jvm_options=_TOOL_JVM_OPTIONS
+            )
+            return tools.run_tool(command, timeout_s=timeout_s)
+
+        with ThreadPoolExecutor(3, thread_name_prefix="kafka-group-tool") as pool:
+            share_out = pool.submit(run, tools.SHARE_GROUP_COMMAND, "--members")
+            state_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--state", "--verbose")
+            offsets_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--offsets")
+            try:
+                shared = tools.parse_share_members(share_out.result())
+                kept = group_rows(shared, lambda _group: set())
+                scan.rows += kept.rows
+                scan.rejected += kept.rejected
+                if shared:
+                    notes.append(
+                        f"{len(shared)} share group(s) described by kafka-share-groups: "
+                        f"{names([g.group_id for g in shared])}"
+                    )
+            except tools.GroupToolUnreadable as exc:
+                notes.append(f"share groups not described: {exc}")
+            try:
+                streams, topics = tools.parse_streams_groups(
+                    state_out.result(), offsets_out.result()
+                )
+                kept = group_rows(streams, lambda group: topics.get(group, set()))
+                scan.rows += kept.rows
+                scan.rejected += kept.rejected
+                scan.empty += kept.empty
+                if streams:
+                    notes.append(
+                        f"{len(streams)} streams group(s) (KIP-1071) described by "
+                        f"kafka-streams-groups, topics from their committed offsets, one "
+                        f"member per stream thread: {names([g.group_id for g in streams])}"
+                    )
+            except tools.GroupToolUnreadable as exc:
+                notes.append(f"streams groups not described: {exc}")
+        return scan, notes
 
     def describe_groups(self) -> list[DescribedGroup]:
         """What the broker reports about every consumer group, as the client reads it.
@@ -162,8 +255,28 @@ class KafkaAdminSource:
             SourceUnavailable: the cluster could not be reached within the retries, or
                 refused a call collection cannot do without.
         """
+        from concurrent.futures import ThreadPoolExecutor
+
         admin = self._admin()
         findings = Findings(self._calls.where, f"{self.name}:{self.bootstrap_servers}")
+        # Kafka's group tools (a JVM start each) run beside everything else, so their
+        # seconds overlap the sample window instead of adding to it.
+        pool = ThreadPoolExecutor(1, thread_name_prefix="kafka-group-tools")
+        try:
+            tools = pool.submit(self._described_by_tools)
+            return self._collect(admin, findings, tools, interval)
+        finally:
+            # A collection that failed does not wait for the tools (their own time-out
+            # stops them); one that succeeded has their result already.
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _collect(
+        self,
+        admin: Any,
+        findings: Findings,
+        tools: Future[tuple[GroupScan, list[str]]],
+        interval: DataInterval,
+    ) -> Collected:
         metadata = read_metadata(self._calls, admin)
         # A partition without a leader has no end offset to read (see `windows`).
         partitions = [
@@ -177,7 +290,7 @@ class KafkaAdminSource:
         # The other reads run inside the window, so the window costs no extra time.
         read_brokers(self._calls, admin, metadata, findings)
         retention_ms = retention(self._calls, admin, list(metadata.topics), findings)
-        self._groups(findings)
+        self._groups(findings, tools)
         time.sleep(max(0.0, deadline - time.monotonic()))
         second = read_end_offsets(self._calls, admin, partitions)
         bad: list[Bad] = []
@@ -203,12 +316,20 @@ class KafkaAdminSource:
         topics_table(metadata, retention_ms, keyed, findings)
         return findings.collected
 
-    def _groups(self, findings: Findings) -> None:
+    def _groups(self, findings: Findings, tools: Future[tuple[GroupScan, list[str]]]) -> None:
         # In a child process (`isolated`); its librdkafka logs go to its own logger of
         # the same name, since a Logger pickles by name.
         read, scan = read_groups_isolated(self._client_config(), self._calls)
         for text in read.notes:
             findings.note(text)
+        by_tools, tool_notes = tools.result()
+        for text in tool_notes:
+            findings.note(text)
+        scan.rows += by_tools.rows
+        scan.rejected += by_tools.rejected
+        scan.empty += by_tools.empty
+        described = {r["group_id"] for r in by_tools.rows} | {r[0] for r in by_tools.rejected}
+        read.others = [o for o in read.others if o.split(" (")[0] not in described]
         findings.reject_groups(read.failures + scan.rejected)
         raw = pa.table(
             {
@@ -216,18 +337,19 @@ class KafkaAdminSource:
                 "topic": pa.array([r["topic"] for r in scan.rows], pa.string()),
                 "strategy": pa.array([r["strategy"] for r in scan.rows], pa.string()),
                 "members": pa.array([r["members"] for r in scan.rows], pa.int32()),
+                "protocol": pa.array([r["protocol"] for r in scan.rows], pa.string()),
             }
         )
         findings.add("groups", raw)
         for group_names, what in (
             (scan.empty, "empty consumer group(s) (no members, no assignor) skipped"),
             (scan.simple, "simple consumer group(s) (members assign themselves) skipped"),
-            (scan.server_mapped, "KIP-848 group(s) mapped to the closest strategy"),
             (scan.from_offsets, "group(s) without assignments: topics from committed offsets"),
             (
                 read.others,
-                "group(s) that are not consumer groups (share groups, Kafka Streams "
-                "groups, Connect workers...; confluent-kafka cannot describe them) skipped",
+                "group(s) that are not consumer groups (Kafka Streams groups, Connect "
+                "workers, share groups not described...; confluent-kafka cannot describe "
+                "them) skipped",
             ),
         ):
             if group_names:
