@@ -100,6 +100,27 @@ def test_simulate_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert "cooperative-sticky" in capsys.readouterr().out
 
 
+def test_simulate_a_share_group_beyond_the_partition_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Six members of a share group on three partitions: two on each, none idle, each
+    carrying half of a partition's load (the even split of docs/simulation.md)."""
+    out = run_json(
+        capsys,
+        "simulate",
+        "--partitions", "3",
+        "--members", "6",
+        "--strategies", "share:simple,consumer:uniform",
+        "--load-mib", "3",
+        "--tc-mib", "10",
+    )  # fmt: skip
+    rows = {r["strategy"]: r for r in out["rows"]}
+    assert rows["share:simple"]["idle_members"] == 0
+    assert rows["share:simple"]["max_load"] == pytest.approx(0.05)  # half of 1 MiB/s of 10
+    assert rows["consumer:uniform"]["idle_members"] == 3
+    assert rows["consumer:uniform"]["max_load"] == pytest.approx(0.1)
+
+
 def test_simulate_with_a_key_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sample = tmp_path / "keys.csv"
     sample.write_text(

@@ -24,7 +24,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--strategies",
         default="range,roundrobin,sticky,cooperative-sticky",
-        help="comma-separated Kafka strategy names",
+        help=(
+            "comma-separated: Kafka's client strategies, and the broker's as "
+            "consumer:uniform, consumer:range (KIP-848) and share:simple (KIP-932; give "
+            "--members beyond the partitions to see shared partitions)"
+        ),
     )
     p.add_argument("--load-mib", type=cli.non_negative, help="topic load, MiB/s")
     p.add_argument("--tc-mib", type=cli.positive, help="Tc, MiB/s per consumer")
@@ -60,13 +64,14 @@ def _utilisation(args: argparse.Namespace) -> float:
 def run(args: argparse.Namespace) -> int:
     from planner.partitioners import PARTITIONERS
     from planner.recommend.group import member_headroom_pct
-    from planner.simulate import STRATEGIES, TopicLoad, simulate_grid
+    from planner.simulate import ALL_STRATEGIES, TopicLoad, simulate_grid
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
-    unknown = [s for s in strategies if s not in STRATEGIES]
+    unknown = [s for s in strategies if s not in ALL_STRATEGIES]
     if unknown or not strategies:
         raise cli.UsageError(
-            f"--strategies: unknown {', '.join(unknown) or '(none)'}; use {', '.join(STRATEGIES)}"
+            f"--strategies: unknown {', '.join(unknown) or '(none)'}; "
+            f"use {', '.join(ALL_STRATEGIES)}"
         )
     if args.partitioner not in PARTITIONERS:
         raise cli.UsageError(
