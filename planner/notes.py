@@ -719,5 +719,27 @@ def _share_alternative(p: Mapping[str, Any]) -> str:
     )
 
 
+@_renders("consumer-protocol-alternative", "info")
+def _consumer_protocol_alternative(p: Mapping[str, Any]) -> str:
+    same = (
+        "the same size"
+        if p["members_needed"] in (None, p["members"])
+        else f"{p['members_needed']} members"
+    )
+    stop = (
+        "stops the whole group (every member revokes everything)"
+        if p["stops_group"]
+        else f"runs {p['classic_rounds']} rebalance round{_s(p['classic_rounds'])}"
+    )
+    return (
+        f"with the consumer protocol (KIP-848, group.protocol=consumer, the broker's "
+        f"{p['assignor']} assignor; {same}), a member joining or leaving this group of "
+        f"{p['members']} pauses only the partitions that move ({p['moved_on_join']} on a "
+        f"join): about {p['consumer_paused_partition_s']:,.0f} partition-seconds without "
+        f"an owner for one join and one leave, against "
+        f"{p['classic_paused_partition_s']:,.0f} now, where each event {stop}"
+    )
+
+
 #: Every code a note may carry.
 CODES = frozenset(_RENDERERS)

@@ -1,0 +1,84 @@
+"""The consumer-protocol alternative of a classic group, from the planning grid's costs."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.recommend.alternatives import consumer_protocol_alternative
+from planner.simulate import TopicLoad, simulate_grid
+from planner.simulate.group_table import GroupTable, one_topic_table
+
+STRATEGIES = ("range", "cooperative-sticky", "consumer:range", "consumer:uniform")
+
+
+def _table(partitions: int = 12, load: float = 3.0) -> GroupTable:
+    grid = simulate_grid(
+        TopicLoad(load),
+        consumer_capacity=1.0,
+        headroom_pct=0.0,
+        partition_counts=[partitions],
+        strategies=STRATEGIES,
+    )
+    return one_topic_table(
+        grid,
+        topic="t",
+        partitions=partitions,
+        current_partitions=partitions,
+        scale_now=1.0,
+        most=partitions,
+        busiest_today=None,
+        on_today=True,
+        strategies=STRATEGIES,
+    )
+
+
+def test_an_eager_group_stops_where_the_consumer_protocol_pauses_what_moves() -> None:
+    table = _table()
+    found = consumer_protocol_alternative(table, strategy="range", members=4, limit=1.0)
+    assert found is not None and found.code == "consumer-protocol-alternative"
+    p = found.params
+    assert (p["assignor"], p["members"], p["stops_group"]) == ("range", 4, True)
+    # Eager: every one of the 12 partitions waits a classic heartbeat (3 s), on a join
+    # and on a leave: 2 x 12 x 3.
+    assert p["classic_paused_partition_s"] == pytest.approx(72.0)
+    # The broker's range: what moves, half a 5 s heartbeat on a join, the 1 s assignment
+    # interval plus half a heartbeat on a leave (docs/simulation.md section 4.1).
+    event = table.scale_event("consumer:range", 4)
+    assert p["consumer_paused_partition_s"] == pytest.approx(
+        event["grow_moved"] * 2.5 + event["shrink_moved"] * 3.5
+    )
+    assert p["consumer_paused_partition_s"] < p["classic_paused_partition_s"]
+    assert p["members_needed"] == 3  # 3 consumers of load at 1.0 each: the same counts
+    assert "stops the whole group" in found.text
+
+
+def test_against_cooperative_sticky_the_gain_is_one_round_not_partition_seconds() -> None:
+    """Both pause only what moves; the consumer protocol in one round, but a leave waits
+    for the broker's assignment interval too (3.5 s a partition against 3 s): the note
+    gives both figures and claims no saving."""
+    table = _table()
+    found = consumer_protocol_alternative(
+        table, strategy="cooperative-sticky", members=4, limit=1.0
+    )
+    assert found is not None
+    p = found.params
+    assert (p["assignor"], p["stops_group"], p["classic_rounds"]) == ("uniform", False, 2)
+    classic = table.scale_event("cooperative-sticky", 4)
+    broker = table.scale_event("consumer:uniform", 4)
+    assert p["classic_paused_partition_s"] == pytest.approx(
+        (classic["grow_moved"] + classic["shrink_moved"]) * 3.0
+    )
+    assert p["consumer_paused_partition_s"] == pytest.approx(
+        broker["grow_moved"] * 2.5 + broker["shrink_moved"] * 3.5
+    )
+    assert "runs 2 rebalance rounds" in found.text
+
+
+def test_nothing_is_said_without_what_it_takes() -> None:
+    table = _table()
+    # A size the grid did not simulate, a strategy without a counterpart in the table.
+    assert consumer_protocol_alternative(table, strategy="range", members=40, limit=1.0) is None
+    assert consumer_protocol_alternative(table, strategy="sticky", members=4, limit=1.0) is None
+    assert (
+        consumer_protocol_alternative(table, strategy="share:simple", members=4, limit=1.0) is None
+    )
