@@ -396,7 +396,7 @@ def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
     # The search cuts the partitions once for the horizon's and today's loads; the
     # members' loads must be exactly what the closed forms give on their own.
     from planner.simulate import closed_forms as cf
-    from planner.simulate.multi_topic import _cuts
+    from planner.simulate.member_loads import cut
     from planner.simulate.multi_topic import member_loads as _member_loads
 
     rng = np.random.default_rng(seed)
@@ -406,7 +406,7 @@ def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
     now = [w * rng.uniform(0, 2) for w in horizon]
     first = int(rng.integers(1, 40))
     sizes = np.arange(first, first + int(rng.integers(1, 60)), dtype=np.int64)
-    cuts = _cuts(counts, sizes, strategy)
+    cuts = cut(counts, sizes, strategy)
     for weights in (horizon, now):
         if strategy == "range":
             expected = sum(
