@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -196,34 +196,35 @@ class KafkaAdminSource:
             share_out = pool.submit(run, tools.SHARE_GROUP_COMMAND, "--members")
             state_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--state", "--verbose")
             offsets_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--offsets")
-            try:
-                shared = tools.parse_share_members(share_out.result())
-                kept = group_rows(shared, lambda _group: set())
-                scan.rows += kept.rows
-                scan.rejected += kept.rejected
-                if shared:
-                    notes.append(
-                        f"{len(shared)} share group(s) described by kafka-share-groups: "
-                        f"{names([g.group_id for g in shared])}"
-                    )
-            except tools.GroupToolUnreadable as exc:
-                notes.append(f"share groups not described: {exc}")
-            try:
-                streams, topics = tools.parse_streams_groups(
-                    state_out.result(), offsets_out.result()
-                )
-                kept = group_rows(streams, lambda group: topics.get(group, set()))
+
+            def read_share() -> tuple[list[DescribedGroup], dict[str, set[str]]]:
+                return tools.parse_share_members(share_out.result()), {}
+
+            def read_streams() -> tuple[list[DescribedGroup], dict[str, set[str]]]:
+                return tools.parse_streams_groups(state_out.result(), offsets_out.result())
+
+            kinds = (
+                ("share", read_share, "described by kafka-share-groups"),
+                (
+                    "streams",
+                    read_streams,
+                    "(KIP-1071) described by kafka-streams-groups, topics from their "
+                    "committed offsets, one member per stream thread",
+                ),
+            )
+            for kind, read, how in kinds:
+                try:
+                    found, topics = read()
+                except tools.GroupToolUnreadable as exc:
+                    notes.append(f"{kind} groups not described: {exc}")
+                    continue
+                kept = group_rows(found, _topics_from(topics))
                 scan.rows += kept.rows
                 scan.rejected += kept.rejected
                 scan.empty += kept.empty
-                if streams:
-                    notes.append(
-                        f"{len(streams)} streams group(s) (KIP-1071) described by "
-                        f"kafka-streams-groups, topics from their committed offsets, one "
-                        f"member per stream thread: {names([g.group_id for g in streams])}"
-                    )
-            except tools.GroupToolUnreadable as exc:
-                notes.append(f"streams groups not described: {exc}")
+                if found:
+                    ids = names([g.group_id for g in found])
+                    notes.append(f"{len(found)} {kind} group(s) {how}: {ids}")
         return scan, notes
 
     def describe_groups(self) -> list[DescribedGroup]:
@@ -354,3 +355,8 @@ class KafkaAdminSource:
         ):
             if group_names:
                 findings.note(f"{len(group_names)} {what}: {names(group_names)}")
+
+
+def _topics_from(topics: Mapping[str, set[str]]) -> Callable[[str], set[str]]:
+    """Group id -> the topics `topics` names for it (none when it names none)."""
+    return lambda group: set(topics.get(group, ()))
