@@ -60,7 +60,7 @@ def test_data_docs_name_the_suites_and_their_validations(
     # The run, the count, and the failed rule in the words of its description.
     assert "Run Name 20261121T0000Z" in failed
     assert "Unsuccessful Expectations 1 " in failed
-    assert "each consumer group has one assignment strategy across its topics 1" in failed
+    assert "each consumer group has one protocol and one assignor across its topics 1" in failed
     # Nothing is left beside the site: it was built aside and renamed into place.
     assert sorted(p.name for p in site.parent.iterdir()) == ["validation"]
 

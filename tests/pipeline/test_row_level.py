@@ -160,7 +160,7 @@ def test_set_aside_topics_appear_everywhere_a_topic_does_with_their_reason(
     )
     assert (
         "- `grp-mixed-a`: figures set aside: consumer group 'mixed' breaks groups.input: each "
-        "consumer group has one assignment strategy across its topics" in summary
+        "consumer group has one protocol and one assignor across its topics" in summary
     )
     assert (report / "summary.md").read_text() == summary
     # The run's validation summary counts them.
