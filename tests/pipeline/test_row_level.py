@@ -101,7 +101,7 @@ def test_each_bad_topic_is_set_aside_with_its_rule_and_the_value_that_broke_it(
     )
     # A group-level rule sets aside every topic of the group, and the group whole.
     for topic in MIXED:
-        assert "one assignment strategy" in found[topic].reason
+        assert "one protocol and one assignor" in found[topic].reason
         assert "consumer group 'mixed'" in found[topic].reason
     assert "mixed" in set_aside.groups and "multi-reader" not in set_aside.groups
 
