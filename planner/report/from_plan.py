@@ -23,6 +23,7 @@ from planner.recommend import (
     TopicHistory,
     TopicPlan,
 )
+from planner.recommend.targets import planning_samples
 from planner.report.model import (
     Candidate,
     CapacityScope,
@@ -56,19 +57,6 @@ def _optional_series(values: npt.ArrayLike | None) -> tuple[float | None, ...]:
     return tuple(float(v) if math.isfinite(v) else None for v in array.tolist())
 
 
-def _samples(history: TopicHistory, fan_out: int) -> dict[str, npt.NDArray[np.float64]]:
-    # The same samples plan_topic sized on: mib_out is one group's share of the fan-out.
-    out = {}
-    for dimension, values, divisor in (
-        ("mib_in", history.mib_in, 1),
-        ("records_in", history.records_in, 1),
-        ("mib_out", history.mib_out, fan_out),
-    ):
-        if values is not None:
-            out[dimension] = np.asarray(values, dtype=np.float64) / divisor
-    return out
-
-
 def _growth_method(
     target: PlanningTarget,
     samples: npt.NDArray[np.float64] | None,
@@ -91,7 +79,8 @@ def _dimensions(
     plan: TopicPlan, history: TopicHistory, s: PlanSettings, scope: CapacityScope
 ) -> tuple[DimensionArithmetic, ...]:
     requirements = {r.dimension: r for r in plan.sizing.requirements}
-    samples = _samples(history, plan.fan_out)
+    # The samples plan_topic sized on.
+    samples = planning_samples(history, fan_out=plan.fan_out)
     out = []
     for dimension, t in plan.targets.items():
         r = requirements.get(dimension)
