@@ -6,6 +6,7 @@
 - `key_skew`: `skew_requirement`, the partitions a keyed topic's busiest partition needs.
 - `group`: `size_group`, the one decision sizing a consumer group (one topic or
   several), and the two ways its table of candidate sizes is built.
+- `consumers`: `choose_consumers`, which group's plan sets the topic's consumers.
 - `targets`: `topic_targets` and `topic_cost`, a topic's planning targets and its cost
   panel at a partition count (for `plan_topic` and for the sizing job's candidates).
 - `topic`: `plan_topic`, one topic end to end (targets, rule, choice, costs, groups).
@@ -13,6 +14,7 @@
 Warnings and notes are `planner.notes.Note` values.
 """
 
+from planner.recommend.consumers import ConsumerChoice, SizedGroup, choose_consumers
 from planner.recommend.group import (
     GroupOfTopics,
     GroupTopic,
@@ -40,16 +42,19 @@ from planner.recommend.types import (
 
 __all__ = [
     "RECORD_SIZE_RATIO",
+    "ConsumerChoice",
     "GroupInfo",
     "GroupOfTopics",
     "GroupPlan",
     "GroupTopic",
     "PartitionChoice",
     "PlanSettings",
+    "SizedGroup",
     "SkewRequirement",
     "Status",
     "TopicHistory",
     "TopicPlan",
+    "choose_consumers",
     "choose_partitions",
     "even_group_sizes",
     "mean_record_bytes",

@@ -22,6 +22,7 @@ import numpy as np
 
 from planner.cost import ClusterShape, PartitionCost
 from planner.notes import Note, note
+from planner.recommend.consumers import choose_consumers
 from planner.recommend.group import (
     busiest_member_load,
     grid_extra_members,
@@ -183,6 +184,8 @@ def plan_topic(
         )
         for g in infos
     )
+    # On the same topic as it is today (a new topic: its one group is deployed).
+    one_group = on_p(PLANNED_GROUP, current_partitions=current)
     warnings = (
         *_record_size_warnings(history, producer, consumer),
         *_unchecked_dimensions(targets, producer, consumer),
@@ -211,8 +214,8 @@ def plan_topic(
         rationale=rationale,
         key_sample=sample,
         fan_out=fan_out,
-        # On the same topic as it is today (a new topic: its one group is deployed).
-        one_group=on_p(PLANNED_GROUP, current_partitions=current),
+        one_group=one_group,
+        consumers=choose_consumers(group_plans, one_group=one_group),
     )
 
 

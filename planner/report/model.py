@@ -60,7 +60,6 @@ __all__ = [
     "TopicReport",
     "TopicStatus",
     "cluster_replicas",
-    "largest_planned_group",
 ]
 
 #: `ok`: enough partitions to the end of the horizon; `plan-increase`: enough today, not
@@ -691,15 +690,6 @@ class ChurnChart(_Model):
 
 
 _RESIZE_ORDER = {"under-provisioned": 0, "unplanned": 1, "over-provisioned": 2}
-
-
-def largest_planned_group(groups: Sequence[GroupReport]) -> GroupReport | None:
-    """The group with a plan whose recommended size is largest (ties: smaller id).
-
-    The rule the `simulate_assignments` job applies for a topic's `recommended_consumers`.
-    """
-    planned = [g for g in groups if g.recommended_members is not None]
-    return min(planned, key=lambda g: (-(g.recommended_members or 0), g.group_id), default=None)
 
 
 # ---------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from planner.recommend import (
     topic_cost,
     topic_targets,
 )
+from planner.recommend.types import PLANNED_GROUP
 from planner.simulate import GridResult, TopicLoad, grid_from_loads, partition_loads, simulate_grid
 from planner.sizing import SideCapacity
 
@@ -738,7 +739,7 @@ def test_a_keyed_groups_load_today_is_its_key_sample_on_todays_count() -> None:
 
 
 def test_a_group_with_no_members_or_a_new_topic_has_no_load_today() -> None:
-    planned = _behind(10.0, 6, GroupInfo("", "cooperative-sticky", 0)).groups[0]
+    planned = _behind(10.0, 6, PLANNED_GROUP).groups[0]
     assert planned.busiest_utilisation_current is None and planned.falling_behind is None
     new = plan_topic(
         _flat_history(10.0),
