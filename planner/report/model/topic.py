@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Literal, get_args
 
+from planner.notes import render_coded
 from planner.report.model.codec import Model, at_least
 from planner.report.model.series import (
     ChurnChart,
@@ -237,6 +238,17 @@ class CodedNote(Model):
     params: str
     text: str
 
+    @property
+    def sentence(self) -> str:
+        """The sentence rendered from the code and parameters (`planner.notes`); the
+        stored `text` for a code this version does not know."""
+        return render_coded(dataclasses.asdict(self))
+
+
+def _sentences(coded: tuple[CodedNote, ...], stored: tuple[str, ...]) -> tuple[str, ...]:
+    # Outputs written before notes had codes carry the sentences only.
+    return tuple(c.sentence for c in coded) if coded else stored
+
 
 @dataclasses.dataclass(frozen=True)
 class GroupReport(Model):
@@ -277,6 +289,12 @@ class GroupReport(Model):
     notes: tuple[str, ...] = ()
     standby_members: int = 0
     notes_coded: tuple[CodedNote, ...] = ()
+
+    @property
+    def note_sentences(self) -> tuple[str, ...]:
+        """The notes as the site prints them: rendered from their codes and parameters
+        (`notes` for outputs written before notes had codes)."""
+        return _sentences(self.notes_coded, self.notes)
 
     def _check(self) -> None:
         where = f"group {self.group_id!r}"
@@ -388,6 +406,12 @@ class TopicReport(Model):
             super().__post_init__()
         except ValueError as exc:
             raise ValueError(f"topic {self.topic!r}: {exc}") from None
+
+    @property
+    def warning_sentences(self) -> tuple[str, ...]:
+        """The warnings as the site and `summary.md` print them: rendered from their
+        codes and parameters (`warnings` for outputs written before warnings had codes)."""
+        return _sentences(self.warnings_coded, self.warnings)
 
     def _check(self) -> None:
         if not self.topic:
