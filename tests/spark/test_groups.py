@@ -1,4 +1,10 @@
-"""A consumer group that reads several topics is sized as one group."""
+"""A group that reads several topics: the sizing job's rows around the core's plan.
+
+The plan's `GROUP_PLAN` row, its simulation rows (the grid) and a group whose topic has
+no plan. The decision itself, without Spark, is
+`tests/planner/recommend/test_group_of_topics.py`; the multi-topic grid's math is
+`tests/planner/test_multi_topic.py`.
+"""
 
 from __future__ import annotations
 
@@ -71,32 +77,6 @@ def test_grid_rows_are_simulate_group_on_the_group_s_topics() -> None:
     assert eager["grow_revoked"] == 6
 
 
-def test_idle_members_make_an_over_provisioned_group() -> None:
-    result = _six_even_partitions(8)
-    plan = result.plan
-    assert plan["idle_members_now"] == 2
-    assert plan["status"] == "over-provisioned"
-    assert plan["recommended_members"] == plan["members_at_horizon"] == 3
-    assert result.warnings == [
-        "group 'mixed' reads a, b with 8 members for 6 partitions in all: 2 sit idle"
-    ]
-
-
-def test_growth_is_carried_per_topic() -> None:
-    # Topic a doubles by the end of the horizon, b does not: today 3 members fit, at the
-    # horizon a's partitions weigh 0.6 each and every member needs one to itself (6).
-    result = plan_group_of_topics(
-        "grows",
-        "roundrobin",
-        3,
-        [_topic("a", 4, 1.2, 2.4), _topic("b", 2, 0.6)],
-        headroom_pct=30.0,
-    )
-    assert result.plan["members_now"] == 3
-    assert result.plan["members_at_horizon"] == 6
-    assert result.plan["status"] == "ok"
-
-
 def _quiet_pair(members: int, strategy: str, floor: int) -> Any:
     # Two one-partition topics of 0.1 consumers each: one member carries both.
     return plan_group_of_topics(
@@ -107,30 +87,6 @@ def _quiet_pair(members: int, strategy: str, floor: int) -> Any:
         headroom_pct=30.0,
         min_group_members=floor,
     )
-
-
-def _two_quiet_topics(members: int, strategy: str, floor: int) -> Any:
-    return _quiet_pair(members, strategy, floor).plan
-
-
-def test_a_quiet_group_keeps_the_floor_s_members() -> None:
-    plan = _two_quiet_topics(3, "roundrobin", 2)
-    assert (plan["members_now"], plan["members_at_horizon"]) == (2, 2)
-    assert (plan["status"], plan["recommended_members"]) == ("over-provisioned", 2)
-    assert plan["busiest_utilisation"] == pytest.approx(0.1)
-    assert any("needs 1 member; 2 planned" in n for n in plan["notes"])
-    by_load = _two_quiet_topics(3, "roundrobin", 1)
-    assert (by_load["members_now"], by_load["recommended_members"]) == (1, 1)
-    assert by_load["busiest_utilisation"] == pytest.approx(0.2)
-
-
-def test_range_is_not_chosen_when_it_cannot_give_the_floor_work() -> None:
-    # range cuts each one-partition topic on its own: its second member owns nothing,
-    # so a group of two is planned on a strategy that deals both partitions.
-    plan = _two_quiet_topics(2, "range", 2)
-    assert plan["members_now"] == 2
-    assert plan["strategy"] != "range"
-    assert plan["standby_members"] == 0
 
 
 def test_a_floor_above_the_partitions_plans_standbys() -> None:
@@ -184,26 +140,6 @@ def test_a_topic_without_a_plan_leaves_the_group_unplanned() -> None:
     assert result.grid == []
 
 
-def test_a_partition_no_member_can_keep_up_with() -> None:
-    # One partition of topic b weighs 0.9 consumers: no group size fits.
-    result = plan_group_of_topics(
-        "hot", "range", 2, [_topic("a", 2, 0.2), _topic("b", 1, 0.9)], headroom_pct=30.0
-    )
-    assert result.plan["fits"] is False
-    assert result.plan["members_now"] == 3
-    assert "cannot keep up" in result.plan["notes"][0]
-
-
-def test_a_large_group_is_sized_without_one_simulation_per_size() -> None:
-    # 24 topics of 96 partitions (2,304 in all), each partition 0.05 consumers: a
-    # member carries at most 15 of them, so 154 members; found from closed forms in
-    # well under a second.
-    topics = [_topic(f"t{i:02d}", 96, 96 * 0.05) for i in range(24)]
-    result = plan_group_of_topics("wide", "range", 10, topics, headroom_pct=30.0)
-    assert result.plan["members_now"] == -(-2304 // 15)
-    assert result.plan["strategy"] in ("roundrobin", "sticky", "cooperative-sticky")
-
-
 def _keyed(name: str, loads: list[float], current: int | None = None) -> GroupTopic:
     # A topic with planned partition loads (consumers at the horizon = today).
     weights = np.array(loads)
@@ -232,72 +168,6 @@ def test_at_the_same_size_the_strategy_revoking_fewer_partitions_wins() -> None:
         "range takes two rolling bounces (KIP-429): first every member with "
         "partition.assignment.strategy = [cooperative-sticky, range], then again with range "
         "removed"
-    ]
-
-
-def test_a_group_above_one_consumers_capacity_today_is_falling_behind_now() -> None:
-    # One member reads all six partitions of 0.3 consumers: 180 % of one consumer.
-    result = _six_even_partitions(1)
-    note = (
-        "group 'mixed' is falling behind now: its busiest member needs 180% of one "
-        "consumer's capacity at today's peak with 1 member; add members (3 needed)"
-    )
-    assert note in result.plan["notes"]
-    assert result.warnings == [note]
-    assert result.plan["status"] == "under-provisioned"
-    # Three members carry 0.6 each: short of nothing.
-    assert not any("falling behind" in n for n in _six_even_partitions(3).plan["notes"])
-
-
-def _growing_a(members: int) -> Any:
-    # a has 2 partitions today and 4 recommended (2.4 consumers: 1.2 each today, 0.6
-    # each on 4); b keeps its 2 of 0.3.
-    return plan_group_of_topics(
-        "mixed",
-        "roundrobin",
-        members,
-        [GroupTopic("a", "increase", 2, 4, 2.4, 2.4), _topic("b", 2, 0.6)],
-        headroom_pct=30.0,
-    )
-
-
-def test_falling_behind_is_measured_on_todays_partition_counts() -> None:
-    # Four members on today's 4 partitions own one each: a's carry 1.2 (120 %). On the
-    # recommended 6 the same four would carry at most 0.9, under one consumer.
-    result = _growing_a(4)
-    note = (
-        "group 'mixed' is falling behind now: its busiest member needs 120% of one "
-        "consumer's capacity at today's peak with 4 members on today's 4 partitions of its "
-        "topics; more members would own no partition until the increase to its topics' "
-        "recommended 6 partitions; then 6 are needed"
-    )
-    assert note in result.plan["notes"]
-    assert note in result.warnings
-
-
-def test_a_keyed_topic_changing_count_is_read_at_the_recommended_counts() -> None:
-    # Today's loads of a keyed topic at its current count are not at hand.
-    keyed = _keyed("a", [0.6, 0.2, 0.6, 0.2], current=2)
-    result = plan_group_of_topics("g", "range", 1, [keyed, _topic("b", 1, 0.0)], headroom_pct=30.0)
-    assert result.warnings[0].startswith(
-        "group 'g' is falling behind now: its busiest member needs 160% of one consumer's "
-        "capacity at today's peak with 1 member (read at the recommended counts, 5 "
-        "partitions: its topics' loads at today's counts are not at hand)"
-    )
-
-
-def test_idle_members_today_and_after_the_increases_are_told_apart() -> None:
-    # Eight members: 4 partitions today leave 4 idle; 6 recommended leave 2.
-    # (Today a's partitions still need 120 % each: more members do not help.)
-    result = _growing_a(8)
-    assert result.plan["idle_members_now"] == 2
-    assert result.warnings == [
-        "group 'mixed' is falling behind now: its busiest member needs 120% of one "
-        "consumer's capacity at today's peak with 8 members on today's 4 partitions of its "
-        "topics; after the increase to its topics' recommended 6 partitions, 6 members keep "
-        "up (it has 8)",
-        "group 'mixed' reads a, b: of its 8 members, 4 own no partition today (4 partitions "
-        "in all) and 2 will after the increases to 6 partitions",
     ]
 
 
