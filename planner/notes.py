@@ -10,9 +10,10 @@ the sentence is rendered from them by the code's renderer, once, when the note i
 Tests assert codes and parameters; readers get the sentence.
 
 `note(code, **params)` makes one; `render(code, params)` gives the sentence again from a
-published coded form. Adding a finding is a renderer registered with `_renders`; a new
-group protocol's wording is a parameter its renderer reads (as `topics` picks the
-one-topic or the multi-topic wording of a group's notes).
+code and parameters, `render_coded` from a published coded form (what the report,
+`summary.md` and `partition-planner show` print). Adding a finding is a renderer
+registered with `_renders`; a new group protocol's wording is a parameter its renderer
+reads (as `topics` picks the one-topic or the multi-topic wording of a group's notes).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "note",
     "pct_apart",
     "render",
+    "render_coded",
     "texts",
 ]
 
@@ -110,6 +112,20 @@ def note(code: str, **params: Any) -> Note:
 def render(code: str, params: Mapping[str, Any]) -> str:
     """The sentence of a note from its code and parameters (its published coded form)."""
     return _RENDERERS[code][1](params)
+
+
+def render_coded(coded: Mapping[str, Any]) -> str:
+    """The sentence of a published coded note (`Note.as_dict` or `Note.as_row` form),
+    rendered from its code and parameters.
+
+    A code this version does not know (written by a newer one) keeps the sentence it was
+    published with, its `text`.
+    """
+    found = _RENDERERS.get(coded["code"])
+    if found is None:
+        return str(coded.get("text") or "")
+    params = coded["params"]
+    return found[1](json.loads(params) if isinstance(params, str) else params)
 
 
 def texts(notes: Sequence[Note]) -> list[str]:

@@ -5,6 +5,7 @@
   `recommendations`.
 
 Each is a chain of DataFrame -> DataFrame transforms with a thin `main(argv)`; the Arrow
-functions they apply per topic (`planning`, `simulation`, `groups`) import no Spark.
+functions they apply per topic (`planning`, `simulation`, `groups`, `consumers`) import no
+Spark.
 See docs/spark-jobs.md.
 """

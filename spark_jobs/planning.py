@@ -30,12 +30,13 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from planner.cost import ClusterShape, PartitionCost, partition_cost
+from planner.cost import ClusterShape, PartitionCost
 from planner.notes import Note, coded_rows, note, texts
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
 from planner.recommend.partitions import even_group_sizes
+from planner.recommend.targets import topic_cost, topic_targets
 from planner.simulate import loads_by_count
-from planner.sizing import PlanningTarget, SideCapacity, targets_from_history
+from planner.sizing import PlanningTarget, SideCapacity
 from spark_jobs.keys import read_key_rows
 from spark_jobs.schemas import COST_FIELDS, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
@@ -55,7 +56,6 @@ __all__ = [
 
 #: Statuses of a topic `plan_topic` planned (`create`: a topic that does not exist yet).
 PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase", "create")
-_MIB = float(2**20)
 _SECONDS_PER_DAY = 86_400
 
 
@@ -241,17 +241,16 @@ def _candidates(
         simulated.add(choice.current)
     simulated.update(settings.simulate_partitions)
     considered = {n for n, _ in choice.candidates}
-    mib_target = plan.targets.get("mib_in")
     cluster = ClusterShape(brokers, history.replication_factor)
     out = []
     for n in sorted(simulated | considered):
-        # The same call plan_topic makes for its cost panel, at every candidate.
-        cost = partition_cost(
+        # The panel plan_topic gives its recommended count, at every candidate.
+        cost = topic_cost(
             n,
-            cluster,
-            settings.planning.cost,
+            cluster=cluster,
             retention_ms=history.retention_ms,
-            bytes_in_per_s=mib_target.target * _MIB if mib_target else None,
+            targets=plan.targets,
+            settings=settings.planning,
         )
         out.append(
             {
@@ -321,28 +320,11 @@ def _peaks_without_capacity(
     row: dict[str, Any], history: TopicHistory, consuming_groups: int, settings: JobSettings
 ) -> None:
     # No rule without Tp and Tc, but the peak, growth and target are still worth
-    # showing: they say what the missing measurement has to carry.
-    samples = {
-        d: np.asarray(v, dtype=np.float64)
-        for d, v in (("mib_in", history.mib_in), ("records_in", history.records_in))
-        if v is not None
-    }
-    if history.mib_out is not None:
-        # One group's read rate, as plan_topic divides it (`TopicPlan.fan_out`).
-        samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / max(
-            1, consuming_groups
-        )
-    s = settings.planning
+    # showing: they say what the missing measurement has to carry. Bytes out are one
+    # group's read rate, as plan_topic divides them (`TopicPlan.fan_out`).
     try:
-        targets = targets_from_history(
-            samples,
-            history.ts_s,
-            percentile=s.percentile,
-            growth_model=s.growth_model,
-            min_growth_days=s.min_growth_days,
-            horizon_days=s.horizon_days,
-            floor_growth_per_year=s.floor_growth_per_year,
-            headroom_pct=s.headroom_pct,
+        targets = topic_targets(
+            history, fan_out=max(1, consuming_groups), settings=settings.planning
         )
     except ValueError:
         return

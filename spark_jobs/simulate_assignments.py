@@ -12,7 +12,8 @@ Then:
    recommended counts and sized (`spark_jobs.groups`);
 3. the recommendation per topic: the sizing, its groups (one-topic groups as
    `plan_topic` planned them, multi-topic groups from 2), the consumers and strategy
-   to run, and the warnings.
+   to run (the core's `choose_consumers` over all of them, `spark_jobs.consumers`), and
+   the warnings.
 
 Outputs the `simulations` and `recommendations` datasets of the run.
 
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_jobs import simulation
+from spark_jobs.consumers import choose_consumers_arrow
 from spark_jobs.figures import RunFigures
 from spark_jobs.outputs import (
     FILES_WRITTEN,
@@ -39,14 +41,22 @@ from spark_jobs.outputs import (
 )
 from spark_jobs.planning import PLANNED_STATUSES
 from spark_jobs.runner import JobError, main_for
-from spark_jobs.schemas import GROUP_RESULT, RECOMMENDATIONS, SIZING, arrow_schema, relaxed
+from spark_jobs.schemas import (
+    CONSUMER_CHOICE,
+    GROUP_RESULT,
+    RECOMMENDATIONS,
+    SIZING,
+    arrow_schema,
+    relaxed,
+)
 from spark_jobs.settings import JobSettings
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
     "SIMULATION_ORDER",
+    "consumer_choices",
     "group_inputs",
     "group_rows",
     "main",
@@ -228,28 +238,45 @@ def simulations_output(
     )
 
 
-def _by_size(left: Column, right: Column) -> Column:
+def consumer_choices(topics: DataFrame) -> DataFrame:
+    """Each topic's consumers to run (`CONSUMER_CHOICE`), by the core's rule.
+
+    Args:
+        topics: One row per topic with `all_groups` (every group reading it, with or
+            without a plan) and the `one_group_*` columns of its sizing.
+
+    Returns:
+        `planner.recommend.choose_consumers` per topic, through
+        `spark_jobs.consumers.choose_consumers_arrow`; only the columns the rule reads
+        go to Python.
+    """
     from pyspark.sql import functions as F
 
-    # Largest recommendation first; on a tie the smaller group id, so the pick is stable.
-    return (
-        F.when(left["recommended_members"] > right["recommended_members"], -1)
-        .when(left["recommended_members"] < right["recommended_members"], 1)
-        .when(left["group_id"] < right["group_id"], -1)
-        .when(left["group_id"] > right["group_id"], 1)
-        .otherwise(0)
+    read = F.transform(
+        "all_groups",
+        lambda g: F.struct(
+            g["group_id"].alias("group_id"),
+            g["recommended_members"].alias("recommended_members"),
+            g["strategy"].alias("strategy"),
+            g["standby_members"].alias("standby_members"),
+        ),
     )
+    return topics.select(
+        "topic",
+        read.alias("groups"),
+        "one_group_members",
+        "one_group_strategy",
+        "one_group_standby",
+    ).mapInArrow(choose_consumers_arrow, CONSUMER_CHOICE)
 
 
 def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
     """The `recommendations` rows: sizing, every group, consumers and strategy, why.
 
-    `recommended_consumers` is the recommended size of the largest group (with a plan)
-    that reads the topic, `consumers_group_id` that group and `strategy` its strategy;
-    when no group with a plan reads the topic, the members one group reading only it
-    would need today and the strategy for it (`consumers_group_id` null). Null for a
-    topic without a plan. `standby_consumers`: of those, the members that own no
-    partition, planned because the minimum group size is more than the partitions.
+    `recommended_consumers`, `standby_consumers`, `consumers_group_id` and `strategy`
+    are `planner.recommend.choose_consumers` over every group that reads the topic
+    (`consumer_choices`), and its reason ends the rationale; null for a topic without a
+    plan.
     """
     from pyspark.sql import functions as F
 
@@ -271,48 +298,10 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
     # A typed empty array of the groups' own type, for topics no multi-topic group reads.
     no_groups = F.filter("groups", lambda g: F.lit(False))
     everyone = F.array_sort(F.concat(F.col("groups"), F.coalesce("multi_groups", no_groups)))
-    planned = F.filter("all_groups", lambda g: g["recommended_members"].isNotNull())
-    largest = F.get(F.array_sort("planned_groups", _by_size), 0)
-    line_for_group = F.format_string(
-        "consumers: %d, the recommended size of group '%s' (%s), %s",
-        F.col("pick.recommended_members"),
-        F.col("pick.group_id"),
-        F.col("pick.strategy"),
-        F.when(
-            F.size("planned_groups") > 1,
-            F.format_string(
-                "the largest of the %d groups with a plan that read the topic",
-                F.size("planned_groups"),
-            ),
-        ).otherwise(F.lit("the only group with a plan that reads the topic")),
-    )
-    line_for_one = F.format_string(
-        "consumers: no consumer group with a plan reads the topic; one group reading only "
-        "it would need %d members today (%s)",
-        F.col("one_group_members"),
-        F.col("one_group_strategy"),
-    )
-    standby = F.when(F.col("pick").isNotNull(), F.col("pick.standby_members")).otherwise(
-        F.col("one_group_standby")
-    )
-    # Members beyond the partitions, planned only by the minimum group size.
-    standby_words = F.when(
-        standby > 0,
-        F.format_string(
-            "; %d of them own%s no partition and stand%s by to take over from a member "
-            "that fails (min_group_members)",
-            standby,
-            F.when(standby == 1, F.lit("s")).otherwise(F.lit("")),
-            F.when(standby == 1, F.lit("s")).otherwise(F.lit("")),
-        ),
-    ).otherwise(F.lit(""))
-    consumer_line = (
-        F.when(F.col("pick").isNotNull(), F.array(F.concat(line_for_group, standby_words)))
-        .when(
-            F.col("one_group_members").isNotNull(),
-            F.array(F.concat(line_for_one, standby_words)),
-        )
-        .otherwise(F.filter("rationale", lambda r: F.lit(False)))
+    staged = joined.withColumn("all_groups", everyone)
+    chosen = staged.join(F.broadcast(consumer_choices(staged)), "topic", "left")
+    reason = F.when(F.col("pick_reason").isNotNull(), F.array("pick_reason")).otherwise(
+        F.filter("rationale", lambda r: F.lit(False))
     )
     extra_warnings = F.coalesce(
         F.flatten(F.transform("multi_warnings", lambda w: w["warnings"])),
@@ -322,24 +311,17 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
         F.flatten(F.transform("multi_warnings", lambda w: w["warnings_coded"])),
         F.filter("warnings_coded", lambda w: F.lit(False)),
     )
-    staged = (
-        joined.withColumn("all_groups", everyone)
-        .withColumn("planned_groups", planned)
-        .withColumn("pick", largest)
-    )
     derived = {
-        "recommended_consumers": F.coalesce("pick.recommended_members", "one_group_members"),
-        "standby_consumers": standby,
-        "consumers_group_id": F.col("pick.group_id"),
-        "strategy": F.when(F.col("pick").isNotNull(), F.col("pick.strategy")).otherwise(
-            F.col("one_group_strategy")
-        ),
+        "recommended_consumers": F.col("pick_members"),
+        "standby_consumers": F.col("pick_standby"),
+        "consumers_group_id": F.col("pick_group_id"),
+        "strategy": F.col("pick_strategy"),
         "groups": F.col("all_groups"),
         "warnings": F.concat("warnings", extra_warnings),
         "warnings_coded": F.concat("warnings_coded", extra_coded),
-        "rationale": F.concat("rationale", consumer_line),
+        "rationale": F.concat("rationale", reason),
     }
-    return staged.select(
+    return chosen.select(
         *(
             derived.get(field.name, F.col(field.name))
             .cast(relaxed(field.dataType))

@@ -6,11 +6,15 @@
 - `key_skew`: `skew_requirement`, the partitions a keyed topic's busiest partition needs.
 - `group`: `size_group`, the one decision sizing a consumer group (one topic or
   several), and the two ways its table of candidate sizes is built.
+- `consumers`: `choose_consumers`, which group's plan sets the topic's consumers.
+- `targets`: `topic_targets` and `topic_cost`, a topic's planning targets and its cost
+  panel at a partition count (for `plan_topic` and for the sizing job's candidates).
 - `topic`: `plan_topic`, one topic end to end (targets, rule, choice, costs, groups).
 
 Warnings and notes are `planner.notes.Note` values.
 """
 
+from planner.recommend.consumers import ConsumerChoice, SizedGroup, choose_consumers
 from planner.recommend.group import (
     GroupOfTopics,
     GroupTopic,
@@ -26,6 +30,7 @@ from planner.recommend.partitions import (
     choose_partitions,
     even_group_sizes,
 )
+from planner.recommend.targets import planning_samples, topic_cost, topic_targets
 from planner.recommend.topic import RECORD_SIZE_RATIO, mean_record_bytes, plan_topic
 from planner.recommend.types import (
     GroupInfo,
@@ -37,16 +42,19 @@ from planner.recommend.types import (
 
 __all__ = [
     "RECORD_SIZE_RATIO",
+    "ConsumerChoice",
     "GroupInfo",
     "GroupOfTopics",
     "GroupPlan",
     "GroupTopic",
     "PartitionChoice",
     "PlanSettings",
+    "SizedGroup",
     "SkewRequirement",
     "Status",
     "TopicHistory",
     "TopicPlan",
+    "choose_consumers",
     "choose_partitions",
     "even_group_sizes",
     "mean_record_bytes",
@@ -54,6 +62,9 @@ __all__ = [
     "plan_group",
     "plan_group_of_topics",
     "plan_topic",
+    "planning_samples",
     "size_group",
     "skew_requirement",
+    "topic_cost",
+    "topic_targets",
 ]

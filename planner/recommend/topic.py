@@ -19,10 +19,10 @@ from functools import partial
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 
-from planner.cost import ClusterShape, PartitionCost, partition_cost
+from planner.cost import ClusterShape, PartitionCost
 from planner.notes import Note, note
+from planner.recommend.consumers import choose_consumers
 from planner.recommend.group import (
     busiest_member_load,
     grid_extra_members,
@@ -31,6 +31,7 @@ from planner.recommend.group import (
 )
 from planner.recommend.key_skew import SkewRequirement, skew_requirement
 from planner.recommend.partitions import PartitionChoice, choose_partitions
+from planner.recommend.targets import topic_cost, topic_targets
 from planner.recommend.types import (
     PLANNED_GROUP,
     GroupInfo,
@@ -45,7 +46,6 @@ from planner.sizing import (
     SideCapacity,
     SizingResult,
     size_topic,
-    targets_from_history,
 )
 
 __all__ = ["RECORD_SIZE_RATIO", "mean_record_bytes", "plan_topic"]
@@ -54,14 +54,6 @@ _UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s 
 #: A capacity measured on records this many times larger or smaller than the topic's
 #: own (on average) gets a warning.
 RECORD_SIZE_RATIO = 2.0
-
-
-def _history_samples(h: TopicHistory) -> dict[str, npt.NDArray[np.float64]]:
-    samples = {}
-    for dim, values in (("mib_in", h.mib_in), ("records_in", h.records_in)):
-        if values is not None:
-            samples[dim] = np.asarray(values, dtype=np.float64)
-    return samples
 
 
 def plan_topic(
@@ -104,19 +96,7 @@ def plan_topic(
         )
     consuming = len(groups) if consuming_groups is None else consuming_groups
     fan_out = max(1, consuming)
-    samples = _history_samples(history)
-    if history.mib_out is not None:
-        samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / fan_out
-    targets = targets_from_history(
-        samples,
-        history.ts_s,
-        percentile=s.percentile,
-        growth_model=s.growth_model,
-        min_growth_days=s.min_growth_days,
-        horizon_days=s.horizon_days,
-        floor_growth_per_year=s.floor_growth_per_year,
-        headroom_pct=s.headroom_pct,
-    )
+    targets = topic_targets(history, fan_out=fan_out, settings=s)
     if not targets:
         raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
     sizing = size_topic({d: t.target for d, t in targets.items()}, producer, consumer)
@@ -153,13 +133,8 @@ def plan_topic(
         acceptable=skew.fits_at if skew and skew.fits else None,
     )
     p = choice.recommended
-    mib_target = targets.get("mib_in")
-    cost = partition_cost(
-        p,
-        cluster,
-        s.cost,
-        retention_ms=history.retention_ms,
-        bytes_in_per_s=mib_target.target * 2**20 if mib_target else None,
+    cost = topic_cost(
+        p, cluster=cluster, retention_ms=history.retention_ms, targets=targets, settings=s
     )
 
     util_now = _utilisation({d: t.peak for d, t in targets.items()}, consumer)
@@ -209,6 +184,8 @@ def plan_topic(
         )
         for g in infos
     )
+    # On the same topic as it is today (a new topic: its one group is deployed).
+    one_group = on_p(PLANNED_GROUP, current_partitions=current)
     warnings = (
         *_record_size_warnings(history, producer, consumer),
         *_unchecked_dimensions(targets, producer, consumer),
@@ -237,8 +214,8 @@ def plan_topic(
         rationale=rationale,
         key_sample=sample,
         fan_out=fan_out,
-        # On the same topic as it is today (a new topic: its one group is deployed).
-        one_group=on_p(PLANNED_GROUP, current_partitions=current),
+        one_group=one_group,
+        consumers=choose_consumers(group_plans, one_group=one_group),
     )
 
 

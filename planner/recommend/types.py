@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from planner.cost import CostSettings, PartitionCost
 from planner.notes import Note
+from planner.recommend.consumers import ConsumerChoice
 from planner.recommend.key_skew import SkewRequirement
 from planner.recommend.partitions import PartitionChoice, Status
 from planner.simulate import GridResult, HotKey, TopicLoad
@@ -255,6 +256,10 @@ class TopicPlan:
         fan_out: The consumer groups the topic's bytes out were divided over (at least
             1): every group fetches all of them, so `mib_out` is planned as one group's
             read rate, `TopicHistory.mib_out / fan_out`.
+        consumers: The consumers to run, chosen among `groups` and `one_group`
+            (`planner.recommend.choose_consumers`); groups that read other topics too
+            are planned apart, and the choice is made again with them by whoever plans
+            them (the `simulate_assignments` job).
     """
 
     topic: str
@@ -275,6 +280,7 @@ class TopicPlan:
     key_sample: TopicLoad | None = field(default=None, repr=False, compare=False)
     fan_out: int = 1
     one_group: GroupPlan | None = None
+    consumers: ConsumerChoice | None = None
 
     @property
     def recommended_partitions(self) -> int:

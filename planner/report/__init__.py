@@ -1,6 +1,7 @@
 """The report site: static HTML, `recommendations.json` and `summary.md`, published atomically.
 
-- `model`: the input model (`FleetReport`, `TopicReport`, ...), plain frozen values.
+- `model`: the input model (`FleetReport`, `TopicReport`, ...), plain frozen values, and
+  its JSON codec (`model.codec`).
 - `from_plan`: `from_topic_plan`, a `TopicReport` from the core's `TopicPlan`.
 - `from_outputs`: `topic_report`, `rejected_summaries`, `fleet_report` and
   `report_settings`, the report from the Spark jobs' output rows (the pipeline's path).

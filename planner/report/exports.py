@@ -164,11 +164,12 @@ def _topic_line(t: TopicReport) -> list[str]:
             f"({whose}{standby}), {md_code(t.strategy)}"
         )
     lines = ["".join(parts)]
-    for w in t.warnings[:_WARNINGS_MOST]:
+    warnings = t.warning_sentences
+    for w in warnings[:_WARNINGS_MOST]:
         short = w if len(w) <= _WARNING_CHARS else w[: _WARNING_CHARS - 1].rstrip() + "\u2026"
         lines.append(f"  - warning: {md_text(short)}")
-    if len(t.warnings) > _WARNINGS_MOST:
-        lines.append(f"  - and {len(t.warnings) - _WARNINGS_MOST} more warnings on its page")
+    if len(warnings) > _WARNINGS_MOST:
+        lines.append(f"  - and {len(warnings) - _WARNINGS_MOST} more warnings on its page")
     return lines
 
 
@@ -177,7 +178,8 @@ def _group_line(g: GroupReport, topics: tuple[str, ...]) -> str:
     more = len(topics) - _GROUP_TOPICS_MOST
     where = f"- {md_code(g.group_id)} on {shown}" + (f" and {more} more" if more > 0 else "") + ": "
     if g.strategy is None or g.recommended_members is None:
-        why = md_text(g.notes[0]) if g.notes else ""
+        notes = g.note_sentences
+        why = md_text(notes[0]) if notes else ""
         return f"{where}{STATUS_LABELS[g.status][0]}: {why}"
     return (
         f"{where}{g.current_members} -> {g.recommended_members} members"

@@ -23,6 +23,7 @@ from planner.recommend import (
     TopicHistory,
     TopicPlan,
 )
+from planner.recommend.targets import planning_samples
 from planner.report.model import (
     Candidate,
     CapacityScope,
@@ -39,7 +40,6 @@ from planner.report.model import (
     PartitionLoadChart,
     ThroughputHistory,
     TopicReport,
-    largest_planned_group,
 )
 from planner.simulate import STRATEGIES, GridResult, TopicLoad, partition_loads
 from planner.sizing import PlanningTarget, fit_growth
@@ -54,19 +54,6 @@ def _optional_series(values: npt.ArrayLike | None) -> tuple[float | None, ...]:
         return ()
     array = np.asarray(values, dtype=np.float64)
     return tuple(float(v) if math.isfinite(v) else None for v in array.tolist())
-
-
-def _samples(history: TopicHistory, fan_out: int) -> dict[str, npt.NDArray[np.float64]]:
-    # The same samples plan_topic sized on: mib_out is one group's share of the fan-out.
-    out = {}
-    for dimension, values, divisor in (
-        ("mib_in", history.mib_in, 1),
-        ("records_in", history.records_in, 1),
-        ("mib_out", history.mib_out, fan_out),
-    ):
-        if values is not None:
-            out[dimension] = np.asarray(values, dtype=np.float64) / divisor
-    return out
 
 
 def _growth_method(
@@ -91,7 +78,8 @@ def _dimensions(
     plan: TopicPlan, history: TopicHistory, s: PlanSettings, scope: CapacityScope
 ) -> tuple[DimensionArithmetic, ...]:
     requirements = {r.dimension: r for r in plan.sizing.requirements}
-    samples = _samples(history, plan.fan_out)
+    # The samples plan_topic sized on.
+    samples = planning_samples(history, fan_out=plan.fan_out)
     out = []
     for dimension, t in plan.targets.items():
         r = requirements.get(dimension)
@@ -201,17 +189,16 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
     )
 
 
-def _consumers(groups: tuple[GroupReport, ...], single: GroupPlan) -> dict[str, Any]:
-    # The job's rule (`simulate_assignments.recommend`): the largest group with a plan,
-    # else one group reading only this topic.
-    pick = largest_planned_group(groups)
-    planned = sum(1 for g in groups if g.recommended_members is not None)
+def _consumers(plan: TopicPlan, single: GroupPlan) -> dict[str, Any]:
+    # The core's choice (`TopicPlan.consumers`), as the job publishes it.
+    choice = plan.consumers
+    assert choice is not None
     return {
-        "recommended_consumers": single.members_now if pick is None else pick.recommended_members,
-        "strategy": single.strategy if pick is None else pick.strategy,
-        "consumers_group": None if pick is None else pick.group_id,
-        "standby_consumers": single.standby_members if pick is None else pick.standby_members,
-        "groups_with_plan": planned,
+        "recommended_consumers": choice.members,
+        "strategy": choice.strategy,
+        "consumers_group": choice.group_id,
+        "standby_consumers": choice.standby_members or 0,
+        "groups_with_plan": choice.groups_with_plan,
         "one_group_consumers": single.members_now,
     }
 
@@ -258,7 +245,7 @@ def from_topic_plan(
         required_partitions_now=plan.choice.required_now,
         required_partitions=plan.choice.required,
         recommended_partitions=p,
-        **_consumers(groups, single),
+        **_consumers(plan, single),
         deciding=Deciding(plan.sizing.deciding_dimension, plan.sizing.deciding_side),  # type: ignore[arg-type]
         keyed=history.keyed,
         partitioner=history.partitioner,

@@ -223,7 +223,8 @@ def _groups(report: FleetReport, pages: dict[str, str]) -> str:
             if g.strategy is None or g.strategy == g.current_strategy
             else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
         )
-        note = escape(g.notes[0]) if g.notes else ""
+        notes = g.note_sentences
+        note = escape(notes[0]) if notes else ""
         rows.append(
             f"<tr><td><code>{escape(g.group_id)}</code></td>"
             f"<td>{_group_topics(names, pages, by_name)}</td>"
@@ -301,11 +302,12 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
         headroom = fmt_headroom(now)
         if later is not None and t.recommended_partitions != t.current_partitions:
             headroom += f" \u2192 {fmt_headroom(later)}"
+        sentences = t.warning_sentences
         warnings = (
-            f"<details><summary>{len(t.warnings)}</summary><ul>"
-            + "".join(f"<li>{escape(w)}</li>" for w in t.warnings)
+            f"<details><summary>{len(sentences)}</summary><ul>"
+            + "".join(f"<li>{escape(w)}</li>" for w in sentences)
             + "</ul></details>"
-            if t.warnings
+            if sentences
             else "0"
         )
         body.append(
@@ -321,7 +323,7 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
             f"<td>{escape(t.strategy or _DASH)}</td>"
             f'<td class="num" data-sort="{"" if now is None else f"{now:.3f}"}">'
             f"{escape(headroom)}</td>"
-            f'<td class="num" data-sort="{len(t.warnings)}">{warnings}</td></tr>'
+            f'<td class="num" data-sort="{len(sentences)}">{warnings}</td></tr>'
         )
     heads = [
         ("Topic", "text", ""),

@@ -198,7 +198,7 @@ def _warnings(t: TopicReport) -> str:
             f"{escape(t.error)}</div>"
         )
     # A topic without a plan usually carries its reason as a warning too: say it once.
-    warnings = [w for w in t.warnings if w != t.error]
+    warnings = [w for w in t.warning_sentences if w != t.error]
     if warnings:
         parts.append(
             '<h2 id="warnings">Warnings</h2><ul class="warnings">'
@@ -219,7 +219,7 @@ def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
         if g.strategy is None or g.strategy == g.current_strategy
         else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
     )
-    notes = [escape(n) for n in g.notes]
+    notes = [escape(n) for n in g.note_sentences]
     others = [name for name in g.topics if name != topic]
     if others:
         listed = ", ".join(

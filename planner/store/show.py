@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import textwrap
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from planner.notes import render_coded
 from planner.recommend import creation
 from planner.store.records import FAILED, FLEET_SCOPE, Recommendation, RunRecord
 
@@ -77,10 +78,11 @@ def render_recommendation(
         out.wrap("Consumer groups")
         for group in rec.groups:
             _group(out, group)
-    if rec.warnings:
+    warnings = _sentences(rec.detail.get("warnings_coded"), rec.warnings)
+    if warnings:
         out.blank()
         out.wrap("Warnings")
-        for warning in rec.warnings:
+        for warning in warnings:
             out.wrap(_safe(warning), first="  ! ", rest="    ")
     if rec.rationale:
         out.blank()
@@ -338,8 +340,29 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
             first="    ",
             rest="      ",
         )
-    for note in first("notes") or ():
-        out.wrap(_safe(str(note)), first="    - ", rest="      ")
+    for note in _sentences(group.get("notes_coded"), first("notes") or ()):
+        out.wrap(_safe(note), first="    - ", rest="      ")
+
+
+def _sentences(coded: Any, stored: Sequence[Any]) -> list[str]:
+    """Warnings or notes rendered from their codes and parameters (`planner.notes`).
+
+    Rows published before notes had codes carry the sentences only; a coded note that
+    does not render (not the shape this version writes: the store is data from
+    outside) is shown as the sentence stored with it.
+    """
+    if not isinstance(coded, list) or not coded:
+        return [str(s) for s in stored]
+    out = []
+    for c in coded:
+        if not isinstance(c, Mapping):
+            out.append(str(c))
+            continue
+        try:
+            out.append(render_coded(c))
+        except (KeyError, TypeError, ValueError, IndexError, ArithmeticError):
+            out.append(str(c.get("text") or ""))
+    return out
 
 
 def _rate(value: float | None, unit: str, decimals: int) -> str:

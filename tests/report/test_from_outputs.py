@@ -230,7 +230,7 @@ def test_a_planned_topic_is_the_report_of_the_cores_plan(outputs: JobOutputs, to
     # The core's warnings, then those of the multi-topic groups the core does not plan.
     n = len(expected.warnings)
     assert actual.warnings[:n] == expected.warnings
-    assert all("group 'analytics'" in w for w in actual.warnings[n:])
+    assert all(json.loads(w.params)["group_id"] == "analytics" for w in actual.warnings_coded[n:])
     if topic == "orders":
         assert actual.warnings == expected.warnings
         # Read by one-topic groups only: the core's plan knows every group.

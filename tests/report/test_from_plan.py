@@ -106,7 +106,8 @@ def test_partition_loads_add_up_to_the_topic_and_mark_the_hot_key(
     assert p.hot_partitions == {hot.partition}
     busiest = int(np.argmax(p.loads))
     assert busiest == hot.partition
-    assert any("hot key 'user-celebrity'" in w for w in t.warnings)
+    hot_keys = [json.loads(w.params) for w in t.warnings_coded if w.code == "hot-key"]
+    assert [w["key"] for w in hot_keys] == ["user-celebrity"]
 
 
 def test_churn_is_eager_or_cooperative(planned_fleet: FleetReport) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
+import html
 import json
 import math
 import os
@@ -20,10 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from planner.notes import note, render_coded
 from planner.recommend import GroupInfo, TopicHistory, plan_topic
 from planner.report import FleetReport, from_topic_plan, page_names
 from planner.report.exports import recommendations, summary_markdown
 from planner.report.layout import SCRIPT, STYLE
+from planner.report.model import CodedNote
 from planner.report.site import iter_site, render_site
 from planner.report.topic_page import topic_page
 from planner.sizing import SideCapacity
@@ -134,7 +137,8 @@ def test_recommendations_json(rendered_site: Path, planned_fleet: FleetReport) -
     assert [g["group_id"] for g in example["groups"]] == ["fraud-scoring", "ledger-writer"]
     assert example["groups"][0]["status"] == "under-provisioned"
     assert example["groups"][0]["recommended_members"] == 11
-    assert any(w.startswith("keyed topic: going from 12 to 16") for w in example["warnings"])
+    remaps = [w["params"] for w in example["warnings_coded"] if w["code"] == "keyed-remap"]
+    assert [(p["current_partitions"], p["recommended_partitions"]) for p in remaps] == [(12, 16)]
     assert (rendered_site / example["page"]).is_file()
     missing = next(r for r in records if r["topic"] == HOSTILE_ATTR)
     assert missing["status"] == "missing-capacity"
@@ -419,3 +423,52 @@ def test_a_standby_member_is_shown_where_the_consumers_are(planned_fleet: FleetR
     # A topic line (listed when its count changes) says it too.
     listed = dataclasses.replace(fleet, topics=(dataclasses.replace(t, status="increase"),))
     assert "2 consumers (group `dashboard`, 1 standing by)" in summary_markdown(listed)
+
+
+def test_warnings_and_notes_are_printed_from_their_codes_and_parameters(
+    typed_fleet: FleetReport,
+) -> None:
+    # The stored sentences are stale on purpose: the site and summary.md render from the
+    # codes and parameters; recommendations.json keeps the sentences it was given.
+    hot = note("hot-key", key="user-42", share=0.31, load=1.7)
+    deploy = note(
+        "deploy", group_id="billing", topics=["orders_v2"], members_now=16,
+        headroom_pct=23.1, limit=0.77,
+    )  # fmt: skip
+    grow = next(t for t in typed_fleet.topics if t.topic == "orders_v2")
+    (group,) = grow.groups
+    coded = CodedNote(**{**hot.as_row(), "text": "stale wording"})
+    group_coded = CodedNote(**{**deploy.as_row(), "text": "stale note"})
+    grow = dataclasses.replace(
+        grow,
+        warnings=("stale wording",),
+        warnings_coded=(coded,),
+        groups=(
+            dataclasses.replace(
+                group, status="deploy", notes=("stale note",), notes_coded=(group_coded,)
+            ),
+        ),
+    )
+    fleet = dataclasses.replace(
+        typed_fleet, topics=tuple(grow if t.topic == grow.topic else t for t in typed_fleet.topics)
+    )
+    pages = page_names([t.topic for t in fleet.topics])
+    page = topic_page(grow, fleet, pages)
+    summary = summary_markdown(fleet)
+    for text in (page, summary):
+        assert "stale" not in text
+    assert html.escape(hot.text) in page and html.escape(deploy.text) in page
+    assert "user-42" in summary
+    (published,) = [r for r in recommendations(fleet, pages) if r["topic"] == "orders_v2"]
+    assert published["warnings"] == ["stale wording"]
+    assert [(w["code"], w["params"]) for w in published["warnings_coded"]] == [
+        ("hot-key", {"key": "user-42", "share": 0.31, "load": 1.7})
+    ]
+
+
+def test_a_code_this_version_does_not_know_keeps_its_published_sentence() -> None:
+    unknown = CodedNote(code="from-a-newer-planner", severity="info", params="{}", text="as sent")
+    assert unknown.sentence == "as sent"
+    assert render_coded(
+        {"code": "hot-key", "params": '{"key": "k", "share": 0.5, "load": 2.0}'}
+    ) == (note("hot-key", key="k", share=0.5, load=2.0).text)

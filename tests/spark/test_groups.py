@@ -1,4 +1,10 @@
-"""A consumer group that reads several topics is sized as one group."""
+"""A group that reads several topics: the sizing job's rows around the core's plan.
+
+The plan's `GROUP_PLAN` row, its simulation rows (the grid) and a group whose topic has
+no plan. The decision itself, without Spark, is
+`tests/planner/recommend/test_group_of_topics.py`; the multi-topic grid's math is
+`tests/planner/test_multi_topic.py`.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,6 @@ import pytest
 
 from planner.recommend.group import member_headroom_pct
 from planner.simulate import simulate_group
-from planner.simulate.multi_topic import group_churn, size_rows
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
 
 LIMIT = 1 - member_headroom_pct(30.0) / 100  # 0.769: a member may carry 2 x 0.3, not 3
@@ -72,32 +77,6 @@ def test_grid_rows_are_simulate_group_on_the_group_s_topics() -> None:
     assert eager["grow_revoked"] == 6
 
 
-def test_idle_members_make_an_over_provisioned_group() -> None:
-    result = _six_even_partitions(8)
-    plan = result.plan
-    assert plan["idle_members_now"] == 2
-    assert plan["status"] == "over-provisioned"
-    assert plan["recommended_members"] == plan["members_at_horizon"] == 3
-    assert result.warnings == [
-        "group 'mixed' reads a, b with 8 members for 6 partitions in all: 2 sit idle"
-    ]
-
-
-def test_growth_is_carried_per_topic() -> None:
-    # Topic a doubles by the end of the horizon, b does not: today 3 members fit, at the
-    # horizon a's partitions weigh 0.6 each and every member needs one to itself (6).
-    result = plan_group_of_topics(
-        "grows",
-        "roundrobin",
-        3,
-        [_topic("a", 4, 1.2, 2.4), _topic("b", 2, 0.6)],
-        headroom_pct=30.0,
-    )
-    assert result.plan["members_now"] == 3
-    assert result.plan["members_at_horizon"] == 6
-    assert result.plan["status"] == "ok"
-
-
 def _quiet_pair(members: int, strategy: str, floor: int) -> Any:
     # Two one-partition topics of 0.1 consumers each: one member carries both.
     return plan_group_of_topics(
@@ -108,30 +87,6 @@ def _quiet_pair(members: int, strategy: str, floor: int) -> Any:
         headroom_pct=30.0,
         min_group_members=floor,
     )
-
-
-def _two_quiet_topics(members: int, strategy: str, floor: int) -> Any:
-    return _quiet_pair(members, strategy, floor).plan
-
-
-def test_a_quiet_group_keeps_the_floor_s_members() -> None:
-    plan = _two_quiet_topics(3, "roundrobin", 2)
-    assert (plan["members_now"], plan["members_at_horizon"]) == (2, 2)
-    assert (plan["status"], plan["recommended_members"]) == ("over-provisioned", 2)
-    assert plan["busiest_utilisation"] == pytest.approx(0.1)
-    assert any("needs 1 member; 2 planned" in n for n in plan["notes"])
-    by_load = _two_quiet_topics(3, "roundrobin", 1)
-    assert (by_load["members_now"], by_load["recommended_members"]) == (1, 1)
-    assert by_load["busiest_utilisation"] == pytest.approx(0.2)
-
-
-def test_range_is_not_chosen_when_it_cannot_give_the_floor_work() -> None:
-    # range cuts each one-partition topic on its own: its second member owns nothing,
-    # so a group of two is planned on a strategy that deals both partitions.
-    plan = _two_quiet_topics(2, "range", 2)
-    assert plan["members_now"] == 2
-    assert plan["strategy"] != "range"
-    assert plan["standby_members"] == 0
 
 
 def test_a_floor_above_the_partitions_plans_standbys() -> None:
@@ -185,112 +140,6 @@ def test_a_topic_without_a_plan_leaves_the_group_unplanned() -> None:
     assert result.grid == []
 
 
-def test_a_partition_no_member_can_keep_up_with() -> None:
-    # One partition of topic b weighs 0.9 consumers: no group size fits.
-    result = plan_group_of_topics(
-        "hot", "range", 2, [_topic("a", 2, 0.2), _topic("b", 1, 0.9)], headroom_pct=30.0
-    )
-    assert result.plan["fits"] is False
-    assert result.plan["members_now"] == 3
-    assert "cannot keep up" in result.plan["notes"][0]
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_every_size_row_is_what_simulate_group_gives(seed: int) -> None:
-    # Random topics (1 to 5, 1 to 13 partitions, uneven loads): the vectorised rows of
-    # every size and strategy equal simulate_group's fresh assignment, member by member.
-    rng = np.random.default_rng(seed)
-    names = sorted(f"t{i}" for i in range(int(rng.integers(1, 6))))
-    weights = [rng.random(int(rng.integers(1, 14))) for _ in names]
-    total = sum(w.size for w in weights)
-    sizes = np.arange(1, total + 3, dtype=np.int64)
-    for strategy in ("range", "roundrobin", "sticky", "cooperative-sticky"):
-        rows = size_rows(weights, sizes, strategy)
-        for i, count in enumerate(sizes.tolist()):
-            direct = simulate_group(
-                dict(zip(names, weights, strict=True)),
-                {f"consumer-{m:03d}": names for m in range(count)},
-                strategy,
-                consumer_capacity=1.0,
-            )
-            assert rows["max_load"][i] == pytest.approx(direct.max_load, abs=1e-12)
-            assert rows["min_load"][i] == pytest.approx(direct.min_load, abs=1e-12)
-            assert rows["max_member_partitions"][i] == direct.member_partitions.max()
-            assert rows["min_member_partitions"][i] == direct.member_partitions.min()
-            assert rows["idle_members"][i] == direct.idle_members
-
-
-def test_a_large_group_is_sized_without_one_simulation_per_size() -> None:
-    # 24 topics of 96 partitions (2,304 in all), each partition 0.05 consumers: a
-    # member carries at most 15 of them, so 154 members; found from closed forms in
-    # well under a second.
-    topics = [_topic(f"t{i:02d}", 96, 96 * 0.05) for i in range(24)]
-    result = plan_group_of_topics("wide", "range", 10, topics, headroom_pct=30.0)
-    assert result.plan["members_now"] == -(-2304 // 15)
-    assert result.plan["strategy"] in ("roundrobin", "sticky", "cooperative-sticky")
-
-
-def test_range_stops_changing_past_the_largest_topic() -> None:
-    # Why the search for range stops at the largest topic's partition count: past it,
-    # member i owns partition i of every topic that has one, whatever the group size.
-    rng = np.random.default_rng(11)
-    weights = [rng.random(n) for n in (3, 7, 5)]
-    rows = size_rows(weights, np.arange(7, 20, dtype=np.int64), "range")
-    assert np.all(rows["max_load"] == rows["max_load"][0])
-    assert np.all(rows["max_member_partitions"] == rows["max_member_partitions"][0])
-    assert rows["idle_members"].tolist() == list(range(0, 13))
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_churn_is_what_the_assignors_do_with_the_previous_assignment(seed: int) -> None:
-    # Random groups of 1 to 4 topics (1 to 11 partitions each), every size from 1 to two
-    # past the partitions: a member joining (its id sorts last) and the last member
-    # leaving, run through simulate_group with the fresh assignment as the previous one
-    # (the real assignors, not the closed forms), give group_churn's counts.
-    rng = np.random.default_rng(100 + seed)
-    names = sorted(f"t{i}" for i in range(int(rng.integers(1, 5))))
-    loads = {n: rng.random(int(rng.integers(1, 12))) for n in names}
-    counts = [w.size for w in loads.values()]
-    total = sum(counts)
-    width = max(3, len(str(total + 3)))
-
-    def run(size: int, strategy: str, previous: Any = None) -> Any:
-        return simulate_group(
-            loads,
-            {f"consumer-{m:0{width}d}": names for m in range(size)},
-            strategy,
-            consumer_capacity=1.0,
-            previous=previous,
-        )
-
-    for strategy in ("range", "roundrobin", "sticky", "cooperative-sticky"):
-        for size in range(1, total + 3):
-            fresh = run(size, strategy)
-            grown = run(size + 1, strategy, fresh.assignment)
-            expected = {"grow_moved": int(grown.moved), "grow_revoked": int(grown.revoked)}
-            if size > 1:
-                shrunk = run(size - 1, strategy, fresh.assignment)
-                expected |= {
-                    "shrink_moved": int(shrunk.moved),
-                    "shrink_revoked": int(shrunk.revoked),
-                }
-            else:
-                expected |= {"shrink_moved": total, "shrink_revoked": total}
-            got = group_churn(counts, size, strategy)
-            assert got == expected, (strategy, size, counts)
-
-
-def test_churn_of_one_member_and_of_no_member() -> None:
-    assert group_churn([4, 2], 1, "cooperative-sticky") == {
-        "grow_moved": 3,
-        "grow_revoked": 3,
-        "shrink_moved": 6,
-        "shrink_revoked": 6,
-    }
-    with pytest.raises(ValueError, match="at least one member"):
-        group_churn([4, 2], 0, "range")
-
-
 def _keyed(name: str, loads: list[float], current: int | None = None) -> GroupTopic:
     # A topic with planned partition loads (consumers at the horizon = today).
     weights = np.array(loads)
@@ -320,108 +169,6 @@ def test_at_the_same_size_the_strategy_revoking_fewer_partitions_wins() -> None:
         "partition.assignment.strategy = [cooperative-sticky, range], then again with range "
         "removed"
     ]
-
-
-def test_a_group_above_one_consumers_capacity_today_is_falling_behind_now() -> None:
-    # One member reads all six partitions of 0.3 consumers: 180 % of one consumer.
-    result = _six_even_partitions(1)
-    note = (
-        "group 'mixed' is falling behind now: its busiest member needs 180% of one "
-        "consumer's capacity at today's peak with 1 member; add members (3 needed)"
-    )
-    assert note in result.plan["notes"]
-    assert result.warnings == [note]
-    assert result.plan["status"] == "under-provisioned"
-    # Three members carry 0.6 each: short of nothing.
-    assert not any("falling behind" in n for n in _six_even_partitions(3).plan["notes"])
-
-
-def _growing_a(members: int) -> Any:
-    # a has 2 partitions today and 4 recommended (2.4 consumers: 1.2 each today, 0.6
-    # each on 4); b keeps its 2 of 0.3.
-    return plan_group_of_topics(
-        "mixed",
-        "roundrobin",
-        members,
-        [GroupTopic("a", "increase", 2, 4, 2.4, 2.4), _topic("b", 2, 0.6)],
-        headroom_pct=30.0,
-    )
-
-
-def test_falling_behind_is_measured_on_todays_partition_counts() -> None:
-    # Four members on today's 4 partitions own one each: a's carry 1.2 (120 %). On the
-    # recommended 6 the same four would carry at most 0.9, under one consumer.
-    result = _growing_a(4)
-    note = (
-        "group 'mixed' is falling behind now: its busiest member needs 120% of one "
-        "consumer's capacity at today's peak with 4 members on today's 4 partitions of its "
-        "topics; more members would own no partition until the increase to its topics' "
-        "recommended 6 partitions; then 6 are needed"
-    )
-    assert note in result.plan["notes"]
-    assert note in result.warnings
-
-
-def test_a_keyed_topic_changing_count_is_read_at_the_recommended_counts() -> None:
-    # Today's loads of a keyed topic at its current count are not at hand.
-    keyed = _keyed("a", [0.6, 0.2, 0.6, 0.2], current=2)
-    result = plan_group_of_topics("g", "range", 1, [keyed, _topic("b", 1, 0.0)], headroom_pct=30.0)
-    assert result.warnings[0].startswith(
-        "group 'g' is falling behind now: its busiest member needs 160% of one consumer's "
-        "capacity at today's peak with 1 member (read at the recommended counts, 5 "
-        "partitions: its topics' loads at today's counts are not at hand)"
-    )
-
-
-def test_idle_members_today_and_after_the_increases_are_told_apart() -> None:
-    # Eight members: 4 partitions today leave 4 idle; 6 recommended leave 2.
-    # (Today a's partitions still need 120 % each: more members do not help.)
-    result = _growing_a(8)
-    assert result.plan["idle_members_now"] == 2
-    assert result.warnings == [
-        "group 'mixed' is falling behind now: its busiest member needs 120% of one "
-        "consumer's capacity at today's peak with 8 members on today's 4 partitions of its "
-        "topics; after the increase to its topics' recommended 6 partitions, 6 members keep "
-        "up (it has 8)",
-        "group 'mixed' reads a, b: of its 8 members, 4 own no partition today (4 partitions "
-        "in all) and 2 will after the increases to 6 partitions",
-    ]
-
-
-@pytest.mark.parametrize("strategy", ["range", "roundrobin"])
-@pytest.mark.parametrize("seed", range(4))
-def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
-    strategy: str, seed: int
-) -> None:
-    # The search cuts the partitions once for the horizon's and today's loads; the
-    # members' loads must be exactly what the closed forms give on their own.
-    from planner.simulate import closed_forms as cf
-    from planner.simulate.member_loads import cut
-    from planner.simulate.multi_topic import member_loads as _member_loads
-
-    rng = np.random.default_rng(seed)
-    counts = [int(c) for c in rng.integers(1, 30, size=int(rng.integers(1, 5)))]
-    counts.append(counts[0])  # two topics of one count share their cut
-    horizon = [rng.uniform(0, 1, c) * rng.choice([1e-6, 1.0, 1e6]) for c in counts]
-    now = [w * rng.uniform(0, 2) for w in horizon]
-    first = int(rng.integers(1, 40))
-    sizes = np.arange(first, first + int(rng.integers(1, 60)), dtype=np.int64)
-    cuts = cut(counts, sizes, strategy)
-    for weights in (horizon, now):
-        if strategy == "range":
-            expected = sum(
-                (cf.range_member_loads(w.size, sizes, w)[0] for w in weights),
-                start=np.zeros(int(sizes.sum())),
-            )
-        else:
-            dealt = np.concatenate(weights)
-            expected = cf.roundrobin_member_loads(dealt.size, sizes, dealt)[0]
-        for got in (
-            _member_loads(weights, sizes, strategy, cuts),
-            _member_loads(weights, sizes, strategy),
-        ):
-            assert got.dtype == expected.dtype
-            assert got.tobytes() == expected.tobytes()
 
 
 def test_the_floor_is_met_by_a_size_that_fits_not_by_the_floor_itself() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from planner.figures.dataset import DataInterval
+from planner.notes import note
 from planner.store import (
     Recommendation,
     RecommendationStore,
@@ -103,11 +104,16 @@ def test_control_characters_from_the_store_are_shown_escaped(
     sqlite_store: RecommendationStore, example_row: dict[str, Any]
 ) -> None:
     topic = "evil\x1b[2J\x1b]0;owned\x07\u202etxt.exe"
-    group = {**example_row["groups"][0], "group_id": "grp\x1b[31m", "notes": ["bell\x07"]}
-    sqlite_store.publish_run(
-        run_for("2026-11-21"),
-        [{**example_row, "topic": topic, "groups": [group], "warnings": ["\rovertype"]}],
-    )
+    # Sentences without their coded form (as rows published before notes had codes),
+    # so the stored text is what is printed.
+    group = {
+        **example_row["groups"][0],
+        "group_id": "grp\x1b[31m",
+        "notes": ["bell\x07"],
+        "notes_coded": [],
+    }
+    hostile = {"groups": [group], "warnings": ["\rovertype"], "warnings_coded": []}
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "topic": topic, **hostile}])
     text = render_latest(sqlite_store, topic)
     assert "Topic evil\\x1b[2J\\x1b]0;owned\\x07\\u202etxt.exe" in text
     assert "grp\\x1b[31m" in text and "bell\\x07" in text and "\\rovertype" in text
@@ -235,3 +241,34 @@ def test_a_creation_plan_a_later_fleet_run_does_not_hold_says_it_is_not_created_
         "! the fleet run 20261125T0000Z, published after this plan, does not have the topic: "
         "not created yet, or its figures were not collected"
     ) in text
+
+
+def test_warnings_and_notes_are_printed_from_their_codes_and_parameters(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    # Stale sentences on purpose: show renders from the codes and parameters.
+    hot = note("hot-key", key="user-42", share=0.31, load=1.7)
+    idle = note(
+        "idle-members-planned", group_id="g", topics=["t"], partitions=[8],
+        idle_members=2, current_members=10, standby_members=0, min_group_members=2,
+    )  # fmt: skip
+    group = {**example_row["groups"][0], "notes": ["stale note"]}
+    group["notes_coded"] = [{**idle.as_row(), "text": "stale note"}]
+    row = {
+        **example_row,
+        "warnings": ["stale wording", "kept as published"],
+        "warnings_coded": [
+            {**hot.as_row(), "text": "stale wording"},
+            {
+                "code": "from-a-newer-planner",
+                "severity": "info",
+                "params": "{}",
+                "text": "kept as published",
+            },
+        ],
+        "groups": [group],
+    }
+    sqlite_store.publish_run(run_for("2026-11-21"), [row])
+    text = " ".join(render_latest(sqlite_store, example_row["topic"]).split())
+    assert "stale" not in text
+    assert hot.text in text and idle.text in text and "kept as published" in text

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
 
+from planner.cost import ClusterShape
 from planner.examples import load_example
 from planner.notes import note, pct_apart, texts
 from planner.recommend import (
@@ -18,8 +20,12 @@ from planner.recommend import (
     member_headroom_pct,
     plan_group,
     plan_topic,
+    planning_samples,
     skew_requirement,
+    topic_cost,
+    topic_targets,
 )
+from planner.recommend.types import PLANNED_GROUP
 from planner.simulate import GridResult, TopicLoad, grid_from_loads, partition_loads, simulate_grid
 from planner.sizing import SideCapacity
 
@@ -139,6 +145,25 @@ def test_bytes_out_are_one_groups_share_of_every_group_that_reads_them() -> None
     assert alone.targets["mib_out"].peak == pytest.approx(24.0)
     assert (alone.sizing.required_partitions, by_count.sizing.required_partitions) == (12, 4)
     assert not any("bytes out" in line for line in alone.rationale)
+
+
+def test_the_targets_and_cost_panel_are_the_plans_own_at_any_caller() -> None:
+    # The sizing job asks for these apart from plan_topic (a topic without Tc, the cost
+    # of every candidate): the same calls give the plan's numbers.
+    three = [GroupInfo(g, "range", 2) for g in ("a", "b", "c")]
+    plan = _fan_out_plan(three, None)
+    ts = np.arange(14 * 24) * HOUR
+    history = TopicHistory(
+        "orders", ts, mib_in=np.full(ts.size, 8.0), mib_out=np.full(ts.size, 24.0)
+    )
+    settings = PlanSettings(headroom_pct=0.0, evenness_slack_pct=0.0)
+    targets = topic_targets(history, fan_out=plan.fan_out, settings=settings)
+    assert targets == plan.targets
+    assert planning_samples(history, fan_out=3)["mib_out"][0] == 8.0
+    cluster = ClusterShape(3, history.replication_factor)
+    at = partial(topic_cost, cluster=cluster, retention_ms=None, targets=targets)
+    assert at(plan.recommended_partitions, settings=settings) == plan.cost
+    assert at(96, settings=settings).partitions == 96
 
 
 @pytest.mark.parametrize("consuming", [None, 0])
@@ -714,7 +739,7 @@ def test_a_keyed_groups_load_today_is_its_key_sample_on_todays_count() -> None:
 
 
 def test_a_group_with_no_members_or_a_new_topic_has_no_load_today() -> None:
-    planned = _behind(10.0, 6, GroupInfo("", "cooperative-sticky", 0)).groups[0]
+    planned = _behind(10.0, 6, PLANNED_GROUP).groups[0]
     assert planned.busiest_utilisation_current is None and planned.falling_behind is None
     new = plan_topic(
         _flat_history(10.0),

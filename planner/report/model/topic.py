@@ -1,0 +1,506 @@
+"""The report model of one topic: its numbers, its groups, and the why.
+
+A `TopicReport` is everything a topic's page says: the partition numbers, the
+arithmetic per dimension, the candidates, the cost panel, the consumer groups, the
+warnings (sentences and their coded form), and the chart series (`series`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Literal, get_args
+
+from planner.notes import render_coded
+from planner.report.model.codec import Model, at_least
+from planner.report.model.series import (
+    ChurnChart,
+    MemberLoadChart,
+    PartitionLoadChart,
+    ThroughputHistory,
+)
+from planner.sizing import years_to_grow
+
+__all__ = [
+    "DIMENSION_UNITS",
+    "GROUP_STATUSES",
+    "PLANNED_STATUSES",
+    "RULE",
+    "TOPIC_STATUSES",
+    "Candidate",
+    "CapacityScope",
+    "CodedNote",
+    "CostPanel",
+    "Deciding",
+    "DimensionArithmetic",
+    "GroupReport",
+    "GroupStatus",
+    "TopicReport",
+    "TopicStatus",
+]
+
+#: `ok`: enough partitions to the end of the horizon; `plan-increase`: enough today, not
+#: by the end of the horizon; `increase`: not enough today; `missing-capacity`: no Tp/Tc
+#: (or no throughput) to size on; `error`: planning failed; `no-figures`: in the topics
+#: table, but no throughput sample in the history window; `unknown-topic`: throughput
+#: for a topic the topics table does not list; `invalid-figures`: its figures broke a
+#: row-level input rule and were set aside (docs/validation.md). All but the first three
+#: say why in `TopicReport.error`. `create`: a topic that does not exist yet, planned
+#: before it is created (`planner.recommend.creation`); it is sized like the first three.
+TopicStatus = Literal[
+    "ok",
+    "plan-increase",
+    "increase",
+    "create",
+    "missing-capacity",
+    "error",
+    "no-figures",
+    "unknown-topic",
+    "invalid-figures",
+]
+TOPIC_STATUSES: tuple[TopicStatus, ...] = get_args(TopicStatus)
+#: The statuses of a topic that was sized (its numbers are all present).
+PLANNED_STATUSES: frozenset[str] = frozenset({"ok", "plan-increase", "increase", "create"})
+#: `unplanned`: a topic the group reads has no plan, so neither has the group (its notes
+#: say which topic and why); its sizes and recommended strategy are then None. `deploy`:
+#: a group with no member yet, reading a topic to be created.
+GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "unplanned", "deploy"]
+GROUP_STATUSES: tuple[GroupStatus, ...] = get_args(GroupStatus)
+Dimension = Literal["mib_in", "records_in", "mib_out"]
+Side = Literal["producer", "consumer", "both"]
+#: Where a capacity came from: the topic's own row, or the `*` default row.
+CapacityScope = Literal["topic", "*"]
+
+DIMENSION_UNITS: Mapping[str, str] = {
+    "mib_in": "MiB/s in",
+    "records_in": "records/s in",
+    "mib_out": "MiB/s out per group",
+}
+#: The sizing rule in words (`planner.sizing`).
+RULE = (
+    "partitions >= max(target / Tp, target / Tc), rounded up, in every dimension measured; "
+    "the largest requirement wins, and a keyed topic also needs its busiest partition to fit"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Deciding(Model):
+    """The dimension and side whose requirement set the partition count."""
+
+    dimension: Dimension
+    side: Side
+
+
+@dataclasses.dataclass(frozen=True)
+class DimensionArithmetic(Model):
+    """The rule in one dimension, with every number a reader needs to check it.
+
+    Attributes:
+        dimension: `mib_in`, `records_in` or `mib_out` (one group's read rate).
+        peak: The observed peak (percentile of the samples), in the dimension's unit.
+        growth_per_year: Growth applied, yearly fraction.
+        growth_method: How the growth was obtained, in words (fitted how, or the floor).
+        growth_factor: Multiplier from the peak to the end of the horizon.
+        grown: The peak grown to the end of the horizon.
+        headroom_pct: Headroom added on top (%).
+        target: `grown x (1 + headroom_pct / 100)`.
+        producer_capacity: Tp in the dimension's unit (None: not measured, or `mib_out`).
+        consumer_capacity: Tc in the dimension's unit (None: not measured).
+        capacity_scope: Tp/Tc from the topic's own capacity row (`topic`) or `*`; when
+            Tp and Tc came from different rows, Tc's row (see `producer_scope`). None:
+            no capacity in this dimension.
+        producer_partitions: `ceil(target / Tp)`, or None.
+        consumer_partitions: `ceil(target / Tc)`, or None.
+        required: The larger of the two (None: no capacity, the dimension was skipped).
+        side: Which side needs `required` (`both` on a tie).
+        producer_scope: Tp's row when it is not `capacity_scope`'s (the topic's own Tc
+            with the fleet's default Tp, say); None: the same row, or no Tp.
+        linear_growth: Whether the peak grows by the same amount every day (a linear
+            fit) rather than compounding at `growth_per_year`.
+    """
+
+    dimension: Dimension
+    peak: float
+    growth_per_year: float
+    growth_method: str
+    growth_factor: float
+    grown: float
+    headroom_pct: float
+    target: float
+    producer_capacity: float | None
+    consumer_capacity: float | None
+    capacity_scope: CapacityScope | None
+    producer_partitions: int | None
+    consumer_partitions: int | None
+    required: int | None
+    side: Side | None
+    producer_scope: CapacityScope | None = None
+    linear_growth: bool = False
+
+    def days_until_above(self, capacity: float) -> float | None:
+        """Days from the end of the data until the peak, growing as planned, plus the
+        headroom, is above `capacity`: 0 if it is already; None if it never is (no
+        growth, or a shrinking peak)."""
+        need = self.peak * (1 + self.headroom_pct / 100)
+        if need > capacity:
+            return 0.0
+        if need <= 0:
+            return None
+        years = years_to_grow(capacity / need, self.growth_per_year, linear=self.linear_growth)
+        return None if years is None else 365.0 * years
+
+    @property
+    def unit(self) -> str:
+        """The dimension's unit in words (`MiB/s in`, ...)."""
+        return DIMENSION_UNITS[self.dimension]
+
+    @property
+    def partition_capacity(self) -> float | None:
+        """What one partition carries: the slower of Tp and Tc (only Tc for `mib_out`)."""
+        tp = None if self.dimension == "mib_out" else self.producer_capacity
+        caps = [c for c in (tp, self.consumer_capacity) if c is not None]
+        return min(caps) if caps else None
+
+    def _check(self) -> None:
+        where = f"{self.dimension}"
+        for name in ("peak", "grown", "target", "growth_factor", "headroom_pct"):
+            at_least(f"{where}.{name}", getattr(self, name), 0)
+        for name in ("producer_capacity", "consumer_capacity"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{where}.{name}: must be above zero, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate(Model):
+    """A partition count the choice considered.
+
+    Attributes:
+        partitions: The count.
+        even_group_sizes: Group sizes it splits evenly over.
+        chosen: Whether it is the recommendation.
+    """
+
+    partitions: int
+    even_group_sizes: tuple[int, ...]
+    chosen: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class CostPanel(Model):
+    """What the recommended count costs (fields as `planner.cost.PartitionCost`).
+
+    Attributes:
+        partitions: The count costed.
+        producer_batch_memory_bytes: `partitions x batch.size`, bytes.
+        producer_buffer_share: That memory as a fraction of `buffer.memory`.
+        replicas_total: `partitions x replication_factor`.
+        replicas_per_broker: Replicas on the busiest broker after the change.
+        replicas_per_broker_limit: The configured limit per broker.
+        latency_rule_limit: `100 x brokers x replication_factor`.
+        leaders_per_broker: Leaders of this topic on the busiest broker.
+        election_unavailability_ms: Leader elections after a broker failure, ms (None:
+            replication factor 1, no replica to elect: offline until the broker returns).
+        segments_per_replica: Log segments one replica keeps over its retention.
+        file_handles_per_broker: Open files this topic costs the busiest broker.
+        consumer_threads: Threads for one group to read every partition in parallel.
+        warnings: Limits exceeded, in plain words.
+    """
+
+    partitions: int
+    producer_batch_memory_bytes: int
+    producer_buffer_share: float
+    replicas_total: int
+    replicas_per_broker: int
+    replicas_per_broker_limit: int
+    latency_rule_limit: int
+    leaders_per_broker: int
+    election_unavailability_ms: float | None
+    segments_per_replica: int
+    file_handles_per_broker: int
+    consumer_threads: int
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class CodedNote(Model):
+    """A warning or note in its coded form (`planner.notes.Note`).
+
+    Attributes:
+        code: The finding's stable code (`hot-key`, `falling-behind`, ...).
+        severity: `warning` or `info`.
+        params: The values the sentence is made of, as JSON text.
+        text: The sentence.
+    """
+
+    code: str
+    severity: str
+    params: str
+    text: str
+
+    @property
+    def sentence(self) -> str:
+        """The sentence rendered from the code and parameters (`planner.notes`); the
+        stored `text` for a code this version does not know."""
+        return render_coded(dataclasses.asdict(self))
+
+
+def _sentences(coded: tuple[CodedNote, ...], stored: tuple[str, ...]) -> tuple[str, ...]:
+    # Outputs written before notes had codes carry the sentences only.
+    return tuple(c.sentence for c in coded) if coded else stored
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupReport(Model):
+    """One consumer group reading the topic, at the recommended partition count.
+
+    Attributes:
+        group_id: The group.
+        topics: Topics the group subscribes to (this one among them).
+        current_strategy: Its `partition.assignment.strategy` today.
+        strategy: The strategy recommended.
+        current_members: Members today (0 for a planned group).
+        recommended_members: Members to run (None: `unplanned`).
+        members_now: Smallest group that keeps up with today's peak, with headroom
+            (None: `unplanned`).
+        members_at_horizon: The same at the end of the horizon (None: `unplanned`).
+        busiest_utilisation: The busiest member's load at `members_now`, share of one
+            consumer's capacity (None: unknown, e.g. no size fits).
+        status: `ok`, `under-provisioned`, `over-provisioned`, `deploy` (no member yet,
+            of a topic to be created), or `unplanned` (a topic it reads has no plan: the
+            notes say which and why).
+        notes: Why, in plain words.
+        standby_members: Of `recommended_members`, those that own no partition: the
+            minimum group size asks for more members than there are partitions.
+        notes_coded: `notes` in their coded form (empty for outputs written before
+            notes had codes).
+    """
+
+    group_id: str
+    topics: tuple[str, ...]
+    current_strategy: str
+    strategy: str | None
+    current_members: int
+    recommended_members: int | None
+    members_now: int | None
+    members_at_horizon: int | None
+    busiest_utilisation: float | None
+    status: GroupStatus
+    notes: tuple[str, ...] = ()
+    standby_members: int = 0
+    notes_coded: tuple[CodedNote, ...] = ()
+
+    @property
+    def note_sentences(self) -> tuple[str, ...]:
+        """The notes as the site prints them: rendered from their codes and parameters
+        (`notes` for outputs written before notes had codes)."""
+        return _sentences(self.notes_coded, self.notes)
+
+    def _check(self) -> None:
+        where = f"group {self.group_id!r}"
+        for name in ("current_members", "recommended_members", "members_now", "standby_members"):
+            at_least(f"{where}: {name}", getattr(self, name), 0)
+        if self.status == "unplanned":
+            if not self.notes:
+                raise ValueError(f"{where}: status 'unplanned' needs a note saying why")
+            return
+        missing = [
+            name
+            for name in ("strategy", "recommended_members", "members_now", "members_at_horizon")
+            if getattr(self, name) is None
+        ]
+        if missing:
+            raise ValueError(f"{where}: status {self.status!r} needs {', '.join(missing)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class TopicReport(Model):
+    """Everything the site says about one topic.
+
+    A sized topic (`ok`, `plan-increase`, `increase`) has its partition numbers and
+    `deciding`; any other (`missing-capacity`, `error`, `no-figures`, `unknown-topic`)
+    has `error` (why) and whatever was known. Chart fields are None when there is
+    nothing to draw (`partition_load` is for keyed topics with a key sample only).
+
+    Attributes:
+        topic: The topic name (any text: the renderer escapes it).
+        status: See `TopicStatus`.
+        current_partitions: Partitions today (None: a new topic, or not in the topics
+            table for `unknown-topic`).
+        required_partitions_now: The rule's requirement for today's peak plus headroom.
+        required_partitions: The requirement at the end of the horizon (key skew included).
+        recommended_partitions: The count to have.
+        recommended_consumers: The consumers to run: the recommended size of the
+            largest consumer group with a plan that reads the topic
+            (`consumers_group`; ties go to the smaller group id), else what one group
+            reading only this topic needs for today's peak at the recommended count.
+            The `recommendations` dataset's answer, which the rationale explains.
+        strategy: The assignment strategy recommended for that group.
+        consumers_group: The group `recommended_consumers` is the size of (None: one
+            group reading only this topic).
+        standby_consumers: Of `recommended_consumers`, those that own no partition: the
+            minimum group size (`min_group_members`) asks for more than the partitions.
+        groups_with_plan: How many groups with a plan read the topic.
+        one_group_consumers: Members one group reading only this topic needs for
+            today's peak at the recommended count (the member-load chart's marker and
+            the churn table's group size).
+        deciding: The dimension and side that set the count.
+        keyed: Whether producers set keys and rely on per-key order.
+        partitioner: The producers' partitioner (librdkafka's names).
+        replication_factor: Replicas per partition.
+        capacity_source: Where Tp and Tc were measured, in words.
+        dimensions: The arithmetic per dimension.
+        rule: The sizing rule in words.
+        candidates: The partition counts considered.
+        choice_reason: Why the recommended count among the candidates.
+        rationale: The arithmetic and the choice, as sentences.
+        cost: The cost panel at the recommended count.
+        warnings: Plain-language warnings.
+        warnings_coded: `warnings` in their coded form (empty for outputs written
+            before warnings had codes).
+        groups: Consumer groups reading the topic.
+        history: Throughput samples.
+        member_load: Busiest member against group size, per strategy.
+        partition_load: Per-partition load (keyed topics).
+        churn: Rebalance churn per strategy.
+        rejected_rows: Input rows of this topic the row checks kept out (0: none or
+            unknown).
+        error: Why the topic could not be sized (every status but the sized ones).
+    """
+
+    topic: str
+    status: TopicStatus
+    current_partitions: int | None = None
+    required_partitions_now: int | None = None
+    required_partitions: int | None = None
+    recommended_partitions: int | None = None
+    recommended_consumers: int | None = None
+    strategy: str | None = None
+    consumers_group: str | None = None
+    standby_consumers: int = 0
+    groups_with_plan: int = 0
+    one_group_consumers: int | None = None
+    deciding: Deciding | None = None
+    keyed: bool = False
+    partitioner: str = "murmur2_random"
+    replication_factor: int | None = None
+    capacity_source: str | None = None
+    dimensions: tuple[DimensionArithmetic, ...] = ()
+    rule: str = RULE
+    candidates: tuple[Candidate, ...] = ()
+    choice_reason: str | None = None
+    rationale: tuple[str, ...] = ()
+    cost: CostPanel | None = None
+    warnings: tuple[str, ...] = ()
+    groups: tuple[GroupReport, ...] = ()
+    history: ThroughputHistory | None = None
+    member_load: MemberLoadChart | None = None
+    partition_load: PartitionLoadChart | None = None
+    churn: ChurnChart | None = None
+    rejected_rows: int = 0
+    error: str | None = None
+    warnings_coded: tuple[CodedNote, ...] = ()
+
+    def __post_init__(self) -> None:
+        try:
+            super().__post_init__()
+        except ValueError as exc:
+            raise ValueError(f"topic {self.topic!r}: {exc}") from None
+
+    @property
+    def warning_sentences(self) -> tuple[str, ...]:
+        """The warnings as the site and `summary.md` print them: rendered from their
+        codes and parameters (`warnings` for outputs written before warnings had codes)."""
+        return _sentences(self.warnings_coded, self.warnings)
+
+    def _check(self) -> None:
+        if not self.topic:
+            raise ValueError("topic: the name is empty")
+        for name in (
+            "current_partitions",
+            "required_partitions_now",
+            "required_partitions",
+            "recommended_partitions",
+            "replication_factor",
+        ):
+            at_least(name, getattr(self, name), 1)
+        at_least("recommended_consumers", self.recommended_consumers, 0)
+        at_least("one_group_consumers", self.one_group_consumers, 0)
+        at_least("standby_consumers", self.standby_consumers, 0)
+        at_least("groups_with_plan", self.groups_with_plan, 0)
+        at_least("rejected_rows", self.rejected_rows, 0)
+        if self.status in PLANNED_STATUSES:
+            missing = [
+                name
+                for name in ("required_partitions", "recommended_partitions", "deciding")
+                if getattr(self, name) is None
+            ]
+            if missing:
+                raise ValueError(f"status {self.status!r} needs {', '.join(missing)}")
+        elif not self.error:
+            raise ValueError(f"status {self.status!r} needs an error message saying why")
+
+    @property
+    def consumers_basis(self) -> str:
+        """What `recommended_consumers` is the size of, and its strategy, in words."""
+        strategy = self.strategy or "no strategy"
+        standby = (
+            f"; {self.standby_consumers} of them own{'s' if self.standby_consumers == 1 else ''}"
+            f" no partition and stand{'s' if self.standby_consumers == 1 else ''} by "
+            f"(min_group_members)"
+            if self.standby_consumers
+            else ""
+        )
+        if self.consumers_group is None:
+            return f"{strategy}: one group reading only this topic, for today's peak{standby}"
+        among = (
+            f", the largest of the {self.groups_with_plan} groups with a plan that read it"
+            if self.groups_with_plan > 1
+            else ""
+        )
+        return f"{strategy}: the recommended size of group '{self.consumers_group}'{among}{standby}"
+
+    @property
+    def planned(self) -> bool:
+        """Whether the topic was sized (its partition numbers are present)."""
+        return self.status in PLANNED_STATUSES
+
+    @property
+    def current_count_lasts_days(self) -> float | None:
+        """For `plan-increase`: days until today's count no longer carries the peak plus
+        headroom in some dimension, the peak growing as planned (even spread).
+
+        None for any other status, or when the sizing rule is not what asks for more
+        partitions (a keyed topic's skew can ask for more than the rule), or when it
+        cannot be worked out (no count, no capacity in the deciding dimension).
+        """
+        current = self.current_partitions
+        if self.status != "plan-increase" or current is None or self.required_partitions is None:
+            return None
+        rule = max((d.required for d in self.dimensions if d.required is not None), default=None)
+        if rule is None or rule < self.required_partitions:
+            return None
+        days = [
+            d.days_until_above(current * cap)
+            for d in self.dimensions
+            if d.required is not None and (cap := d.partition_capacity) is not None
+        ]
+        found = [d for d in days if d is not None]
+        return min(found) if found else None
+
+    def headroom_pct(self, partitions: int | None) -> float | None:
+        """Spare capacity of `partitions` partitions over today's peak, in percent.
+
+        `partitions x min(Tp, Tc) / peak - 1` in the tightest dimension, assuming the load
+        spreads evenly over the partitions (a keyed topic's busiest partition has less:
+        see its partition-load chart). Negative: the peak is above what the partitions
+        carry. None when the count or the figures are missing.
+        """
+        if partitions is None:
+            return None
+        ratios = [
+            partitions * cap / d.peak
+            for d in self.dimensions
+            if (cap := d.partition_capacity) is not None and d.peak > 0
+        ]
+        return (min(ratios) - 1.0) * 100.0 if ratios else None
