@@ -41,7 +41,7 @@ from planner.assignors._members import (
     sorted_java,
     topic_partitions,
 )
-from planner.assignors._server_group import kept_targets
+from planner.assignors._server_group import clean_targets, kept_targets
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
@@ -110,8 +110,12 @@ def fresh_group(
     seen = set(existing)
     if prev is not None:  # checked as the general path checks it, then not read
         positive = {t: n for t, n in counts.items() if n > 0}
-        kept = kept_targets(prev, subs, positive, shared=False)
-        seen.update(t for per_topic in kept.values() for t in per_topic)
+        clean = clean_targets(prev, subs, positive, shared=False)
+        if clean is None:
+            kept = kept_targets(prev, subs, positive, shared=False)
+            seen.update(t for per_topic in kept.values() for t in per_topic)
+        else:
+            seen.update(clean[1])
     if topic_ids is not None and not isinstance(topic_ids, Mapping):
         raise TypeError("topic_ids must map topic names to topic ids")
     known = None if topic_ids is None else {t: i for t, i in topic_ids.items() if t in seen}

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 
 from planner.assignors._java_hashing import (
     JavaHashTable,
@@ -169,6 +171,42 @@ def kept_targets(
                 partitions.append(partition)
         kept[member_id] = per_topic
     return kept
+
+
+def clean_targets(
+    previous: Mapping[str, list[tuple[str, int]]],
+    subscriptions: Mapping[str, object],
+    existing: Mapping[str, int],
+    *,
+    shared: bool,
+) -> tuple[dict[str, list[tuple[str, int]]], set[str]] | None:
+    """The previous targets of the members still in the group, if :func:`kept_targets`
+    would keep every entry as it is (each partition exists and appears once, or for a
+    share group once per member), with the topics they name; else None.
+
+    Checked in a few passes at C speed over all entries, so that a planning grid's
+    rebalances need not walk them one Python step each.
+    """
+    kept = {m: owned for m, owned in previous.items() if m in subscriptions}
+    flat = list(chain.from_iterable(kept.values()))
+    if len(set(flat)) != len(flat) and (
+        not shared or any(len(set(owned)) != len(owned) for owned in kept.values())
+    ):
+        return None
+    topics = set(map(_TOPIC, flat))
+    if any(existing.get(t, 0) <= 0 for t in topics):
+        return None
+    if len(topics) == 1:
+        partitions = list(map(_PARTITION, flat))
+        if min(partitions) < 0 or max(partitions) >= existing[next(iter(topics))]:
+            return None
+    elif topics and not all(0 <= p < existing[t] for t, p in flat):
+        return None
+    return kept, topics
+
+
+_TOPIC = itemgetter(0)
+_PARTITION = itemgetter(1)
 
 
 def _known(topic_ids: TopicIds | None, seen: set[str]) -> TopicIds | None:

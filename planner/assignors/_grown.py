@@ -1,0 +1,393 @@
+"""Fast paths of ``uniform`` and ``simple`` for a group that has a previous target assignment.
+
+The planning grid's rebalances (a group grown or shrunk by a member) ask the broker-side
+assignors again with the previous target as input. Kafka's builders then walk Java hash
+tables, whose orders the general path replays entry by entry. Where every member
+subscribes to the same topics and the previous target is *clean* (each partition exists,
+is subscribed to, and is held once, or for a share group once per member), most of those
+orders decide nothing:
+
+* ``uniform``: a member keeps all it held while that fits its quota, whatever the order
+  of its ``HashSet``; only a member that gives partitions up needs its replayed order;
+* ``simple``: the partition map Kafka walks holds one partition per bucket for most topic
+  layouts (then its order is the bucket order, whatever the insertion order); a member's
+  own table needs its order only when the member gives partitions up, and that order is
+  again the bucket order when its partitions fall into distinct buckets.
+
+Partitions are handled as indices into all the group's partitions in (topic, partition)
+order, so each member's list is sorted as integers. Each function returns None when a
+shortcut does not apply; the caller then takes the general path, which the tests prove
+gives the same result wherever these apply.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain, filterfalse
+from operator import itemgetter
+
+from planner.assignors._java_hashing import (
+    JavaHashTable,
+    capacity_for_copy,
+    capacity_for_expected,
+    hash_map_order,
+    int_hash,
+    table_size_for,
+)
+from planner.assignors._members import (
+    Assignment,
+    PartitionsPerTopic,
+    PreviousAssignment,
+    Subscriptions,
+    TopicPartition,
+    prepare,
+    sorted_java,
+    topic_partitions,
+)
+from planner.assignors._server_group import clean_targets, int_set_order
+from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
+
+_MASK32 = 0xFFFFFFFF
+_INITIAL_CAPACITY = 16
+_PARTITION = itemgetter(1)
+_SEQUENCES = {list, tuple}
+
+
+@dataclass(frozen=True)
+class GrownGroup:
+    """A group whose members all subscribe to the same topics, with a clean previous target.
+
+    Attributes:
+        given: Member ids in the order given (the order of the result).
+        members: Member ids in the coordinator's ``HashMap`` iteration order.
+        topics: The subscribed topics that exist, in Java name order.
+        partitions: Topic -> partition count (existing topics only).
+        ids: Topic -> its id (given or stand-in).
+        previous: Member id -> its previous target partitions, in the order given, for
+            the members still in the group (all on ``topics``, none twice per member).
+        offsets: Topic -> the index of its partition 0 among all the group's partitions
+            taken in (topic, partition) order.
+        all_partitions: All the group's partitions in that order.
+    """
+
+    given: list[str]
+    members: list[str]
+    topics: list[str]
+    partitions: dict[str, int]
+    ids: dict[str, TopicId]
+    previous: dict[str, list[tuple[str, int]]]
+    offsets: dict[str, int]
+    all_partitions: tuple[TopicPartition, ...]
+
+    def indices(self, owned: list[tuple[str, int]]) -> list[int]:
+        """Partitions as indices into :attr:`all_partitions`, in the order given."""
+        if len(self.topics) == 1:
+            return list(map(_PARTITION, owned))
+        offsets = self.offsets
+        return [offsets[t] + p for t, p in owned]
+
+    def replayed(self, owned: list[tuple[str, int]]) -> list[int]:
+        """A member's partitions (indices) in the order the coordinator's replay of its
+        target iterates them: topics in ``HashMap<Uuid, ...>`` order, partitions in
+        ``HashSet<Integer>`` order."""
+        per_topic: dict[str, list[int]] = {}
+        for topic, partition in owned:
+            per_topic.setdefault(topic, []).append(partition)
+        if len(per_topic) > 1:
+            table: JavaHashTable[str] = JavaHashTable(lambda t: self.ids[t].java_hash())
+            for topic in per_topic:
+                table.add(topic)
+            per_topic = {t: per_topic[t] for t in table.order()}
+        offsets = self.offsets
+        return [offsets[t] + p for t, ps in per_topic.items() for p in int_set_order(ps)]
+
+    def result(self, chosen: Mapping[str, list[int]]) -> Assignment:
+        """Member -> sorted TopicPartitions, every member in the order given."""
+        pick = self.all_partitions.__getitem__
+        return {m: list(map(pick, sorted(chosen.get(m, ())))) for m in self.given}
+
+
+def grown_group(
+    partitions_per_topic: PartitionsPerTopic,
+    subscriptions: Subscriptions,
+    previous: PreviousAssignment | None,
+    *,
+    topic_ids: TopicIds | None,
+    shared: bool,
+) -> GrownGroup | None:
+    """The group if a fast path applies, else None (then nothing of the inputs was
+    consumed: the previous target must map members to lists or tuples).
+
+    Raises:
+        TypeError: Malformed inputs, as the general path raises them.
+        ValueError: A negative partition count or a malformed topic id, likewise.
+    """
+    if not isinstance(previous, Mapping) or not previous:
+        return None
+    if not set(map(type, previous.values())) <= _SEQUENCES:
+        return None  # iterators: read once, by the general path
+    counts, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
+    distinct = set(subs.values())
+    if len(distinct) != 1 or prev is None:
+        return None
+    topics = sorted_java(t for t in distinct.pop() if counts.get(t, 0) > 0)
+    positive = {t: counts[t] for t in topics}
+    clean = clean_targets(prev, subs, positive, shared=shared)
+    if clean is None:
+        return None
+    kept, _ = clean
+    if topic_ids is not None and not isinstance(topic_ids, Mapping):
+        raise TypeError("topic_ids must map topic names to topic ids")
+    seen = set(topics)
+    known = None if topic_ids is None else {t: i for t, i in topic_ids.items() if t in seen}
+    ids = resolve_topic_ids(topics, known)
+    offsets: dict[str, int] = {}
+    flat: list[TopicPartition] = []
+    for topic in sorted(topics):  # Python's order: the order of sorted TopicPartitions
+        offsets[topic] = len(flat)
+        flat += topic_partitions(topic, positive[topic])
+    return GrownGroup(
+        given=list(subs),
+        members=hash_map_order(subs),
+        topics=topics,
+        partitions=positive,
+        ids=ids,
+        previous=kept,
+        offsets=offsets,
+        all_partitions=tuple(flat),
+    )
+
+
+def uniform(group: GrownGroup) -> Assignment:
+    """``uniform``'s homogeneous builder with a clean previous target."""
+    if not group.topics:
+        return group.result({})
+    members = group.members
+    topic_order = group.topics
+    if len(topic_order) > 1:
+        table: JavaHashTable[str] = JavaHashTable(
+            lambda t: group.ids[t].java_hash(),
+            initial_capacity=capacity_for_copy(len(topic_order)),
+        )
+        for topic in topic_order:
+            table.add(topic)
+        topic_order = table.order()
+    previous = group.previous
+    held = set(group.indices(list(chain.from_iterable(previous.values()))))
+    unassigned: list[int] = []
+    for topic in topic_order:
+        start = group.offsets[topic]
+        unassigned += filterfalse(held.__contains__, range(start, start + group.partitions[topic]))
+    quota_min, extra = divmod(len(group.all_partitions), len(members))
+    chosen: dict[str, list[int]] = {}
+    unfilled: list[tuple[str, int]] = []
+    for index, member_id in enumerate(members):
+        may_take_extra = extra > 0
+        quota = quota_min + may_take_extra
+        owned = previous.get(member_id)
+        if not owned:
+            kept: list[int] = []
+        elif len(owned) <= quota:
+            # Every topic's partitions fit: the order Kafka walks them decides nothing.
+            quota -= len(owned)
+            kept = group.indices(owned)
+        else:
+            replayed = group.replayed(owned)
+            if len(group.topics) == 1:
+                kept, given_up = replayed[:quota], replayed[quota:]
+            else:
+                kept, given_up = _cut_by_topic(group, owned, replayed, quota)
+            unassigned += given_up
+            quota = 0
+        # As in the general path: a member below min + 1 leaves the extra partition to
+        # the members after it while enough of them remain to take all the extra ones.
+        if quota > 0 and may_take_extra and len(members) - index > extra:
+            quota -= 1
+            may_take_extra = False
+        if quota > 0:
+            unfilled.append((member_id, quota))
+        extra -= may_take_extra
+        chosen[member_id] = kept
+    index = 0
+    for member_id, quota in unfilled:
+        chosen[member_id] += unassigned[index : index + quota]
+        index += quota
+    if index < len(unassigned):  # Kafka throws too; the quotas always cover every partition
+        raise AssertionError("uniform left partitions unassigned")
+    return group.result(chosen)
+
+
+def _cut_by_topic(
+    group: GrownGroup, owned: list[tuple[str, int]], replayed: list[int], quota: int
+) -> tuple[list[int], list[int]]:
+    """Kafka keeps a topic's partitions whole while they fit the quota, cuts the first
+    topic that does not fit, and gives up every later one."""
+    topic_of = {group.offsets[t] + p: t for t, p in owned}
+    kept: list[int] = []
+    given_up: list[int] = []
+    run: list[int] = []
+    for position, index in enumerate(replayed):
+        run.append(index)
+        last = position + 1 == len(replayed) or topic_of[replayed[position + 1]] != topic_of[index]
+        if last:
+            if len(run) <= quota:
+                quota -= len(run)
+                kept += run
+            else:
+                kept += run[:quota]
+                given_up += run[quota:]
+                quota = 0
+            run = []
+    return kept, given_up
+
+
+def simple(group: GrownGroup) -> Assignment | None:
+    """``simple``'s homogeneous builder with a clean previous target, or None where the
+    partition map's order would depend on the order partitions entered it."""
+    total = len(group.all_partitions)
+    if not total:
+        return group.result({})
+    layout = _layout(
+        tuple(
+            (group.ids[t].java_hash(), group.offsets[t], group.partitions[t]) for t in group.topics
+        )
+    )
+    if layout is None:
+        return None
+    spreads, walk = layout
+    members = group.members
+    count = len(members)
+    sharing = -(-count // total)
+    precise = sharing * total / count  # Kafka's double arithmetic
+    ceilings = [math.ceil(precise * i) for i in range(count + 1)]
+    desired = [ceilings[i + 1] - ceilings[i] for i in range(count)]
+    holdings: list[set[int]] = []
+    holders: dict[int, list[int]] = {}
+    unfilled: set[int] = set()
+    overfilled: list[int] = []
+    owned_by: list[list[tuple[str, int]]] = []
+    for member, member_id in enumerate(members):
+        owned = group.previous.get(member_id) or []
+        owned_by.append(owned)
+        indices = group.indices(owned)
+        for index in indices:
+            holders.setdefault(index, []).append(member)
+        holdings.append(set(indices))
+        if len(indices) < desired[member]:
+            unfilled.add(member)
+        elif len(indices) > desired[member]:
+            overfilled.append(member)
+    first_holders = {i: list(hs) for i, hs in holders.items() if len(hs) > sharing}
+    for member in overfilled:  # index order
+        surplus = len(holdings[member]) - desired[member]
+        for index in _member_order(group, owned_by[member], spreads)[:surplus]:
+            holdings[member].discard(index)
+            holders[index].remove(member)
+    rank = {index: position for position, index in enumerate(walk)}
+    for index in sorted(first_holders, key=rank.__getitem__):
+        current = holders[index]
+        if len(current) <= sharing:
+            continue
+        table: JavaHashTable[int] = JavaHashTable(int_hash)
+        for member in first_holders[index]:
+            table.add(member)
+        for member in [m for m in table.order() if m in current][: len(current) - sharing]:
+            current.remove(member)
+            holdings[member].discard(index)
+            unfilled.add(member)
+    _assign_short(walk, holders, holdings, sharing, unfilled, desired)
+    return group.result({members[m]: list(holdings[m]) for m in range(count)})
+
+
+def _member_order(
+    group: GrownGroup, owned: list[tuple[str, int]], spreads: tuple[int, ...]
+) -> list[int]:
+    """The iteration order of the member's own ``HashMap<TopicIdPartition, ...>`` (default
+    capacity) filled with its previous target in replay order."""
+    indices = group.indices(owned)
+    capacity = _INITIAL_CAPACITY
+    while len(indices) > capacity * 3 // 4:
+        capacity *= 2
+    mask = capacity - 1
+    buckets = [spreads[i] & mask for i in indices]
+    # One partition per bucket, and too few entries for a chain to have grown the table
+    # early: bucket order, whatever order the replay inserted them in.
+    if capacity <= 2 * _INITIAL_CAPACITY and len(set(buckets)) == len(buckets):
+        return [i for _, i in sorted(zip(buckets, indices, strict=True))]
+    table: JavaHashTable[int] = JavaHashTable(lambda i: _unspread(spreads[i]))
+    for index in group.replayed(owned):
+        table.add(index)
+    return table.order()
+
+
+def _unspread(spread: int) -> int:
+    """A hash code with the given spread (``h ^ (h >>> 16)`` is its own inverse)."""
+    return spread ^ (spread >> 16)
+
+
+def _assign_short(
+    walk: tuple[int, ...],
+    holders: dict[int, list[int]],
+    holdings: list[set[int]],
+    sharing: int,
+    unfilled: set[int],
+    desired: list[int],
+) -> None:
+    """Kafka's ``assignRemainingPartitions`` (see :func:`planner.assignors.simple`'s
+    general path), cycling over the members short of partitions in index order."""
+    if not unfilled:
+        return
+    snapshot = sorted(unfilled)
+    position = 0
+    assigned_this_cycle = False
+    for index in walk:
+        before = holders.get(index, ())
+        to_make = sharing - len(before)
+        while to_make > 0:
+            if position >= len(snapshot):
+                if not assigned_this_cycle:
+                    break
+                snapshot = sorted(unfilled)
+                position = 0
+                assigned_this_cycle = False
+            member = snapshot[position]
+            position += 1
+            # Kafka checks the partition's holders as they were before this pass.
+            if member not in before:
+                mine = holdings[member]
+                mine.add(index)
+                to_make -= 1
+                assigned_this_cycle = True
+                if len(mine) >= desired[member]:
+                    unfilled.discard(member)
+        if not unfilled:
+            break
+
+
+@lru_cache(maxsize=1024)  # a planning grid walks the same topics for every group size
+def _layout(
+    topics: tuple[tuple[int, int, int], ...],
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """For topics as (topic-id hash, offset, partition count) in Java name order: each
+    partition's spread hash (by index), and the walk of Kafka's partition map (sized for
+    all partitions, never grown) when each bucket holds one partition, else None."""
+    total = sum(count for _, _, count in topics)
+    spreads = [0] * total
+    for topic_hash, offset, count in topics:
+        for partition in range(count):
+            h = (31 * topic_hash + partition) & _MASK32
+            spreads[offset + partition] = h ^ (h >> 16)
+    mask = table_size_for(capacity_for_expected(total)) - 1
+    buckets = [s & mask for s in spreads]
+    if max(Counter(buckets).values()) > 1:
+        return None
+    return tuple(spreads), tuple(sorted(range(total), key=buckets.__getitem__))
+
+
+# Follows Apache Kafka 4.4.0's org.apache.kafka.coordinator.group.assignor
+# UniformHomogeneousAssignmentBuilder (KIP-848) and SimpleHomogeneousAssignmentBuilder
+# (KIP-932) on a group with a current target assignment.
