@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate, chain, repeat
 
 from planner.assignors._java_hashing import (
     JavaHashTable,
@@ -132,7 +133,7 @@ def _sorted_lists(
 ) -> Assignment:
     if several_topics:
         return {m: sorted(chosen.get(m, ())) for m in given}
-    return {m: chosen.get(m, []) for m in given}
+    return dict(zip(given, map(chosen.__getitem__, given), strict=True))  # all members have one
 
 
 def uniform(group: FreshGroup) -> Assignment:
@@ -151,11 +152,12 @@ def uniform(group: FreshGroup) -> Assignment:
             table.add(topic)
         flat = tuple(tp for t in table.order() for tp in topic_partitions(t, group.partitions[t]))
     quota, extra = divmod(len(flat), len(members))
-    plain = len(members) - extra  # the first `plain` members get `quota`, the rest one more
-    chosen: dict[str, list[TopicPartition]] = {}
-    for index, member_id in enumerate(members):
-        start = quota * index + max(0, index - plain)
-        chosen[member_id] = list(flat[start : start + quota + (index >= plain)])
+    # The first M - extra members in hash order get `quota` partitions, the rest one more:
+    # consecutive slices, cut at C speed.
+    bounds = list(accumulate(chain(repeat(quota, len(members) - extra), repeat(quota + 1, extra))))
+    partitions = list(flat)
+    slices = map(partitions.__getitem__, map(slice, [0, *bounds], bounds))
+    chosen = dict(zip(members, slices, strict=True))
     return _sorted_lists(group.given, chosen, several_topics=len(group.topics) > 1)
 
 

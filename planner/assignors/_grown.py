@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, filterfalse
-from operator import itemgetter
+from itertools import chain, compress, filterfalse, repeat
+from operator import gt, itemgetter, lt, sub
 
 from planner.assignors._java_hashing import (
     JavaHashTable,
@@ -53,6 +53,7 @@ from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
 _INITIAL_CAPACITY = 16
+_TREEIFY_CHAIN = 8  # a ninth entry in one bucket of a table under 64 buckets grows it
 _PARTITION = itemgetter(1)
 _SEQUENCES = {list, tuple}
 
@@ -72,6 +73,7 @@ class GrownGroup:
         offsets: Topic -> the index of its partition 0 among all the group's partitions
             taken in (topic, partition) order.
         all_partitions: All the group's partitions in that order.
+        held_once: No partition is in two members' previous targets.
     """
 
     given: list[str]
@@ -82,6 +84,7 @@ class GrownGroup:
     previous: dict[str, list[tuple[str, int]]]
     offsets: dict[str, int]
     all_partitions: tuple[TopicPartition, ...]
+    held_once: bool
 
     def indices(self, owned: list[tuple[str, int]]) -> list[int]:
         """Partitions as indices into :attr:`all_partitions`, in the order given."""
@@ -105,10 +108,10 @@ class GrownGroup:
         offsets = self.offsets
         return [offsets[t] + p for t, ps in per_topic.items() for p in int_set_order(ps)]
 
-    def result(self, chosen: Mapping[str, list[int]]) -> Assignment:
+    def result(self, chosen: Mapping[str, Collection[int]]) -> Assignment:
         """Member -> sorted TopicPartitions, every member in the order given."""
-        pick = self.all_partitions.__getitem__
-        return {m: list(map(pick, sorted(chosen.get(m, ())))) for m in self.given}
+        tps = self.all_partitions
+        return {m: [tps[i] for i in sorted(chosen.get(m, ()))] for m in self.given}
 
 
 def grown_group(
@@ -139,7 +142,7 @@ def grown_group(
     clean = clean_targets(prev, subs, positive, shared=shared)
     if clean is None:
         return None
-    kept, _ = clean
+    kept, _, held_once = clean
     if topic_ids is not None and not isinstance(topic_ids, Mapping):
         raise TypeError("topic_ids must map topic names to topic ids")
     seen = set(topics)
@@ -159,6 +162,7 @@ def grown_group(
         previous=kept,
         offsets=offsets,
         all_partitions=tuple(flat),
+        held_once=held_once,
     )
 
 
@@ -263,44 +267,68 @@ def simple(group: GrownGroup) -> Assignment | None:
     count = len(members)
     sharing = -(-count // total)
     precise = sharing * total / count  # Kafka's double arithmetic
-    ceilings = [math.ceil(precise * i) for i in range(count + 1)]
-    desired = [ceilings[i + 1] - ceilings[i] for i in range(count)]
-    holdings: list[set[int]] = []
-    holders: dict[int, list[int]] = {}
-    unfilled: set[int] = set()
-    overfilled: list[int] = []
-    owned_by: list[list[tuple[str, int]]] = []
-    for member, member_id in enumerate(members):
-        owned = group.previous.get(member_id) or []
-        owned_by.append(owned)
-        indices = group.indices(owned)
-        for index in indices:
-            holders.setdefault(index, []).append(member)
-        holdings.append(set(indices))
-        if len(indices) < desired[member]:
-            unfilled.add(member)
-        elif len(indices) > desired[member]:
-            overfilled.append(member)
-    first_holders = {i: list(hs) for i, hs in holders.items() if len(hs) > sharing}
-    for member in overfilled:  # index order
-        surplus = len(holdings[member]) - desired[member]
-        for index in _member_order(group, owned_by[member], spreads)[:surplus]:
-            holdings[member].discard(index)
-            holders[index].remove(member)
-    rank = {index: position for position, index in enumerate(walk)}
-    for index in sorted(first_holders, key=rank.__getitem__):
-        current = holders[index]
-        if len(current) <= sharing:
-            continue
-        table: JavaHashTable[int] = JavaHashTable(int_hash)
-        for member in first_holders[index]:
-            table.add(member)
-        for member in [m for m in table.order() if m in current][: len(current) - sharing]:
-            current.remove(member)
-            holdings[member].discard(index)
-            unfilled.add(member)
-    _assign_short(walk, holders, holdings, sharing, unfilled, desired)
-    return group.result({members[m]: list(holdings[m]) for m in range(count)})
+    ceilings = list(map(math.ceil, map(precise.__mul__, range(count + 1))))
+    desired = list(map(sub, ceilings[1:], ceilings))
+    previous = group.previous.get
+    if len(group.topics) == 1:
+        indices_of = [list(map(_PARTITION, previous(m, ()))) for m in members]
+    else:
+        indices_of = [group.indices(previous(m) or []) for m in members]
+    sizes = list(map(len, indices_of))
+    # Partition index -> the members holding it, in member order; none: no entry.
+    holders: dict[int, tuple[int, ...]] = {}
+    if group.held_once:
+        for member, indices in enumerate(indices_of):
+            holders.update(zip(indices, repeat((member,))))
+    else:
+        lists: dict[int, list[int]] = {}
+        for member, indices in enumerate(indices_of):
+            for index in indices:
+                lists.setdefault(index, []).append(member)
+        holders = {i: tuple(ms) for i, ms in lists.items()}
+    over_shared = {} if group.held_once else {i: h for i, h in holders.items() if len(h) > sharing}
+    unfilled = set(compress(range(count), map(lt, sizes, desired)))
+    holdings: dict[int, set[int]] = {}  # the members whose partitions changed
+
+    def holding(member: int) -> set[int]:
+        mine = holdings.get(member)
+        if mine is None:
+            mine = holdings[member] = set(indices_of[member])
+        return mine
+
+    for member in compress(range(count), map(gt, sizes, desired)):  # index order
+        surplus = sizes[member] - desired[member]
+        owned = group.previous[members[member]]
+        for index in _member_order(group, owned, spreads)[:surplus]:
+            holding(member).discard(index)
+            _drop(holders, index, member)
+    if over_shared:
+        rank = {index: position for position, index in enumerate(walk)}
+        for index in sorted(over_shared, key=rank.__getitem__):
+            current = holders.get(index, ())
+            if len(current) <= sharing:
+                continue
+            table: JavaHashTable[int] = JavaHashTable(int_hash)
+            for member in over_shared[index]:  # as Kafka filled the partition's member set
+                table.add(member)
+            for member in [m for m in table.order() if m in current][: len(current) - sharing]:
+                _drop(holders, index, member)
+                holding(member).discard(index)
+                unfilled.add(member)
+    if unfilled:
+        _assign_short(walk, holders, holding, sharing, unfilled, desired)
+    chosen: dict[str, Collection[int]] = dict(zip(members, indices_of, strict=True))
+    for member, mine in holdings.items():
+        chosen[members[member]] = mine
+    return group.result(chosen)
+
+
+def _drop(holders: dict[int, tuple[int, ...]], index: int, member: int) -> None:
+    rest = tuple(m for m in holders[index] if m != member)
+    if rest:
+        holders[index] = rest
+    else:
+        del holders[index]
 
 
 def _member_order(
@@ -314,10 +342,17 @@ def _member_order(
         capacity *= 2
     mask = capacity - 1
     buckets = [spreads[i] & mask for i in indices]
-    # One partition per bucket, and too few entries for a chain to have grown the table
-    # early: bucket order, whatever order the replay inserted them in.
-    if capacity <= 2 * _INITIAL_CAPACITY and len(set(buckets)) == len(buckets):
-        return [i for _, i in sorted(zip(buckets, indices, strict=True))]
+    # No bucket of a table under 64 buckets can hold the 9 entries that would grow it
+    # early: the capacity is the size-given one, and the order is bucket order, then
+    # insertion (replay) order within a bucket, which only matters where two share one.
+    if len(indices) <= _TREEIFY_CHAIN or all(
+        max(Counter(b & (small - 1) for b in buckets).values()) <= _TREEIFY_CHAIN
+        for small in (_INITIAL_CAPACITY, 2 * _INITIAL_CAPACITY)
+        if small <= capacity
+    ):
+        if len(set(buckets)) == len(buckets):
+            return [i for _, i in sorted(zip(buckets, indices, strict=True))]
+        return sorted(group.replayed(owned), key=lambda i: spreads[i] & mask)  # stable
     table: JavaHashTable[int] = JavaHashTable(lambda i: _unspread(spreads[i]))
     for index in group.replayed(owned):
         table.add(index)
@@ -331,20 +366,20 @@ def _unspread(spread: int) -> int:
 
 def _assign_short(
     walk: tuple[int, ...],
-    holders: dict[int, list[int]],
-    holdings: list[set[int]],
+    holders: dict[int, tuple[int, ...]],
+    holding: Callable[[int], set[int]],
     sharing: int,
     unfilled: set[int],
     desired: list[int],
 ) -> None:
     """Kafka's ``assignRemainingPartitions`` (see :func:`planner.assignors.simple`'s
     general path), cycling over the members short of partitions in index order."""
-    if not unfilled:
-        return
     snapshot = sorted(unfilled)
     position = 0
     assigned_this_cycle = False
-    for index in walk:
+    # With one member per partition wanted, only the partitions nobody holds are short.
+    short = filterfalse(holders.__contains__, walk) if sharing == 1 else walk
+    for index in short:
         before = holders.get(index, ())
         to_make = sharing - len(before)
         while to_make > 0:
@@ -358,7 +393,7 @@ def _assign_short(
             position += 1
             # Kafka checks the partition's holders as they were before this pass.
             if member not in before:
-                mine = holdings[member]
+                mine = holding(member)
                 mine.add(index)
                 to_make -= 1
                 assigned_this_cycle = True

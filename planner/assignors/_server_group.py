@@ -179,20 +179,20 @@ def clean_targets(
     existing: Mapping[str, int],
     *,
     shared: bool,
-) -> tuple[dict[str, list[tuple[str, int]]], set[str]] | None:
+) -> tuple[dict[str, list[tuple[str, int]]], set[str], bool] | None:
     """The previous targets of the members still in the group, if :func:`kept_targets`
     would keep every entry as it is (each partition exists and appears once, or for a
-    share group once per member), with the topics they name; else None.
+    share group once per member), with the topics they name and whether no partition is
+    in two members' targets; else None.
 
     Checked in a few passes at C speed over all entries, so that a planning grid's
     rebalances need not walk them one Python step each.
     """
-    kept = {m: owned for m, owned in previous.items() if m in subscriptions}
+    if subscriptions.keys() >= previous.keys():
+        kept = dict(previous)
+    else:
+        kept = {m: owned for m, owned in previous.items() if m in subscriptions}
     flat = list(chain.from_iterable(kept.values()))
-    if len(set(flat)) != len(flat) and (
-        not shared or any(len(set(owned)) != len(owned) for owned in kept.values())
-    ):
-        return None
     topics = set(map(_TOPIC, flat))
     if any(existing.get(t, 0) <= 0 for t in topics):
         return None
@@ -200,9 +200,16 @@ def clean_targets(
         partitions = list(map(_PARTITION, flat))
         if min(partitions) < 0 or max(partitions) >= existing[next(iter(topics))]:
             return None
-    elif topics and not all(0 <= p < existing[t] for t, p in flat):
+        held_once = len(set(partitions)) == len(partitions)  # ints hash faster than pairs
+    else:
+        if topics and not all(0 <= p < existing[t] for t, p in flat):
+            return None
+        held_once = len(set(flat)) == len(flat)
+    if not held_once and (
+        not shared or any(len(set(owned)) != len(owned) for owned in kept.values())
+    ):
         return None
-    return kept, topics
+    return kept, topics, held_once
 
 
 _TOPIC = itemgetter(0)

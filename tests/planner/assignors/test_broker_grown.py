@@ -195,6 +195,11 @@ def test_edge_cases_equal_the_general_path(strategy: str) -> None:
         three = {**two, "m2": ["t"]}
         held = {"m0": [("t", 0), ("t", 1)], "m1": [("t", 0)], "m2": [("t", 0), ("t", 1)]}
         _check(strategy, ({"t": 2}, three, held, None))
+    # A member above its count whose 10 partitions (every 16th) share one bucket of its
+    # 16-bucket table: the ninth grows the table early, so bucket order is not enough.
+    crowded = {f"m{i:02}": ["t"] for i in range(20)}
+    held = {"m00": [("t", 16 * k) for k in range(10)]}
+    _check(strategy, ({"t": 160}, crowded, held, {"t": "2i5pS0Q3T3anZrJ3rBNdaA"}))
     protocol, _ = ASSIGNORS[strategy]
     with pytest.raises(TypeError, match="topic_ids"):
         assign(strategy, {"t": 2}, {"a": ["t"]}, previous, protocol=protocol, topic_ids=["t"])  # type: ignore[arg-type]
