@@ -180,32 +180,37 @@ def uniform(group: GrownGroup) -> Assignment:
         for topic in topic_order:
             table.add(topic)
         topic_order = table.order()
+    # Partitions as TopicPartitions here (each member's previous target already holds
+    # them): most members keep theirs whole, and their lists then need no conversion.
+    tps = group.all_partitions
     previous = group.previous
     held = set(group.indices(list(chain.from_iterable(previous.values()))))
-    unassigned: list[int] = []
+    unassigned: list[TopicPartition] = []
     for topic in topic_order:
         start = group.offsets[topic]
-        unassigned += filterfalse(held.__contains__, range(start, start + group.partitions[topic]))
-    quota_min, extra = divmod(len(group.all_partitions), len(members))
-    chosen: dict[str, list[int]] = {}
+        free = filterfalse(held.__contains__, range(start, start + group.partitions[topic]))
+        unassigned += map(tps.__getitem__, free)
+    quota_min, extra = divmod(len(tps), len(members))
+    chosen: dict[str, list[TopicPartition]] = {}
     unfilled: list[tuple[str, int]] = []
     for index, member_id in enumerate(members):
         may_take_extra = extra > 0
         quota = quota_min + may_take_extra
         owned = previous.get(member_id)
         if not owned:
-            kept: list[int] = []
+            kept: list[TopicPartition] = []
         elif len(owned) <= quota:
             # Every topic's partitions fit: the order Kafka walks them decides nothing.
             quota -= len(owned)
-            kept = group.indices(owned)
+            kept = owned  # type: ignore[assignment]  # TopicPartitions, checked on input
         else:
             replayed = group.replayed(owned)
             if len(group.topics) == 1:
-                kept, given_up = replayed[:quota], replayed[quota:]
+                keep, give_up = replayed[:quota], replayed[quota:]
             else:
-                kept, given_up = _cut_by_topic(group, owned, replayed, quota)
-            unassigned += given_up
+                keep, give_up = _cut_by_topic(group, owned, replayed, quota)
+            kept = [tps[i] for i in keep]
+            unassigned += [tps[i] for i in give_up]
             quota = 0
         # As in the general path: a member below min + 1 leaves the extra partition to
         # the members after it while enough of them remain to take all the extra ones.
@@ -218,11 +223,11 @@ def uniform(group: GrownGroup) -> Assignment:
         chosen[member_id] = kept
     index = 0
     for member_id, quota in unfilled:
-        chosen[member_id] += unassigned[index : index + quota]
+        chosen[member_id] = chosen[member_id] + unassigned[index : index + quota]
         index += quota
     if index < len(unassigned):  # Kafka throws too; the quotas always cover every partition
         raise AssertionError("uniform left partitions unassigned")
-    return group.result(chosen)
+    return {m: sorted(chosen[m]) for m in group.given}
 
 
 def _cut_by_topic(

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from planner.assignors import SimpleAssignor, UniformAssignor, assign
 from planner.assignors._grown import grown_group
+from planner.assignors._java_hashing import JavaHashTable, hash_map_order, string_hash
 from planner.assignors._topic_ids import TopicId
 from tests.planner.assignors.strategies import ASCII_IDS, COLLIDING_IDS, TOPIC_NAMES, WIDE_IDS
 
@@ -219,3 +220,23 @@ def test_iterators_are_read_once() -> None:
     assert result == UniformAssignor().general(
         {"t": 4}, members, {"a": [("t", 3), ("t", 2), ("t", 1)]}
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ids=st.lists(
+        st.one_of(
+            st.lists(st.sampled_from(["Aa", "BB"]), min_size=1, max_size=6).map("".join),
+            st.integers(0, 10**6).map("c-{}".format),
+        ),
+        max_size=300,
+    )
+)
+def test_member_order_equals_a_replayed_hash_map(ids: list[str]) -> None:
+    """``hash_map_order``'s shortcut (capacity from the size, unless a small table grew
+    early) against inserting every member id into an emulated ``HashMap``, with many ids
+    of one Java hash (long chains in tables of every size)."""
+    table: JavaHashTable[str] = JavaHashTable(string_hash)
+    for member_id in ids:
+        table.add(member_id)
+    assert hash_map_order(ids) == table.order()
