@@ -23,7 +23,8 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, compress, repeat
+from operator import sub
 
 from planner.assignors._java_hashing import (
     JavaHashTable,
@@ -184,14 +185,13 @@ def simple(group: FreshGroup) -> Assignment:
     count = len(members)
     sharing = -(-count // len(targets))
     precise = sharing * len(targets) / count  # Kafka's double arithmetic
-    ceilings = [math.ceil(precise * i) for i in range(count + 1)]
-    desired = [ceilings[i + 1] - ceilings[i] for i in range(count)]
+    ceilings = list(map(math.ceil, map(precise.__mul__, range(count + 1))))
+    desired = list(map(sub, ceilings[1:], ceilings))
     walk = _walk(targets, group)
     held = _slots_closed_form(walk, sharing, desired)
     if held is None:
         held = _slots_simulated(walk, sharing, desired)
-    pick = targets.__getitem__
-    chosen = {members[m]: list(map(pick, sorted(held[m]))) for m in range(count)}
+    chosen = {members[m]: [targets[i] for i in sorted(held[m])] for m in range(count)}
     return _sorted_lists(group.given, chosen, several_topics=len(group.topics) > 1)
 
 
@@ -212,7 +212,7 @@ def _slots_closed_form(
     lo = min(desired)
     if lo < 1 or max(desired) > lo + 1:
         return None
-    extras = [m for m in range(count) if desired[m] > lo]
+    extras = list(compress(range(count), map(lo.__lt__, desired)))
     slots = sharing * len(walk)
     boundary = lo * count
     if boundary % sharing and boundary < slots:
@@ -221,8 +221,14 @@ def _slots_closed_form(
         window += extras[: min(start + sharing, slots) - boundary]
         if len(set(window)) != len(window):
             return None
-    owner = [walk[p // sharing] for p in range(slots)]
-    held = [owner[m:boundary:count] for m in range(count)]
+    # Slot p belongs to partition p // sharing of the walk; member m takes slots m,
+    # m + M, ... below the boundary (cut at C speed).
+    owner = (
+        list(walk)
+        if sharing == 1
+        else list(chain.from_iterable(zip(*[walk] * sharing, strict=True)))
+    )
+    held = list(map(owner.__getitem__, map(slice, range(count), repeat(boundary), repeat(count))))
     for rank, member in enumerate(extras):
         if boundary + rank < slots:
             held[member].append(owner[boundary + rank])
