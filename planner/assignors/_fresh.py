@@ -39,11 +39,13 @@ from planner.assignors._members import (
     PreviousAssignment,
     Subscriptions,
     TopicPartition,
+    check_partitions_per_topic,
+    normalise_subscriptions,
     prepare,
     sorted_java,
     topic_partitions,
 )
-from planner.assignors._server_group import clean_targets, kept_targets
+from planner.assignors._server_group import kept_targets, plain_clean_targets
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
@@ -102,19 +104,21 @@ def fresh_group(
         return None
     if instance_ids is not None and not (isinstance(instance_ids, Mapping) and not instance_ids):
         return None
-    counts, subs, prev = prepare(
-        partitions_per_topic, subscriptions, previous if given_previous else None
-    )
+    # The general path's checks in its order; it takes over where they do not pass.
+    check_partitions_per_topic(partitions_per_topic)
+    subs = normalise_subscriptions(subscriptions)
     distinct = set(subs.values())
     if len(distinct) != 1:
         return None
+    counts = dict(partitions_per_topic)
     existing = sorted_java(t for t in distinct.pop() if counts.get(t, 0) > 0)
     seen = set(existing)
-    if prev is not None:  # checked as the general path checks it, then not read
+    if given_previous:  # checked as the general path checks it, then not read
         positive = {t: n for t, n in counts.items() if n > 0}
-        clean = clean_targets(prev, subs, positive, shared=False)
+        clean = plain_clean_targets(previous, subs, positive, shared=False)  # type: ignore[arg-type]
         if clean is None:
-            kept = kept_targets(prev, subs, positive, shared=False)
+            _, _, prev = prepare(partitions_per_topic, subscriptions, previous)
+            kept = kept_targets(prev or {}, subs, positive, shared=False)
             seen.update(t for per_topic in kept.values() for t in per_topic)
         else:
             seen.update(clean[1])

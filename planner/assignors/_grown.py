@@ -44,11 +44,13 @@ from planner.assignors._members import (
     PreviousAssignment,
     Subscriptions,
     TopicPartition,
+    check_partitions_per_topic,
+    normalise_subscriptions,
     prepare,
     sorted_java,
     topic_partitions,
 )
-from planner.assignors._server_group import clean_targets, int_set_order
+from planner.assignors._server_group import clean_targets, int_set_order, plain_clean_targets
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
@@ -133,15 +135,20 @@ def grown_group(
         return None
     if not set(map(type, previous.values())) <= _SEQUENCES:
         return None  # iterators: read once, by the general path
-    counts, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
+    # The general path's checks in its order; a failing one raises, or hands over to it.
+    check_partitions_per_topic(partitions_per_topic)
+    subs = normalise_subscriptions(subscriptions)
     distinct = set(subs.values())
-    if len(distinct) != 1 or prev is None:
+    if len(distinct) != 1:
         return None
-    topics = sorted_java(t for t in distinct.pop() if counts.get(t, 0) > 0)
-    positive = {t: counts[t] for t in topics}
-    clean = clean_targets(prev, subs, positive, shared=shared)
-    if clean is None:
-        return None
+    topics = sorted_java(t for t in distinct.pop() if partitions_per_topic.get(t, 0) > 0)
+    positive = {t: partitions_per_topic[t] for t in topics}
+    clean = plain_clean_targets(previous, subs, positive, shared=shared)
+    if clean is None:  # not plain TopicPartitions (or not clean): checked entry by entry
+        _, _, prev = prepare(partitions_per_topic, subscriptions, previous)
+        clean = None if prev is None else clean_targets(prev, subs, positive, shared=shared)
+        if clean is None:
+            return None
     kept, _, held_once = clean
     if topic_ids is not None and not isinstance(topic_ids, Mapping):
         raise TypeError("topic_ids must map topic names to topic ids")

@@ -174,8 +174,12 @@ def check_previous(previous: PreviousAssignment) -> dict[str, list[tuple[str, in
     """
     out: dict[str, list[tuple[str, int]]] = {}
     failure: TypeError | None = None
-    owned_lists: list[Any] = list(previous.values())
-    if set(map(type, previous)) <= _STR and set(map(type, owned_lists)) <= _SEQUENCES:
+    if (
+        isinstance(previous, Mapping)
+        and set(map(type, previous)) <= _STR
+        and set(map(type, previous.values())) <= _SEQUENCES
+    ):
+        owned_lists: list[Any] = list(previous.values())
         out = dict(zip(previous, map(list, owned_lists), strict=True))  # copies
     else:
         for member_id, owned in previous.items():

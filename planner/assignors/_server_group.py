@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
+from typing import Any
 
 from planner.assignors._java_hashing import (
     JavaHashTable,
@@ -192,7 +193,51 @@ def clean_targets(
         kept = dict(previous)
     else:
         kept = {m: owned for m, owned in previous.items() if m in subscriptions}
-    flat = list(chain.from_iterable(kept.values()))
+    return clean_entries(kept, list(chain.from_iterable(kept.values())), existing, shared=shared)
+
+
+def plain_clean_targets(
+    previous: Mapping[str, Any],
+    subs: Mapping[str, object],
+    existing: Mapping[str, int],
+    *,
+    shared: bool,
+) -> tuple[dict[str, list[tuple[str, int]]], set[str], bool] | None:
+    """:func:`clean_targets` of a previous target that ``check_previous`` would take as it
+    is (str member ids, lists or tuples of TopicPartitions of a str and an int, as an
+    earlier result gives), checked in a few passes at C speed; else None (then nothing
+    of ``previous`` was consumed)."""
+    if not (
+        isinstance(previous, Mapping)
+        and set(map(type, previous)) <= _STR
+        and set(map(type, previous.values())) <= _SEQUENCES
+    ):
+        return None
+    entries = list(chain.from_iterable(previous.values()))
+    if not (
+        set(map(type, entries)) <= _TOPIC_PARTITION
+        and set(map(type, map(_TOPIC, entries))) <= _STR
+        and set(map(type, map(_PARTITION, entries))) <= _INT
+    ):
+        return None
+    if subs.keys() >= previous.keys():
+        kept: dict[str, list[tuple[str, int]]] = dict(previous)
+        flat = entries
+    else:
+        kept = {m: owned for m, owned in previous.items() if m in subs}
+        flat = list(chain.from_iterable(kept.values()))
+    return clean_entries(kept, flat, existing, shared=shared)
+
+
+def clean_entries(
+    kept: dict[str, list[tuple[str, int]]],
+    flat: list[tuple[str, int]],
+    existing: Mapping[str, int],
+    *,
+    shared: bool,
+) -> tuple[dict[str, list[tuple[str, int]]], set[str], bool] | None:
+    """:func:`clean_targets` on the targets ``kept`` of members still in the group, whose
+    entries, all well-formed, ``flat`` lists."""
     topics = set(map(_TOPIC, flat))
     if any(existing.get(t, 0) <= 0 for t in topics):
         return None
@@ -214,6 +259,10 @@ def clean_targets(
 
 _TOPIC = itemgetter(0)
 _PARTITION = itemgetter(1)
+_SEQUENCES: set[type] = {list, tuple}
+_STR: set[type] = {str}
+_INT: set[type] = {int}
+_TOPIC_PARTITION: set[type] = {TopicPartition}
 
 
 def _known(topic_ids: TopicIds | None, seen: set[str]) -> TopicIds | None:

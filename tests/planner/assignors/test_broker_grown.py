@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from planner.assignors import SimpleAssignor, UniformAssignor, assign
 from planner.assignors._grown import grown_group
 from planner.assignors._java_hashing import JavaHashTable, hash_map_order, string_hash
+from planner.assignors._members import check_previous
 from planner.assignors._topic_ids import TopicId
 from tests.planner.assignors.strategies import ASCII_IDS, COLLIDING_IDS, TOPIC_NAMES, WIDE_IDS
 
@@ -240,3 +241,27 @@ def test_member_order_equals_a_replayed_hash_map(ids: list[str]) -> None:
     for member_id in ids:
         table.add(member_id)
     assert hash_map_order(ids) == table.order()
+
+
+@pytest.mark.parametrize("strategy", [*sorted(ASSIGNORS), "range"])
+@pytest.mark.parametrize(
+    "previous",
+    [
+        [("t", 0)],
+        {"a": "t-0"},
+        {1: []},
+        {"a": [("t", "0")]},
+        {"a": [5]},
+        {"a": [("t", 0, 1)]},
+    ],
+)
+def test_malformed_targets_fail_as_on_the_general_path(strategy: str, previous: object) -> None:
+    """The fast paths' checks at C speed hand malformed inputs to the entry-by-entry
+    checks, which raise what they raised before."""
+    protocol = "consumer" if strategy != "simple" else "share"
+    members = {"a": ["t"], "b": ["t"]}
+    with pytest.raises((TypeError, AttributeError)) as fast:
+        assign(strategy, {"t": 2}, members, previous, protocol=protocol)  # type: ignore[arg-type]
+    with pytest.raises(type(fast.value)) as general:
+        check_previous(previous)  # type: ignore[arg-type]
+    assert str(fast.value) == str(general.value)
