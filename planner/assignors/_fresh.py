@@ -170,6 +170,15 @@ def consumer_range(group: FreshGroup) -> Assignment:
     """The broker's ``range`` without static members: each topic cut over the members in
     Java order, the first ``P mod M`` one partition more."""
     members = sorted_java(group.given)
+    if len(group.topics) == 1:  # the planning grid's case: slices cut at C speed
+        partitions = list(topic_partitions(group.topics[0], group.partitions[group.topics[0]]))
+        per_member, extra = divmod(len(partitions), len(members))
+        sizes = chain(repeat(per_member + 1, extra), repeat(per_member, len(members) - extra))
+        bounds = list(accumulate(sizes))
+        slices = map(partitions.__getitem__, map(slice, [0, *bounds], bounds))
+        return _sorted_lists(
+            group.given, dict(zip(members, slices, strict=True)), several_topics=False
+        )
     chosen: dict[str, list[TopicPartition]] = {m: [] for m in members}
     for topic in group.topics:
         tps = topic_partitions(topic, group.partitions[topic])
