@@ -12,12 +12,14 @@ orders decide nothing:
 * ``simple``: the partition map Kafka walks holds one partition per bucket for most topic
   layouts (then its order is the bucket order, whatever the insertion order); a member's
   own table needs its order only when the member gives partitions up, and that order is
-  again the bucket order when its partitions fall into distinct buckets.
+  the bucket order, then the replay order within a bucket (replayed only for members
+  whose partitions share a bucket).
 
-Partitions are handled as indices into all the group's partitions in (topic, partition)
-order, so each member's list is sorted as integers. Each function returns None when a
-shortcut does not apply; the caller then takes the general path, which the tests prove
-gives the same result wherever these apply.
+``simple`` handles partitions as indices into all the group's partitions in (topic,
+partition) order, so each member's list sorts as integers; ``uniform`` keeps the
+previous target's TopicPartitions, which most members keep whole. Each function returns
+None when a shortcut does not apply; the caller then takes the general path, which the
+tests prove gives the same result wherever these apply.
 """
 
 from __future__ import annotations
