@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate, chain, compress, repeat
+from operator import sub
 
 from planner.assignors._java_hashing import (
     JavaHashTable,
@@ -37,11 +39,13 @@ from planner.assignors._members import (
     PreviousAssignment,
     Subscriptions,
     TopicPartition,
+    check_partitions_per_topic,
+    normalise_subscriptions,
     prepare,
     sorted_java,
     topic_partitions,
 )
-from planner.assignors._server_group import kept_targets
+from planner.assignors._server_group import kept_targets, plain_clean_targets
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
@@ -100,18 +104,24 @@ def fresh_group(
         return None
     if instance_ids is not None and not (isinstance(instance_ids, Mapping) and not instance_ids):
         return None
-    counts, subs, prev = prepare(
-        partitions_per_topic, subscriptions, previous if given_previous else None
-    )
+    # The general path's checks in its order; it takes over where they do not pass.
+    check_partitions_per_topic(partitions_per_topic)
+    subs = normalise_subscriptions(subscriptions)
     distinct = set(subs.values())
     if len(distinct) != 1:
         return None
+    counts = dict(partitions_per_topic)
     existing = sorted_java(t for t in distinct.pop() if counts.get(t, 0) > 0)
     seen = set(existing)
-    if prev is not None:  # checked as the general path checks it, then not read
+    if given_previous:  # checked as the general path checks it, then not read
         positive = {t: n for t, n in counts.items() if n > 0}
-        kept = kept_targets(prev, subs, positive, shared=False)
-        seen.update(t for per_topic in kept.values() for t in per_topic)
+        clean = plain_clean_targets(previous, subs, positive, shared=False)  # type: ignore[arg-type]
+        if clean is None:
+            _, _, prev = prepare(partitions_per_topic, subscriptions, previous)
+            kept = kept_targets(prev or {}, subs, positive, shared=False)
+            seen.update(t for per_topic in kept.values() for t in per_topic)
+        else:
+            seen.update(clean[1])
     if topic_ids is not None and not isinstance(topic_ids, Mapping):
         raise TypeError("topic_ids must map topic names to topic ids")
     known = None if topic_ids is None else {t: i for t, i in topic_ids.items() if t in seen}
@@ -128,7 +138,7 @@ def _sorted_lists(
 ) -> Assignment:
     if several_topics:
         return {m: sorted(chosen.get(m, ())) for m in given}
-    return {m: chosen.get(m, []) for m in given}
+    return dict(zip(given, map(chosen.__getitem__, given), strict=True))  # all members have one
 
 
 def uniform(group: FreshGroup) -> Assignment:
@@ -147,11 +157,12 @@ def uniform(group: FreshGroup) -> Assignment:
             table.add(topic)
         flat = tuple(tp for t in table.order() for tp in topic_partitions(t, group.partitions[t]))
     quota, extra = divmod(len(flat), len(members))
-    plain = len(members) - extra  # the first `plain` members get `quota`, the rest one more
-    chosen: dict[str, list[TopicPartition]] = {}
-    for index, member_id in enumerate(members):
-        start = quota * index + max(0, index - plain)
-        chosen[member_id] = list(flat[start : start + quota + (index >= plain)])
+    # The first M - extra members in hash order get `quota` partitions, the rest one more:
+    # consecutive slices, cut at C speed.
+    bounds = list(accumulate(chain(repeat(quota, len(members) - extra), repeat(quota + 1, extra))))
+    partitions = list(flat)
+    slices = map(partitions.__getitem__, map(slice, [0, *bounds], bounds))
+    chosen = dict(zip(members, slices, strict=True))
     return _sorted_lists(group.given, chosen, several_topics=len(group.topics) > 1)
 
 
@@ -159,6 +170,15 @@ def consumer_range(group: FreshGroup) -> Assignment:
     """The broker's ``range`` without static members: each topic cut over the members in
     Java order, the first ``P mod M`` one partition more."""
     members = sorted_java(group.given)
+    if len(group.topics) == 1:  # the planning grid's case: slices cut at C speed
+        partitions = list(topic_partitions(group.topics[0], group.partitions[group.topics[0]]))
+        per_member, extra = divmod(len(partitions), len(members))
+        sizes = chain(repeat(per_member + 1, extra), repeat(per_member, len(members) - extra))
+        bounds = list(accumulate(sizes))
+        slices = map(partitions.__getitem__, map(slice, [0, *bounds], bounds))
+        return _sorted_lists(
+            group.given, dict(zip(members, slices, strict=True)), several_topics=False
+        )
     chosen: dict[str, list[TopicPartition]] = {m: [] for m in members}
     for topic in group.topics:
         tps = topic_partitions(topic, group.partitions[topic])
@@ -178,14 +198,13 @@ def simple(group: FreshGroup) -> Assignment:
     count = len(members)
     sharing = -(-count // len(targets))
     precise = sharing * len(targets) / count  # Kafka's double arithmetic
-    ceilings = [math.ceil(precise * i) for i in range(count + 1)]
-    desired = [ceilings[i + 1] - ceilings[i] for i in range(count)]
+    ceilings = list(map(math.ceil, map(precise.__mul__, range(count + 1))))
+    desired = list(map(sub, ceilings[1:], ceilings))
     walk = _walk(targets, group)
     held = _slots_closed_form(walk, sharing, desired)
     if held is None:
         held = _slots_simulated(walk, sharing, desired)
-    pick = targets.__getitem__
-    chosen = {members[m]: list(map(pick, sorted(held[m]))) for m in range(count)}
+    chosen = {members[m]: [targets[i] for i in sorted(held[m])] for m in range(count)}
     return _sorted_lists(group.given, chosen, several_topics=len(group.topics) > 1)
 
 
@@ -206,7 +225,7 @@ def _slots_closed_form(
     lo = min(desired)
     if lo < 1 or max(desired) > lo + 1:
         return None
-    extras = [m for m in range(count) if desired[m] > lo]
+    extras = list(compress(range(count), map(lo.__lt__, desired)))
     slots = sharing * len(walk)
     boundary = lo * count
     if boundary % sharing and boundary < slots:
@@ -215,8 +234,14 @@ def _slots_closed_form(
         window += extras[: min(start + sharing, slots) - boundary]
         if len(set(window)) != len(window):
             return None
-    owner = [walk[p // sharing] for p in range(slots)]
-    held = [owner[m:boundary:count] for m in range(count)]
+    # Slot p belongs to partition p // sharing of the walk; member m takes slots m,
+    # m + M, ... below the boundary (cut at C speed).
+    owner = (
+        list(walk)
+        if sharing == 1
+        else list(chain.from_iterable(zip(*[walk] * sharing, strict=True)))
+    )
+    held = list(map(owner.__getitem__, map(slice, range(count), repeat(boundary), repeat(count))))
     for rank, member in enumerate(extras):
         if boundary + rank < slots:
             held[member].append(owner[boundary + rank])

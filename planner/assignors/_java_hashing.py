@@ -235,14 +235,20 @@ def _spread_string_hash(text: str) -> int:
 
 
 def _grown_by_size_only(spreads: list[int]) -> int | None:
-    """The final capacity if no bucket ever reached 9 entries while the table was filling
-    (then only the size decided when it doubled), else None."""
+    """The final capacity if no bucket reached 9 entries while the table had fewer than 64
+    buckets (then only the size decided when it doubled), else None.
+
+    A long chain in a larger table makes a tree instead of growing it; the table's
+    capacity, and so the order :class:`JavaHashTable` gives, are then the size-given ones.
+    """
     capacity = _INITIAL_CAPACITY
     while True:
         # Entries 1..threshold+1 are inserted while the table has `capacity` buckets.
         inserted = spreads[: capacity * 3 // 4 + 1]
-        if len(inserted) > _TREEIFY_CHAIN and (
-            max(Counter(map((capacity - 1).__and__, inserted)).values()) > _TREEIFY_CHAIN
+        if (
+            capacity < _MIN_TREEIFY_CAPACITY
+            and len(inserted) > _TREEIFY_CHAIN
+            and (max(Counter(map((capacity - 1).__and__, inserted)).values()) > _TREEIFY_CHAIN)
         ):
             return None
         if len(spreads) <= capacity * 3 // 4:

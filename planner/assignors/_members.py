@@ -9,6 +9,8 @@ them, which compares UTF-16 code units, so ``consumer10`` sorts before ``consume
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
+from itertools import chain
+from operator import itemgetter
 from typing import Any, NamedTuple, TypeAlias
 
 
@@ -102,10 +104,16 @@ def normalise_subscriptions(subscriptions: Subscriptions) -> dict[str, frozenset
     topic_lists = list(subscriptions.values())
     if set(map(type, member_ids)) <= {str} and set(map(type, topic_lists)) <= _PLAIN_COLLECTIONS:
         # Fast path (no per-member Python code): plain containers of plain ids.
-        topic_sets = list(map(frozenset, topic_lists))
-        result = dict(
-            zip(member_ids, map(interned.setdefault, topic_sets, topic_sets), strict=True)
-        )
+        if topic_lists and topic_lists.count(topic_lists[0]) == len(topic_lists):
+            # Every member lists the same topics (a planning grid's groups): one set.
+            shared = frozenset(topic_lists[0])
+            interned[shared] = shared
+            result = dict.fromkeys(member_ids, shared)
+        else:
+            topic_sets = list(map(frozenset, topic_lists))
+            result = dict(
+                zip(member_ids, map(interned.setdefault, topic_sets, topic_sets), strict=True)
+            )
     else:
         result = {}
         for member_id, topics in subscriptions.items():
@@ -165,19 +173,55 @@ def check_previous(previous: PreviousAssignment) -> dict[str, list[tuple[str, in
             a pair of the wrong length); the message names the member and the entry.
     """
     out: dict[str, list[tuple[str, int]]] = {}
-    for member_id, owned in previous.items():
-        if not isinstance(member_id, str):
-            raise TypeError(f"member ids must be str, got {member_id!r}")
-        if isinstance(owned, str | bytes) or not isinstance(owned, Iterable):
-            raise TypeError(f"previous assignment of {member_id!r} must be a list of partitions")
-        out[member_id] = [
-            # Already a well-formed TopicPartition (an earlier result): taken as it is.
-            entry
-            if type(entry) is TopicPartition and type(entry[0]) is str and type(entry[1]) is int
-            else _pair(member_id, entry)
-            for entry in owned
-        ]
+    failure: TypeError | None = None
+    if (
+        isinstance(previous, Mapping)
+        and set(map(type, previous)) <= _STR
+        and set(map(type, previous.values())) <= _SEQUENCES
+    ):
+        owned_lists: list[Any] = list(previous.values())
+        out = dict(zip(previous, map(list, owned_lists), strict=True))  # copies
+    else:
+        for member_id, owned in previous.items():
+            if type(owned) is not list and type(owned) is not tuple:
+                if not isinstance(member_id, str):
+                    failure = TypeError(f"member ids must be str, got {member_id!r}")
+                    break
+                if isinstance(owned, str | bytes) or not isinstance(owned, Iterable):
+                    failure = TypeError(
+                        f"previous assignment of {member_id!r} must be a list of partitions"
+                    )
+                    break
+            elif not isinstance(member_id, str):
+                failure = TypeError(f"member ids must be str, got {member_id!r}")
+                break
+            out[member_id] = list(owned)  # type: ignore[arg-type]  # entries checked below
+    # Earlier results passed back in hold well-formed TopicPartitions only: checked in a
+    # few passes over all entries at C speed rather than one Python step per entry.
+    entries = list(chain.from_iterable(out.values()))
+    if not (
+        set(map(type, entries)) <= _TOPIC_PARTITION
+        and set(map(type, map(_TOPIC, entries))) <= _STR
+        and set(map(type, map(_PARTITION, entries))) <= _INT
+    ):
+        for member_id, owned in out.items():
+            out[member_id] = [
+                entry
+                if type(entry) is TopicPartition and type(entry[0]) is str and type(entry[1]) is int
+                else _pair(member_id, entry)
+                for entry in owned
+            ]
+    if failure is not None:  # raised after the members before it, as one pass would
+        raise failure
     return out
+
+
+_TOPIC_PARTITION: set[type] = {TopicPartition}
+_SEQUENCES: set[type] = {list, tuple}
+_STR: set[type] = {str}
+_INT: set[type] = {int}
+_TOPIC = itemgetter(0)
+_PARTITION = itemgetter(1)
 
 
 def eligible_topics(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from planner.assignors._fresh import FreshGroup, fresh_group
+from planner.assignors._grown import GrownGroup, grown_group
 from planner.assignors._members import (
     Assignment,
     PartitionsPerTopic,
@@ -74,6 +75,18 @@ class ServerAssignor(ABC):
         )
         if fresh is not None:
             return self.closed_form(fresh)
+        if self.reads_previous:
+            grown = grown_group(
+                partitions_per_topic,
+                subscriptions,
+                previous,
+                topic_ids=topic_ids,
+                shared=self.shared,
+            )
+            if grown is not None:
+                result = self.grown_form(grown)
+                if result is not None:
+                    return result
         return self.general(
             partitions_per_topic,
             subscriptions,
@@ -106,6 +119,11 @@ class ServerAssignor(ABC):
     @abstractmethod
     def closed_form(self, fresh: FreshGroup) -> Assignment:
         """The assignment of a fresh group with identical subscriptions."""
+
+    def grown_form(self, grown: GrownGroup) -> Assignment | None:
+        """The assignment of a group with identical subscriptions and a clean previous
+        target (see :mod:`planner.assignors._grown`), or None for the general path."""
+        return None
 
     @abstractmethod
     def build(self, group: ServerGroup) -> Assignment:

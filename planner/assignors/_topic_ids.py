@@ -95,6 +95,11 @@ def stand_in_id(topic: str) -> TopicId:
     return TopicId.from_bytes(uuid.uuid5(_STAND_IN_NAMESPACE, topic).bytes)
 
 
+@lru_cache(maxsize=4096)  # a planning grid passes the same ids for every group size
+def _parsed(value: str | uuid.UUID) -> TopicId:
+    return TopicId.parse(value)
+
+
 def resolve_topic_ids(topics: Iterable[str], topic_ids: TopicIds | None) -> dict[str, TopicId]:
     """Each topic's id: the given one, else a stand-in.
 
@@ -102,7 +107,7 @@ def resolve_topic_ids(topics: Iterable[str], topic_ids: TopicIds | None) -> dict
         ValueError: A malformed id, or two topics given the same id.
     """
     given = topic_ids or {}
-    out = {t: TopicId.parse(given[t]) if t in given else stand_in_id(t) for t in topics}
+    out = {t: _parsed(given[t]) if t in given else stand_in_id(t) for t in topics}
     if len(set(out.values())) != len(out):
         raise ValueError("two topics have the same topic id")
     return out

@@ -11,8 +11,9 @@ import math
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
-from planner.assignors import _fresh
+from planner.assignors import _fresh, _grown
 from planner.assignors._fresh import FreshGroup
+from planner.assignors._grown import GrownGroup
 from planner.assignors._java_hashing import (
     JavaHashTable,
     capacity_for_expected,
@@ -65,6 +66,10 @@ class SimpleAssignor(ServerAssignor):
     def closed_form(self, fresh: FreshGroup) -> Assignment:
         """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
         return _fresh.simple(fresh)
+
+    def grown_form(self, grown: GrownGroup) -> Assignment | None:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
+        return _grown.simple(grown)
 
     def build(self, group: ServerGroup) -> Assignment:
         """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""

@@ -7,8 +7,9 @@ over the members and keeps what it can of each member's current target assignmen
 
 from __future__ import annotations
 
-from planner.assignors import _fresh
+from planner.assignors import _fresh, _grown
 from planner.assignors._fresh import FreshGroup
+from planner.assignors._grown import GrownGroup
 from planner.assignors._java_hashing import JavaHashTable, capacity_for_copy
 from planner.assignors._members import (
     Assignment,
@@ -63,6 +64,10 @@ class UniformAssignor(ServerAssignor):
     def closed_form(self, fresh: FreshGroup) -> Assignment:
         """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
         return _fresh.uniform(fresh)
+
+    def grown_form(self, grown: GrownGroup) -> Assignment | None:
+        """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
+        return _grown.uniform(grown)
 
     def build(self, group: ServerGroup) -> Assignment:
         """See :class:`~planner.assignors._server_assignor.ServerAssignor`."""
