@@ -38,7 +38,7 @@ from planner.recommend.targets import topic_cost, topic_targets
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity
 from spark_jobs.keys import read_key_rows
-from spark_jobs.schemas import COST_FIELDS, SIZING, arrow_schema, empty_row
+from spark_jobs.schemas import COST_FIELDS, GROUP_PLAN, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
 from spark_jobs.units import Unit, read_samples
 
@@ -156,20 +156,14 @@ def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
 def unplanned_group_row(
     group_id: str, topics: list[str], strategy: str, members: int, why: str
 ) -> dict[str, Any]:
-    """The `GROUP_PLAN` row of a group the run could not plan, and why."""
+    """The `GROUP_PLAN` row of a group the run could not plan, and why: the record's
+    columns (`spark_jobs.schemas.GROUP_PLAN`), the sizes and strategy left empty."""
     return {
+        **empty_row(GROUP_PLAN),
         "group_id": group_id,
         "topics": topics,
         "current_strategy": strategy,
-        "strategy": None,
         "current_members": members,
-        "recommended_members": None,
-        "members_now": None,
-        "members_at_horizon": None,
-        "busiest_utilisation": None,
-        "idle_members_now": None,
-        "standby_members": None,
-        "fits": None,
         "status": "unplanned",
         "notes": [why],
         "notes_coded": coded_rows([note("group-unplanned", reason=why)]),
