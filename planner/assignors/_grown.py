@@ -203,8 +203,7 @@ def uniform(group: GrownGroup) -> Assignment:
     chosen: dict[str, list[TopicPartition]] = {}
     unfilled: list[tuple[str, int]] = []
     for index, member_id in enumerate(members):
-        may_take_extra = extra > 0
-        quota = quota_min + may_take_extra
+        quota = quota_min + (extra > 0)
         owned = previous.get(member_id)
         if not owned:
             kept: list[TopicPartition] = []
@@ -221,14 +220,9 @@ def uniform(group: GrownGroup) -> Assignment:
             kept = [tps[i] for i in keep]
             unassigned += [tps[i] for i in give_up]
             quota = 0
-        # As in the general path: a member below min + 1 leaves the extra partition to
-        # the members after it while enough of them remain to take all the extra ones.
-        if quota > 0 and may_take_extra and len(members) - index > extra:
-            quota -= 1
-            may_take_extra = False
+        quota, extra = uniform_quota_left(quota, extra, len(members) - index)
         if quota > 0:
             unfilled.append((member_id, quota))
-        extra -= may_take_extra
         chosen[member_id] = kept
     index = 0
     for member_id, quota in unfilled:
@@ -440,3 +434,24 @@ def _layout(
 # Follows Apache Kafka 4.4.0's org.apache.kafka.coordinator.group.assignor
 # UniformHomogeneousAssignmentBuilder (KIP-848) and SimpleHomogeneousAssignmentBuilder
 # (KIP-932) on a group with a current target assignment.
+
+
+def uniform_quota_left(quota: int, extra: int, members_left: int) -> tuple[int, int]:
+    """`uniform`'s rule after a member kept what it could of its previous target: what
+    it still takes from the unassigned partitions, and the extra partitions left.
+
+    A member's quota is the minimum share plus one while extra partitions remain. One
+    that kept fewer than that leaves its extra partition to the members after it, as
+    long as enough of them remain (`members_left`, itself included) to take all the
+    extra ones.
+
+    Args:
+        quota: Partitions the member may still take.
+        extra: Extra partitions (one each above the minimum share) not yet given.
+        members_left: Members from this one to the last.
+    """
+    took_extra = extra > 0
+    if quota > 0 and took_extra and members_left > extra:
+        quota -= 1
+        took_extra = False
+    return quota, extra - took_extra

@@ -102,8 +102,7 @@ def _homogeneous(group: ServerGroup) -> dict[str, dict[str, list[int]]]:
     chosen: dict[str, dict[str, list[int]]] = {}
     unfilled: list[tuple[str, int]] = []
     for index, member_id in enumerate(members):
-        may_take_extra = extra > 0
-        quota = quota_min + may_take_extra
+        quota = quota_min + (extra > 0)
         kept: dict[str, list[int]] = {}
         for topic, partitions in group.previous.get(member_id, {}).items():
             if topic not in subscribed_set:
@@ -115,14 +114,9 @@ def _homogeneous(group: ServerGroup) -> dict[str, dict[str, list[int]]]:
                 kept[topic] = list(partitions[:quota])
                 unassigned += [(topic, p) for p in partitions[quota:]]
                 quota = 0
-        # A member that did not keep min + 1 partitions leaves the extra one to the members
-        # after it, as long as enough of them remain to take all the extra ones.
-        if quota > 0 and may_take_extra and len(members) - index > extra:
-            quota -= 1
-            may_take_extra = False
+        quota, extra = _grown.uniform_quota_left(quota, extra, len(members) - index)
         if quota > 0:
             unfilled.append((member_id, quota))
-        extra -= may_take_extra
         chosen[member_id] = kept
     index = 0
     for member_id, quota in unfilled:
