@@ -130,28 +130,38 @@ def capacity_for_topics(topics: DataFrame, capacity: DataFrame) -> DataFrame:
     )
 
 
-def group_facts(groups: DataFrame) -> DataFrame:
+def group_facts(groups: DataFrame, readers: DataFrame | None = None) -> DataFrame:
     """Per topic: the groups that read only it, and how many groups read it at all.
+
+    Args:
+        groups: The groups the jobs plan (`RunFigures.planned_groups`).
+        readers: Every group that reads a topic, planned or not (a share group is read
+            but not planned yet); None: `groups`.
 
     Returns:
         `topic, groups (array of group_id, strategy, members; by group id),
         consuming_groups, max_members`. Groups that read several topics count in
         `consuming_groups` (they fetch the topic's bytes) but are planned on their own
-        by `simulate_assignments`.
+        by `simulate_assignments`; so do the groups the jobs do not plan.
     """
     from pyspark.sql import functions as F
 
     reach = groups.groupBy("group_id").agg(F.countDistinct("topic").alias("group_topics"))
     single = F.when(F.col("group_topics") == 1, F.struct("group_id", "strategy", "members"))
-    return (
+    planned = (
         groups.join(reach, "group_id")
         .groupBy("topic")
         .agg(
             F.array_sort(F.collect_list(single)).alias("groups"),
-            F.countDistinct("group_id").cast("int").alias("consuming_groups"),
             F.max("members").alias("max_members"),
         )
     )
+    read = (
+        (groups if readers is None else readers)
+        .groupBy("topic")
+        .agg(F.countDistinct("group_id").cast("int").alias("consuming_groups"))
+    )
+    return read.join(planned, "topic", "left")
 
 
 def key_rows(keys: DataFrame) -> DataFrame:
@@ -167,8 +177,17 @@ def key_rows(keys: DataFrame) -> DataFrame:
     return keys.select("topic", as_bytes.alias("key"), "count")
 
 
-def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) -> DataFrame:
+def topic_facts(
+    topics: DataFrame,
+    *,
+    capacity: DataFrame,
+    groups: DataFrame,
+    readers: DataFrame | None = None,
+) -> DataFrame:
     """One row per topic of the run with everything the planner needs besides figures.
+
+    `groups` are the groups the jobs plan; `readers` every group that reads a topic,
+    which is the fan-out a topic's bytes out are divided by (None: `groups`).
 
     Returns:
         `topic, partitions, replication_factor, keyed, partitioner, retention_ms`, the
@@ -183,7 +202,7 @@ def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) ->
             "topic", "partitions", "replication_factor", "keyed", "partitioner", "retention_ms"
         )
         .join(F.broadcast(capacity_for_topics(topics, capacity)), "topic", "left")
-        .join(F.broadcast(group_facts(groups)), "topic", "left")
+        .join(F.broadcast(group_facts(groups, readers)), "topic", "left")
         .select(
             "topic",
             "partitions",
@@ -311,6 +330,7 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
         figures.table(spark, "topics"),
         capacity=figures.table(spark, "capacity"),
         groups=figures.planned_groups(spark),
+        readers=figures.table(spark, "groups"),
     )
     brokers = figures.brokers()
     sized = size_topics(
