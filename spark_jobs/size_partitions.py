@@ -161,7 +161,8 @@ def group_facts(groups: DataFrame, readers: DataFrame | None = None) -> DataFram
         .groupBy("topic")
         .agg(F.countDistinct("group_id").cast("int").alias("consuming_groups"))
     )
-    return read.join(planned, "topic", "left")
+    joined = read.join(planned, "topic", "left")
+    return joined.select("topic", "groups", "consuming_groups", "max_members")
 
 
 def key_rows(keys: DataFrame) -> DataFrame:

@@ -169,6 +169,18 @@ def test_group_facts_keep_one_topic_groups_and_count_every_reader(spark: SparkSe
     assertDataFrameEqual(group_facts(groups), expected)
 
 
+def test_groups_the_jobs_do_not_plan_still_count_as_readers(spark: SparkSession) -> None:
+    """A share group is not planned yet, but it reads the topic's bytes: it counts in
+    `consuming_groups` (the fan-out bytes out are divided by) and nowhere else."""
+    share = {"group_id": "workers", "topic": "b", "strategy": "simple", "members": 9}
+    readers = _figures(spark, "groups", [*GROUPS, {**share, "protocol": "share"}])
+    planned = _figures(spark, "groups", GROUPS)
+    rows = {r["topic"]: r for r in group_facts(planned, readers).collect()}
+    assert (rows["b"]["consuming_groups"], rows["b"]["max_members"]) == (2, 5)
+    assert [g["group_id"] for g in rows["b"]["groups"]] == []
+    assert rows["a"]["consuming_groups"] == 3
+
+
 def test_multi_topic_groups_are_the_groups_with_several_topics(spark: SparkSession) -> None:
     groups = _figures(spark, "groups", GROUPS)
     expected = spark.createDataFrame(
