@@ -86,19 +86,26 @@ class GroupInfo:
 
     Attributes:
         group_id: The group's id.
-        strategy: Its `partition.assignment.strategy` (Kafka's name).
+        strategy: Its assignor as the broker names it for its protocol (a classic
+            group's `partition.assignment.strategy`, `stream` for Kafka Streams on the
+            classic protocol, `uniform` or `range` for the consumer protocol, `simple`
+            for a share group, `sticky` for a streams group); see
+            `planner.protocols.GROUP_STRATEGIES`.
         members: Members today (0 for a planned group).
+        protocol: Its group protocol (`planner.protocols.PROTOCOLS`).
     """
 
     group_id: str
     strategy: str
     members: int
+    protocol: str = "classic"
 
     @classmethod
     def of(cls, spec: object) -> GroupInfo:
-        """A group from a `GroupInfo`, a mapping with its three fields, or a sequence of
-        them in order: what `json.load` gives for one (`{"group_id": "billing",
-        "strategy": "range", "members": 3}` or `["billing", "range", 3]`).
+        """A group from a `GroupInfo`, a mapping with its fields, or a sequence of them
+        in order: what `json.load` gives for one (`{"group_id": "billing", "strategy":
+        "range", "members": 3}` or `["billing", "range", 3]`; `protocol` may follow,
+        `classic` when it does not).
 
         Raises:
             TypeError: anything else, or a field of the wrong type (the message names it).
@@ -106,25 +113,27 @@ class GroupInfo:
         if isinstance(spec, GroupInfo):
             return spec
         names = ("group_id", "strategy", "members")
+        everything = (*names, "protocol")
         if isinstance(spec, Mapping):
-            if set(spec) != set(names):
+            if not set(names) <= set(spec) <= set(everything):
                 raise TypeError(
-                    f"a group spec has the keys {', '.join(names)}, got {sorted(map(str, spec))}"
+                    f"a group spec has the keys {', '.join(names)} (and optionally "
+                    f"protocol), got {sorted(map(str, spec))}"
                 )
-            values = tuple(spec[n] for n in names)
-        elif isinstance(spec, list | tuple) and len(spec) == len(names):
-            values = tuple(spec)
+            values = tuple(spec.get(n, "classic") for n in everything)
+        elif isinstance(spec, list | tuple) and len(spec) in (len(names), len(everything)):
+            values = (*spec, "classic") if len(spec) == len(names) else tuple(spec)
         else:
             raise TypeError(
-                f"a group spec is a GroupInfo, a mapping of {', '.join(names)} or a list of "
-                f"them in that order, got {spec!r}"
+                f"a group spec is a GroupInfo, a mapping of {', '.join(names)} (and "
+                f"optionally protocol) or a list of them in that order, got {spec!r}"
             )
-        group_id, strategy, members = values
-        if not isinstance(group_id, str) or not isinstance(strategy, str):
-            raise TypeError(f"group_id and strategy are str, got {spec!r}")
+        group_id, strategy, members, protocol = values
+        if not all(isinstance(v, str) for v in (group_id, strategy, protocol)):
+            raise TypeError(f"group_id, strategy and protocol are str, got {spec!r}")
         if isinstance(members, bool) or not isinstance(members, int):
             raise TypeError(f"members is a whole number (int), got {members!r} in {spec!r}")
-        return cls(group_id, strategy, members)
+        return cls(group_id, strategy, members, protocol)
 
 
 #: A group reading only the topic that runs no member yet: `TopicPlan.one_group` is its
@@ -204,6 +213,12 @@ class GroupPlan:
         topics: The topics the group reads, in Java string order.
         warnings: The warnings the group gives its topics: falling behind, members
             that own no partition.
+        protocol: The group's protocol (`planner.protocols.PROTOCOLS`);
+            `current_strategy` and `strategy` are assignors of that protocol, as the
+            broker names them.
+        planned_as: The strategy key the simulation planned it with
+            (`planner.simulate.strategies`): the assignor itself, or for Kafka Streams
+            the classic strategy that cuts its tasks alike.
     """
 
     group_id: str
@@ -223,6 +238,8 @@ class GroupPlan:
     standby_members: int = 0
     topics: tuple[str, ...] = ()
     warnings: tuple[Note, ...] = ()
+    protocol: str = "classic"
+    planned_as: str = ""
 
 
 @dataclass(frozen=True)
@@ -260,6 +277,9 @@ class TopicPlan:
             (`planner.recommend.choose_consumers`); groups that read other topics too
             are planned apart, and the choice is made again with them by whoever plans
             them (the `simulate_assignments` job).
+        alternatives: Other group protocols for its classic groups, with numbers
+            (`planner.notes` codes `consumer-protocol-alternative`, `share-alternative`,
+            and `share-not-for-keyed` saying why a keyed topic gets no share group).
     """
 
     topic: str
@@ -281,6 +301,7 @@ class TopicPlan:
     fan_out: int = 1
     one_group: GroupPlan | None = None
     consumers: ConsumerChoice | None = None
+    alternatives: tuple[Note, ...] = ()
 
     @property
     def recommended_partitions(self) -> int:
