@@ -737,10 +737,13 @@ def _share_alternative(p: Mapping[str, Any]) -> str:
 
 @_renders("consumer-protocol-alternative", "info")
 def _consumer_protocol_alternative(p: Mapping[str, Any]) -> str:
+    needed = p["members_needed"]
     same = (
-        "the same size"
-        if p["members_needed"] in (None, p["members"])
-        else f"{p['members_needed']} members"
+        ""
+        if needed is None
+        else "; the same size"
+        if needed == p["members"]
+        else f"; {needed} member{_s(needed)} for the load"
     )
     stop = (
         "stops the whole group (every member revokes everything)"
@@ -749,7 +752,7 @@ def _consumer_protocol_alternative(p: Mapping[str, Any]) -> str:
     )
     return (
         f"with the consumer protocol (KIP-848, group.protocol=consumer, the broker's "
-        f"{p['assignor']} assignor; {same}), a member joining or leaving this group of "
+        f"{p['assignor']} assignor{same}), a member joining or leaving this group of "
         f"{p['members']} pauses only the partitions that move ({p['moved_on_join']} on a "
         f"join): about {p['consumer_paused_partition_s']:,.0f} partition-seconds without "
         f"an owner for one join and one leave, against "

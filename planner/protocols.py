@@ -14,7 +14,8 @@ names (`describeConsumerGroups`, `describeShareGroups`, `describeStreamsGroups`)
   `sticky` task assignor (`group.streams.assignors`).
 
 This module is the one list of which (protocol, assignor) pairs a `groups` row may hold,
-and the one rule of how the planning grid plans each today (`planned_strategy`). It is
+the one rule of how the planning simulates each (`planned_strategy`) and of which
+assignors a group may be planned with instead (`candidate_strategies`). It is
 standard library only, so the DAGs' forms and the expectations can take their choices
 from here.
 """
@@ -29,8 +30,12 @@ __all__ = [
     "DEFAULT_PROTOCOL",
     "GROUP_STRATEGIES",
     "PROTOCOLS",
+    "assignor_of",
+    "candidate_strategies",
     "check_group_strategy",
+    "is_streams",
     "planned_strategy",
+    "simulation_key",
 ]
 
 PROTOCOLS: Final[tuple[str, ...]] = ("classic", "consumer", "share", "streams")
@@ -49,18 +54,6 @@ GROUP_STRATEGIES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
 )
 """Protocol -> the assignor names a broker reports for its groups (Kafka 4.4.0's)."""
 
-# How the planning grid plans a group whose assignor it does not simulate itself yet:
-# the classic strategy that assigns the same counts per member and revokes the same way.
-# `uniform` balances counts and moves only what must move (cooperative-sticky does the
-# same on a fresh or grown group); the broker's `range` cuts each topic as the classic
-# range does. Share groups are not in this table: no classic strategy gives a partition
-# to several members.
-_PLANNED_AS: Final[Mapping[tuple[str, str], str]] = MappingProxyType(
-    {
-        ("consumer", "uniform"): "cooperative-sticky",
-        ("consumer", "range"): "range",
-    }
-)
 # A Kafka Streams application works in tasks, one per partition number of its
 # co-partitioned input topics, spread by count and stickily over its stream threads.
 # Over one input topic the tasks are that topic's partitions: cooperative-sticky, as the
@@ -89,13 +82,26 @@ def check_group_strategy(protocol: str | None, strategy: str | None) -> str | No
     return None
 
 
-def planned_strategy(protocol: str | None, strategy: str, *, topics: int = 1) -> str | None:
-    """The classic strategy the planning grid simulates for a group, or None for none.
+def simulation_key(protocol: str | None, assignor: str) -> str:
+    """How the simulation names an assignor of a protocol: a classic strategy by its bare
+    name (`range`), any other as `protocol:assignor` (`consumer:range`, `share:simple`);
+    `planner.simulate.strategies` lists the keys it simulates."""
+    protocol = protocol or DEFAULT_PROTOCOL
+    return assignor if protocol == DEFAULT_PROTOCOL else f"{protocol}:{assignor}"
 
-    The grid simulates the four classic client strategies. A group on another protocol
-    (or a Streams application) is planned as the classic strategy whose assignment has
-    the same member counts and whose rebalances revoke the same way; share groups have
-    no such strategy (None).
+
+def is_streams(protocol: str | None, strategy: str) -> bool:
+    """Whether a group is a Kafka Streams application (classic `stream`, or KIP-1071)."""
+    return (protocol or DEFAULT_PROTOCOL, strategy) in _STREAMS
+
+
+def planned_strategy(protocol: str | None, strategy: str, *, topics: int = 1) -> str:
+    """The strategy key the planning simulates a group with.
+
+    A classic group, a consumer-protocol group and a share group are simulated with
+    their own assignor (`simulation_key`). A Kafka Streams application assigns tasks,
+    not partitions: it is planned as the classic strategy that cuts them alike (see
+    `_STREAMS`'s comment).
 
     Args:
         protocol: The group's protocol (None or "" means `DEFAULT_PROTOCOL`).
@@ -110,8 +116,40 @@ def planned_strategy(protocol: str | None, strategy: str, *, topics: int = 1) ->
     why = check_group_strategy(protocol, strategy)
     if why is not None:
         raise ValueError(why)
-    if protocol == "share":
-        return None
     if (protocol, strategy) in _STREAMS:
         return "cooperative-sticky" if topics <= 1 else "range"
-    return _PLANNED_AS.get((protocol, strategy), strategy)
+    return simulation_key(protocol, strategy)
+
+
+def candidate_strategies(
+    protocol: str | None, strategy: str, *, topics: int = 1
+) -> tuple[str, ...]:
+    """The strategy keys a group may be planned with: the assignors of its own protocol.
+
+    A group can change assignor within its protocol by configuration (a classic
+    group's `partition.assignment.strategy`, a consumer-protocol group's
+    `group.remote.assignor`); a change of protocol is an alternative the plan states
+    apart (`planner.recommend.alternatives`). A share group has one assignor, and a Kafka
+    Streams application's task assignor is not the consumers' to choose: one candidate.
+
+    Raises:
+        ValueError: The pair is not a valid `groups` row.
+    """
+    planned = planned_strategy(protocol, strategy, topics=topics)
+    protocol = protocol or DEFAULT_PROTOCOL
+    if (protocol, strategy) in _STREAMS:
+        return (planned,)
+    return tuple(
+        simulation_key(protocol, name)
+        for name in GROUP_STRATEGIES[protocol]
+        if (protocol, name) not in _STREAMS
+    )
+
+
+def assignor_of(protocol: str | None, strategy: str, key: str) -> str:
+    """The assignor, as the broker names it, a group of (protocol, strategy) runs when
+    planned with the simulation key `key` (one of its `candidate_strategies`): the key's
+    assignor, or a Kafka Streams application's own."""
+    if is_streams(protocol, strategy):
+        return strategy
+    return key.rpartition(":")[2]

@@ -18,6 +18,7 @@ from planner.recommend.consumers import ConsumerChoice, SizedGroup, choose_consu
 from planner.recommend.group import (
     GroupOfTopics,
     GroupTopic,
+    grid_parameters,
     member_headroom_pct,
     plan_group,
     plan_group_of_topics,
@@ -57,6 +58,7 @@ __all__ = [
     "choose_consumers",
     "choose_partitions",
     "even_group_sizes",
+    "grid_parameters",
     "mean_record_bytes",
     "member_headroom_pct",
     "plan_group",

@@ -5,8 +5,9 @@ whenever a member joins or leaves; under the consumer protocol of KIP-848 the br
 assigns and only the partitions that move pause (`docs/simulation.md`, section 4.1). A
 group that moves to it keeps its strategy's counts: the client's `range` becomes the
 broker's `range` (the same cut), every other strategy the broker's default `uniform`
-(balanced counts, sticky). This module states that switch with the numbers the planning
-grid gives for both at the planned size (`GroupTable.scale_event`).
+(balanced counts, sticky). This module states that switch with the numbers of both at
+the planned size, from the closed forms the planning grid's event-cost columns come from
+(`planner.simulate.churn`).
 
 The share-group alternative of a topic (fewer partitions, no order) is
 `planner.recommend.share.share_alternative`.
@@ -14,15 +15,15 @@ The share-group alternative of a topic (fewer partitions, no order) is
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
 
 from planner.notes import Note, note
-from planner.simulate.group_table import GroupTable
+from planner.simulate.churn import KAFKA_DEFAULTS, ProtocolTimings
+from planner.simulate.multi_topic import group_churn, group_event_costs
 
 __all__ = ["CONSUMER_PROTOCOL_COUNTERPART", "consumer_protocol_alternative"]
 
-#: The broker's assignor (as a grid key) that keeps a classic strategy's counts.
+#: The broker's assignor (as a strategy key) that keeps a classic strategy's counts.
 CONSUMER_PROTOCOL_COUNTERPART = {
     "range": "consumer:range",
     "roundrobin": "consumer:uniform",
@@ -32,37 +33,37 @@ CONSUMER_PROTOCOL_COUNTERPART = {
 
 
 def consumer_protocol_alternative(
-    table: GroupTable, *, strategy: str, members: int, limit: float
+    partitions: Sequence[int],
+    *,
+    strategy: str,
+    members: int,
+    members_needed: int | None,
+    timings: ProtocolTimings = KAFKA_DEFAULTS,
 ) -> Note | None:
     """The consumer protocol for a classic group planned at `members` with `strategy`.
 
     Args:
-        table: The group's table, simulated with the strategy and its counterpart
-            (`CONSUMER_PROTOCOL_COUNTERPART`) and with their scale-event costs.
+        partitions: Each topic's planned partition count.
         strategy: The classic strategy the plan recommends.
-        members: The group size the plan recommends.
-        limit: The most load one member may carry, in consumers (as `size_group`'s).
+        members: The group size the plan recommends (at least 1).
+        members_needed: The fewest members the counterpart assignor
+            (`CONSUMER_PROTOCOL_COUNTERPART`) needs for the load (None: not known).
+        timings: The protocol settings (Kafka 4.4.0's defaults).
 
     Returns:
         A note (code `consumer-protocol-alternative`) with, for one member joining and
-        one leaving at that size, whether the group stops, and the partition-seconds
-        without an owner under each protocol; and the members the counterpart needs.
-        None when the table lacks what it takes (a strategy or size not simulated, no
-        event costs).
+        one leaving at that size (`planner.simulate.churn`'s closed forms, the same the
+        planning grid's columns come from), whether the group stops, and the
+        partition-seconds without an owner under each protocol; None for a strategy
+        without a counterpart.
     """
     counterpart = CONSUMER_PROTOCOL_COUNTERPART.get(strategy)
-    if counterpart is None or table.scale_event is None:
+    if counterpart is None or members < 1:
         return None
-    if strategy not in table.sizes or counterpart not in table.sizes:
-        return None
-    try:
-        classic = table.scale_event(strategy, members)
-        broker = table.scale_event(counterpart, members)
-    except ValueError:  # the size is not in the grid
-        return None
-    needed = table.sizes[counterpart].smallest_fit(limit)
+    classic = group_event_costs(partitions, members, strategy, timings)
+    broker = group_event_costs(partitions, members, counterpart, timings)
 
-    def paused(event: Mapping[str, Any]) -> float:
+    def paused(event: dict[str, float | int | bool]) -> float:
         return float(event["grow_paused_partition_s"]) + float(event["shrink_paused_partition_s"])
 
     return note(
@@ -70,10 +71,10 @@ def consumer_protocol_alternative(
         strategy=strategy,
         assignor=counterpart.split(":", 1)[1],
         members=members,
-        members_needed=needed,
+        members_needed=members_needed,
         stops_group=bool(classic["stops_group"]),
         classic_paused_partition_s=paused(classic),
         consumer_paused_partition_s=paused(broker),
         classic_rounds=int(classic["grow_rounds"]),
-        moved_on_join=int(broker["grow_moved"]),
+        moved_on_join=group_churn(partitions, members, counterpart)["grow_moved"],
     )

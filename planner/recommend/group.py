@@ -30,8 +30,8 @@ strategy with the busiest member's load today and at the end of the horizon:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -39,9 +39,20 @@ import numpy.typing as npt
 
 from planner.assignors import java_order_key
 from planner.notes import Note, note
+from planner.protocols import (
+    DEFAULT_PROTOCOL,
+    assignor_of,
+    candidate_strategies,
+    is_streams,
+    planned_strategy,
+)
 from planner.recommend import creation
+from planner.recommend.alternatives import (
+    CONSUMER_PROTOCOL_COUNTERPART,
+    consumer_protocol_alternative,
+)
 from planner.recommend.types import ChoiceKey, GroupInfo, GroupPlan, GroupStatus, PlanSettings
-from planner.simulate import EAGER_STRATEGIES, STRATEGIES, GridResult
+from planner.simulate import ALL_STRATEGIES, EAGER_STRATEGIES, STRATEGIES, GridResult
 from planner.simulate import closed_forms as cf
 from planner.simulate.group_table import (
     FIT_TOLERANCE,
@@ -49,16 +60,26 @@ from planner.simulate.group_table import (
     StrategySizes,
     one_topic_table,
 )
-from planner.simulate.multi_topic import SizeSearch, group_churn, member_loads, search_sizes
+from planner.simulate.multi_topic import (
+    SHARE_GROUP_MAX_SIZE,
+    SizeSearch,
+    group_churn,
+    member_loads,
+    search_sizes,
+)
+from planner.simulate.strategies import shape_of
 
 __all__ = [
     "GroupTopic",
     "busiest_member_load",
     "grid_extra_members",
+    "grid_parameters",
     "member_headroom_pct",
     "plan_group",
     "plan_group_of_topics",
+    "planning_strategies",
     "size_group",
+    "strategies_to_simulate",
     "strategy_choice_key",
 ]
 
@@ -86,6 +107,30 @@ def grid_extra_members(min_group_members: int, group_sizes: Iterable[int]) -> in
     that `plan_group` finds each of those sizes in the grid.
     """
     return max(4, min_group_members, max(group_sizes, default=0))
+
+
+def grid_parameters(
+    groups: Sequence[GroupInfo], *, consumers_at_horizon: float, settings: PlanSettings
+) -> tuple[tuple[str, ...], int]:
+    """What a topic's grid simulates to plan the groups that read only it: the strategy
+    keys (`strategies_to_simulate`) and the group sizes past each partition count.
+
+    Past the count: `grid_extra_members`, and for a share group, whose members share
+    partitions, up to the load over one member's limit (plus one for partitions shared
+    unevenly) or its size today, within the broker's largest share group.
+
+    Args:
+        groups: The groups.
+        consumers_at_horizon: The topic's load at the end of the horizon, in consumers.
+        settings: The planning settings (headroom, minimum group size).
+    """
+    extra = grid_extra_members(settings.min_group_members, (g.members for g in groups))
+    share = [g.members for g in groups if g.protocol == "share"]
+    if share:
+        limit = 1.0 - member_headroom_pct(settings.headroom_pct) / 100.0
+        need = math.ceil(consumers_at_horizon / limit) + 1
+        extra = max(extra, min(SHARE_GROUP_MAX_SIZE, max(need, *share)))
+    return strategies_to_simulate(groups), extra
 
 
 def strategy_choice_key(
@@ -116,12 +161,14 @@ def busiest_member_load(loads: npt.ArrayLike, members: int, strategy: str) -> fl
     A fresh assignment of one topic to members that all subscribe to it, as the grid
     computes it: `range` cuts the partitions into consecutive blocks, `roundrobin`,
     `sticky` and `cooperative-sticky` deal them in turn (a fresh sticky assignment is
-    dealt as round-robin's); members beyond the partition count own nothing.
+    dealt as round-robin's); members beyond the partition count own nothing. The
+    broker's assignors (`consumer:uniform`, `consumer:range`, `share:simple`) by their
+    shape (`planner.simulate.strategies`).
 
     Args:
         loads: Each partition's load, in the caller's load unit.
         members: The group's size (>= 1).
-        strategy: Its strategy (Kafka's name).
+        strategy: Its strategy key (`planner.simulate.strategies`).
 
     Returns:
         The busiest member's load, in the load unit; None for a strategy the planner
@@ -135,6 +182,9 @@ def busiest_member_load(loads: npt.ArrayLike, members: int, strategy: str) -> fl
         per_member = cf.range_member_loads(weights.size, sizes, weights)[0]
     elif strategy in STRATEGIES:
         per_member = cf.roundrobin_member_loads(weights.size, sizes, weights)[0]
+    elif strategy in ALL_STRATEGIES:
+        # The broker's assignors (consumer protocol, share groups), by their shape.
+        per_member = member_loads([weights], sizes, strategy)
     else:
         return None
     return float(per_member.max())
@@ -149,10 +199,43 @@ def _key(table: GroupTable, strategy: str, members: int, busiest: float) -> Choi
     )
 
 
+def planning_strategies(group: GroupInfo, topics: int) -> tuple[str, tuple[str, ...]]:
+    """The strategy key a group runs today and the keys it may be planned with.
+
+    `planner.protocols.planned_strategy` and `candidate_strategies`, for a group reading
+    `topics` topics. A classic group with an assignor the planner does not know (a
+    custom one) is planned among the classic strategies, its own not simulated.
+
+    Raises:
+        ValueError: A group of another protocol with an assignor not of that protocol.
+    """
+    try:
+        return (
+            planned_strategy(group.protocol, group.strategy, topics=topics),
+            candidate_strategies(group.protocol, group.strategy, topics=topics),
+        )
+    except ValueError:
+        if (group.protocol or DEFAULT_PROTOCOL) != DEFAULT_PROTOCOL:
+            raise
+        return group.strategy, STRATEGIES
+
+
+def _fallback(candidates: Sequence[str]) -> str:
+    # The strategy planned when no size fits: the one that moves least when a member
+    # joins (cooperative-sticky among the classic, uniform among the broker's).
+    for preferred in ("cooperative-sticky", "consumer:uniform"):
+        if preferred in candidates:
+            return preferred
+    return candidates[0]
+
+
 def size_group(
     group: GroupInfo, table: GroupTable, *, headroom_pct: float, min_group_members: int
 ) -> GroupPlan:
     """The plan of one consumer group, from its table of candidate sizes.
+
+    The group is planned among the assignors of its own protocol
+    (`planning_strategies`); the table holds their sizes, keyed by strategy key.
 
     Args:
         group: The group as it is today.
@@ -164,10 +247,12 @@ def size_group(
     limit = 1.0 - member_headroom_pct(headroom_pct) / 100.0
     floor = min_group_members
     total = table.total_partitions
+    current, candidates = planning_strategies(group, len(table.topics))
     subject: dict[str, Any] = {"group_id": group.group_id, "topics": list(table.topics)}
     counts = list(table.partitions)
     keys: dict[str, ChoiceKey] = {}
-    for strategy, sizes in table.sizes.items():
+    for strategy in candidates:
+        sizes = table.sizes[strategy]
         fit = sizes.smallest_fit(limit, floor=floor)
         if fit is not None:
             busiest_fit = sizes.busiest_now_at(fit)
@@ -175,9 +260,14 @@ def size_group(
             keys[strategy] = _key(table, strategy, fit, busiest_fit)
     notes: list[Note] = []
     best = min(keys.values(), default=None)
+
+    def name(key: str) -> str:
+        # A key as the group's protocol names its assignor.
+        return assignor_of(group.protocol, group.strategy, key)
+
     if best is None:
         # Even one member per partition is too slow: the busiest partition is too hot.
-        strategy = "cooperative-sticky"
+        strategy = _fallback(candidates)
         members_now = max(total, floor)
         at_one_each = table.sizes[strategy].busiest_now_at(total)
         busiest = at_one_each if at_one_each is not None else math.inf
@@ -203,10 +293,10 @@ def size_group(
             )
         # The strategies compared at one member per partition (or the floor, when it
         # asks for more), for the switch note.
-        for name, sizes in table.sizes.items():
-            load = sizes.busiest_now_at(members_now)
+        for candidate in candidates:
+            load = table.sizes[candidate].busiest_now_at(members_now)
             if load is not None:
-                keys[name] = _key(table, name, members_now, load)
+                keys[candidate] = _key(table, candidate, members_now, load)
         chosen = keys.get(strategy, (members_now, total, busiest, strategy))
     else:
         chosen = best
@@ -218,7 +308,7 @@ def size_group(
                     "min-group-size",
                     **subject,
                     partitions=counts,
-                    strategy=strategy,
+                    strategy=name(strategy),
                     members_by_load=by_load,
                     members=members_now,
                     min_group_members=floor,
@@ -276,20 +366,23 @@ def size_group(
                 members_at_horizon=members_horizon,
             )
         )
-    if strategy != group.strategy:
-        current_key = keys.get(group.strategy)
+    if strategy != current:
+        current_key = keys.get(current)
+        # A classic group's note as it always read; another protocol's names it.
+        protocol = {} if group.protocol == DEFAULT_PROTOCOL else {"protocol": group.protocol}
         notes.append(
             note(
                 "strategy-switch",
                 **subject,
                 current_strategy=group.strategy,
-                strategy=strategy,
+                strategy=name(strategy),
                 members=chosen[0],
                 revoked=chosen[1],
                 busiest_utilisation=chosen[2],
                 current_key=list(current_key) if current_key else None,
-                current_simulated=group.strategy in STRATEGIES,
-                two_bounces=strategy == "cooperative-sticky" and group.strategy in EAGER_STRATEGIES,
+                current_simulated=current in table.sizes,
+                two_bounces=strategy == "cooperative-sticky" and current in EAGER_STRATEGIES,
+                **protocol,
             )
         )
     behind = _falling_behind(
@@ -299,6 +392,8 @@ def size_group(
         members_now=members_now,
         fits=best is not None,
         strategy=strategy,
+        current=current,
+        shown=name(strategy),
         keys=keys,
     )
     warnings: list[Note] = []
@@ -306,7 +401,13 @@ def size_group(
         notes.append(behind)
         warnings.append(behind)
     idle = _idle_warning(
-        group, table, subject, idle_now=idle_now, standby=standby_allowed, floor=floor
+        group,
+        table,
+        subject,
+        current=current,
+        idle_now=idle_now,
+        standby=standby_allowed,
+        floor=floor,
     )
     if idle is not None:
         warnings.append(idle)
@@ -316,6 +417,9 @@ def size_group(
         "over-provisioned": members_horizon,
         "deploy": members_now,
     }[status]
+    alternative = _protocol_alternative(group, table, strategy, recommended, limit)
+    if alternative is not None:
+        notes.append(alternative)
     return GroupPlan(
         group_id=group.group_id,
         current_members=group.members,
@@ -323,7 +427,7 @@ def size_group(
         recommended_members=recommended,
         members_now=members_now,
         members_at_horizon=members_horizon,
-        strategy=strategy,
+        strategy=name(strategy),
         busiest_utilisation=busiest,
         fits=best is not None,
         status=status,
@@ -334,6 +438,66 @@ def size_group(
         standby_members=max(0, recommended - owners),
         topics=table.topics,
         warnings=tuple(warnings),
+        protocol=group.protocol or DEFAULT_PROTOCOL,
+        planned_as=strategy,
+    )
+
+
+def _protocol_alternative(
+    group: GroupInfo, table: GroupTable, strategy: str, members: int, limit: float
+) -> Note | None:
+    # A running classic group (Kafka Streams aside: its move is to KIP-1071, not to the
+    # consumer protocol) and what the consumer protocol would change for it.
+    if group.members < 1 or (group.protocol or DEFAULT_PROTOCOL) != DEFAULT_PROTOCOL:
+        return None
+    if is_streams(group.protocol, group.strategy):
+        return None
+    counterpart = CONSUMER_PROTOCOL_COUNTERPART.get(strategy)
+    if counterpart is None:
+        return None
+    sizes = table.strategy_sizes(counterpart)
+    return consumer_protocol_alternative(
+        table.partitions,
+        strategy=strategy,
+        members=members,
+        members_needed=sizes.smallest_fit(limit) if sizes is not None else None,
+    )
+
+
+def _searched(
+    horizon: Sequence[npt.NDArray[np.float64]],
+    now: Sequence[npt.NDArray[np.float64]],
+    *,
+    scale: float | None,
+    topics: Sequence[str],
+    limit: float,
+    wanted: int,
+    floor: int,
+) -> Callable[[str], StrategySizes]:
+    # A strategy's sizes searched from 1 on these loads (`search_sizes`), as a table's
+    # `more_sizes`.
+    def sizes_of(key: str) -> StrategySizes:
+        return _as_sizes(
+            search_sizes(
+                horizon,
+                now,
+                key,
+                limit * (1.0 + FIT_TOLERANCE),
+                wanted,
+                floor,
+                scale,
+                topics=topics,
+            )
+        )
+
+    return sizes_of
+
+
+def _as_sizes(found: SizeSearch) -> StrategySizes:
+    return StrategySizes(
+        np.arange(1, found.busiest_now.size + 1, dtype=np.int64),
+        found.busiest_now,
+        found.stats["max_load"],
     )
 
 
@@ -345,6 +509,8 @@ def _falling_behind(
     members_now: int,
     fits: bool,
     strategy: str,
+    current: str,
+    shown: str,
     keys: dict[str, ChoiceKey],
 ) -> Note | None:
     # The group's busiest member at today's peak with its current size and strategy,
@@ -364,13 +530,9 @@ def _falling_behind(
         partitions_planned=list(table.partitions),
         on_today=table.on_today,
         # Whether a member added today would own a partition.
-        more_members_help=group.members < table.owners(group.strategy, today=today_known),
+        more_members_help=group.members < table.owners(current, today=today_known),
         # Named only when the group's own strategy needs more members than that.
-        strategy=(
-            strategy
-            if group.strategy not in keys or keys[group.strategy][0] > members_now
-            else None
-        ),
+        strategy=shown if current not in keys or keys[current][0] > members_now else None,
     )
 
 
@@ -379,6 +541,7 @@ def _idle_warning(
     table: GroupTable,
     subject: dict[str, Any],
     *,
+    current: str,
     idle_now: int,
     standby: int,
     floor: int,
@@ -401,7 +564,7 @@ def _idle_warning(
         if idle_now <= standby:
             return None
         return note("idle-members", **params, idle_members_today=None)
-    owners_today = table.owners(group.strategy, today=True)
+    owners_today = table.owners(current, today=True)
     idle_today = max(0, group.members - owners_today)
     if idle_today <= max(0, floor - owners_today):
         return None
@@ -419,6 +582,7 @@ def plan_group(
     settings: PlanSettings,
     current_partitions: int | None = None,
     current_busiest: float | None = None,
+    loads_at_horizon: npt.ArrayLike | None = None,
 ) -> GroupPlan:
     """Plan one consumer group of a one-topic subscription on `partitions` partitions.
 
@@ -436,6 +600,9 @@ def plan_group(
             size and strategy, on today's `current_partitions`, in consumers (None: read
             from `grid`, which is at `partitions`, and said so when that is not today's
             count).
+        loads_at_horizon: Each partition's load at the end of the horizon at
+            `partitions`, in consumers, as the grid had them, to size strategies the
+            grid does not hold (an alternative's); None: those are not sized.
     """
     # The grid is simulated at the horizon's load; loads scale linearly with the topic.
     scale_now = consumers_now / consumers_at_horizon if consumers_at_horizon > 0 else 0.0
@@ -450,6 +617,7 @@ def plan_group(
             f"grid_extra_members(min_group_members, ...))"
         )
     on_today = current_busiest is not None  # the caller's figure is on today's count
+    current, candidates = planning_strategies(group, 1)
     table = one_topic_table(
         grid,
         topic=topic,
@@ -459,27 +627,52 @@ def plan_group(
         most=most,
         busiest_today=None,
         on_today=on_today,
+        strategies=_simulated(current, candidates),
     )
     if group.members < 1 or current_partitions is None:
         current_busiest = None
-    elif current_busiest is None and group.strategy in table.sizes:
-        # Read at the planned count: members beyond the partitions own nothing.
-        current_busiest = table.sizes[group.strategy].busiest_now_at(min(group.members, partitions))
-    table = GroupTable(
-        table.topics,
-        table.partitions,
-        table.partitions_today,
-        table.sizes,
-        table.revoked_on_join,
-        current_busiest,
-        on_today,
-    )
+    elif current_busiest is None and current in table.sizes:
+        # Read at the planned count: members beyond those a strategy gives partitions to
+        # own nothing.
+        current_busiest = table.sizes[current].busiest_now_at(
+            min(group.members, table.owners(current))
+        )
+    more_sizes = None
+    if loads_at_horizon is not None:
+        horizon = np.asarray(loads_at_horizon, dtype=np.float64)
+        more_sizes = _searched(
+            [horizon],
+            [horizon * scale_now],
+            scale=scale_now,
+            topics=[topic],
+            limit=1.0 - member_headroom_pct(settings.headroom_pct) / 100.0,
+            wanted=settings.min_group_members,
+            floor=settings.min_group_members,
+        )
+    table = replace(table, busiest_today=current_busiest, more_sizes=more_sizes)
     return size_group(
         group,
         table,
         headroom_pct=settings.headroom_pct,
         min_group_members=settings.min_group_members,
     )
+
+
+def _simulated(current: str, candidates: Sequence[str]) -> tuple[str, ...]:
+    # The keys a group's table holds: its candidates, and its own when simulated.
+    own = (current,) if current in ALL_STRATEGIES else ()
+    return tuple(dict.fromkeys((*candidates, *own)))
+
+
+def strategies_to_simulate(groups: Iterable[GroupInfo], *, topics: int = 1) -> tuple[str, ...]:
+    """The strategy keys a grid must hold to plan these groups (each reading `topics`
+    topics): the classic four, which the planned group of a topic runs, and every
+    group's candidates and own key, in `ALL_STRATEGIES`' order."""
+    wanted = set(STRATEGIES)
+    for group in groups:
+        current, candidates = planning_strategies(group, topics)
+        wanted.update(_simulated(current, candidates))
+    return tuple(key for key in ALL_STRATEGIES if key in wanted)
 
 
 @dataclass(frozen=True)
@@ -555,33 +748,43 @@ def plan_group_of_topics(
     total = sum(w.size for w in horizon)
     floor = settings.min_group_members
     limit = 1.0 - member_headroom_pct(settings.headroom_pct) / 100.0
-    wanted = max(min(group.members, total), floor)
-    # A fresh roundrobin, sticky or cooperative-sticky assignment deals the partitions
-    # alike, so their searches are one search.
+    current, candidates = planning_strategies(group, len(ordered))
+    names = [t.topic for t in ordered]
     fits = limit * (1.0 + FIT_TOLERANCE)
     # One topic grows alike everywhere: today is the horizon scaled, as on the one-topic
     # grid, so that a one-topic group planned here is exactly its one-topic plan.
     scale = ratios[0] if len(ratios) == 1 else None
-    dealt = search_sizes(horizon, now, "roundrobin", fits, wanted, floor, scale)
-    searches = {
-        name: search_sizes(horizon, now, name, fits, wanted, floor, scale)
-        if name == "range"
-        else SizeSearch(name, dealt.stats, dealt.busiest_now, dealt.now_fit, dealt.horizon_fit)
-        for name in STRATEGIES
-    }
+    searches: dict[str, SizeSearch] = {}
+    dealt: SizeSearch | None = None
+    for key in _simulated(current, candidates):
+        # Sizes up to the group's own (a share group's members share partitions, so
+        # up to the broker's largest share group), or the floor.
+        shared = shape_of(key) == "shared"
+        wanted = max(min(group.members, SHARE_GROUP_MAX_SIZE if shared else total), floor)
+        if shape_of(key) == "dealt":
+            # A fresh roundrobin, sticky or cooperative-sticky assignment deals the
+            # partitions alike, so their searches are one search.
+            if dealt is None:
+                dealt = search_sizes(horizon, now, "roundrobin", fits, wanted, floor, scale)
+            searches[key] = SizeSearch(
+                key, dealt.stats, dealt.busiest_now, dealt.now_fit, dealt.horizon_fit
+            )
+        else:
+            searches[key] = search_sizes(
+                horizon, now, key, fits, wanted, floor, scale, topics=names
+            )
     partitions = [w.size for w in horizon]
-    sizes = {
-        name: StrategySizes(
-            np.arange(1, found.busiest_now.size + 1, dtype=np.int64),
-            found.busiest_now,
-            found.stats["max_load"],
-        )
-        for name, found in searches.items()
-    }
-    busiest_today, on_today = _busiest_today(group, ordered, now)
-    if scale is not None and on_today and ordered[0].current_partitions == partitions[0]:
+    sizes = {name: _as_sizes(found) for name, found in searches.items()}
+    busiest_today, on_today = _busiest_today(group, current, ordered, now)
+    if (
+        scale is not None
+        and on_today
+        and ordered[0].current_partitions == partitions[0]
+        and current in sizes
+    ):
         # Today's count is the planned one: the table's own row, as on the one-topic grid.
-        busiest_today = sizes[group.strategy].busiest_now_at(min(group.members, total))
+        owners = SHARE_GROUP_MAX_SIZE if shape_of(current) == "shared" else total
+        busiest_today = sizes[current].busiest_now_at(min(group.members, owners))
 
     def revoked_on_join(strategy: str, members: int) -> int:
         return group_churn(partitions, members, strategy)["grow_revoked"]
@@ -594,19 +797,25 @@ def plan_group_of_topics(
         revoked_on_join=revoked_on_join,
         busiest_today=busiest_today,
         on_today=on_today,
+        more_sizes=_searched(
+            horizon, now, scale=scale, topics=names, limit=limit, wanted=floor, floor=floor
+        ),
     )
     plan = size_group(group, table, headroom_pct=settings.headroom_pct, min_group_members=floor)
     return GroupOfTopics(plan, searches, tuple(horizon), limit)
 
 
 def _busiest_today(
-    group: GroupInfo, topics: Sequence[GroupTopic], now: Sequence[npt.NDArray[np.float64]]
+    group: GroupInfo,
+    current: str,
+    topics: Sequence[GroupTopic],
+    now: Sequence[npt.NDArray[np.float64]],
 ) -> tuple[float | None, bool]:
     # The busiest member at today's peak with the group's current size and strategy: on
     # today's partition counts when they are known (a topic keeping its count, or a
     # keyless one, spread evenly); a keyed topic whose count changes has loads at its
     # recommended count only, so then on the recommended counts.
-    if group.members < 1 or group.strategy not in STRATEGIES:
+    if group.members < 1 or current not in ALL_STRATEGIES:
         return None, False
     today: list[npt.NDArray[np.float64]] = []
     for t, planned in zip(topics, now, strict=True):
@@ -619,5 +828,6 @@ def _busiest_today(
             today.append(np.full(count, t.consumers_now / count))
     on_today = len(today) == len(topics)
     sizes = np.array([group.members], dtype=np.int64)
-    busiest = float(member_loads(today if on_today else now, sizes, group.strategy).max())
+    names = [t.topic for t in topics]
+    busiest = float(member_loads(today if on_today else now, sizes, current, topics=names).max())
     return busiest, on_today

@@ -25,12 +25,19 @@ from planner.notes import Note, note
 from planner.recommend.consumers import choose_consumers
 from planner.recommend.group import (
     busiest_member_load,
-    grid_extra_members,
+    grid_parameters,
     member_headroom_pct,
     plan_group,
+    planning_strategies,
 )
 from planner.recommend.key_skew import SkewRequirement, skew_requirement
 from planner.recommend.partitions import PartitionChoice, choose_partitions
+from planner.recommend.share import (
+    ShareAlternative,
+    ShareSizing,
+    share_alternative,
+    size_share_group,
+)
 from planner.recommend.targets import topic_cost, topic_targets
 from planner.recommend.types import (
     PLANNED_GROUP,
@@ -64,6 +71,8 @@ def plan_topic(
     brokers: int,
     groups: Sequence[GroupInfo | Mapping[str, Any] | Sequence[Any]] = (),
     consuming_groups: int | None = None,
+    share_groups: int | None = None,
+    share_fetch: SideCapacity | None = None,
     settings: PlanSettings | None = None,
 ) -> TopicPlan:
     """Plan one topic from its history, capacities, cluster and consumer groups.
@@ -81,6 +90,14 @@ def plan_topic(
             reads every byte, so bytes out are divided over them to give one group's
             read rate; with none known, all of them count as one group's
             (`TopicPlan.fan_out`).
+        share_groups: How many of `consuming_groups` are share groups (KIP-932), those
+            reading other topics too included (None: those among `groups`). A share
+            group's members are not capped by the partition count, so it asks for
+            partitions by the share model (`planner.recommend.share`), not by Tc; a
+            topic only share groups read is sized by that model and its producers.
+        share_fetch: One partition's share-fetch throughput (the capacity table's
+            `share_fetch_*`), None when not measured (the share model then says what it
+            assumed).
         settings: Planning settings (defaults when None).
 
     Raises:
@@ -99,9 +116,27 @@ def plan_topic(
     targets = topic_targets(history, fan_out=fan_out, settings=s)
     if not targets:
         raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
-    sizing = size_topic({d: t.target for d, t in targets.items()}, producer, consumer)
+    planned = {d: t.target for d, t in targets.items()}
+    sizing = size_topic(planned, producer, consumer)
     today = {d: t.peak * (1 + t.headroom_pct / 100) for d, t in targets.items()}
     sizing_now = size_topic(today, producer, consumer)
+    shares = sum(g.protocol == "share" for g in infos) if share_groups is None else share_groups
+    # Only share groups read it: no group is capped by the partitions, so Tc asks for
+    # none (the members are sized on it instead, below).
+    share_only = shares > 0 and consuming <= shares
+    share = share_now = None
+    if shares:
+        share, share_now = (
+            size_share_group(
+                load, producer=producer, member=consumer, share_fetch=share_fetch, limits=s.share
+            )
+            for load in (planned, today)
+        )
+    need = _requirement(sizing, share, share_only=share_only)
+    need_now = _requirement(sizing_now, share_now, share_only=share_only)
+    # A hot partition is shared by several members of a share group: there only the
+    # producers bound a partition's load.
+    reader = _NO_CAPACITY if share_only else consumer
     keyed_sample = history.keyed and history.keys is not None and history.key_counts is not None
     sample = (
         TopicLoad(1.0, history.keys, history.key_counts, history.partitioner)
@@ -110,24 +145,13 @@ def plan_topic(
     )
     skew = skew_now = None
     if sample is not None:
-        bound = max(s.max_partitions, sizing.required_partitions)
-        skew = skew_requirement(
-            sample,
-            {d: t.target for d, t in targets.items()},
-            producer,
-            consumer,
-            start=sizing.required_partitions,
-            bound=bound,
-        )
-        skew_now = skew_requirement(
-            sample, today, producer, consumer, start=sizing_now.required_partitions, bound=bound
-        )
+        bound = max(s.max_partitions, need)
+        skew = skew_requirement(sample, planned, producer, reader, start=need, bound=bound)
+        skew_now = skew_requirement(sample, today, producer, reader, start=need_now, bound=bound)
     choice = choose_partitions(
-        max(sizing.required_partitions, skew.partitions if skew and skew.fits else 0),
+        max(need, skew.partitions if skew and skew.fits else 0),
         history.current_partitions,
-        required_now=max(
-            sizing_now.required_partitions, skew_now.partitions if skew_now and skew_now.fits else 0
-        ),
+        required_now=max(need_now, skew_now.partitions if skew_now and skew_now.fits else 0),
         evenness_slack_pct=s.evenness_slack_pct,
         max_partitions=s.max_partitions,
         acceptable=skew.fits_at if skew and skew.fits else None,
@@ -145,12 +169,16 @@ def plan_topic(
         else TopicLoad(util_horizon, partitioner=history.partitioner)
     )
     counts = sorted({p, *s.partition_grid})
+    strategies, extra_members = grid_parameters(
+        infos, consumers_at_horizon=util_horizon, settings=s
+    )
     grid = simulate_grid(
         topic_load,
         consumer_capacity=1.0,
         headroom_pct=member_headroom_pct(s.headroom_pct),
         partition_counts=counts,
-        extra_members=grid_extra_members(s.min_group_members, (g.members for g in infos)),
+        strategies=strategies,
+        extra_members=extra_members,
     )
     at_p = grid.where(grid.partitions == p)
     current = history.current_partitions
@@ -171,13 +199,14 @@ def plan_topic(
         consumers_now=util_now,
         consumers_at_horizon=util_horizon,
         settings=s,
+        loads_at_horizon=partition_loads(topic_load, p),
     )
     group_plans = tuple(
         on_p(
             g,
             current_partitions=current,
             current_busiest=(
-                busiest_member_load(loads_now, g.members, g.strategy)
+                busiest_member_load(loads_now, g.members, planning_strategies(g, 1)[0])
                 if loads_now is not None and g.members >= 1
                 else None
             ),
@@ -191,11 +220,39 @@ def plan_topic(
         *_unchecked_dimensions(targets, producer, consumer),
         *_warnings(history, choice, cost, grid, p, group_plans, skew),
         *_unread_topic(history, targets, sizing, sizing_now, choice, consuming),
+        *(share.notes if share is not None else ()),
     )
     rationale = (
         *_fan_out_rationale(history, consuming),
         *_rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s),
     )
+    if share is not None:
+        rationale = (*rationale[:-2], _share_rationale(share, shares, share_only), *rationale[-2:])
+    alternatives: tuple[Note, ...] = ()
+    if consuming > shares and sizing.deciding_side != "producer":
+        # Classic readers, and Tc decided the count: a share group might need fewer.
+        found = share_alternative(
+            keyed=history.keyed,
+            consumer_decides=True,
+            current_partitions=current,
+            classic_cost=cost,
+            cost_of=partial(
+                topic_cost,
+                cluster=cluster,
+                retention_ms=history.retention_ms,
+                targets=targets,
+                settings=s,
+            ),
+            targets=planned,
+            producer=producer,
+            member=consumer,
+            share_fetch=share_fetch,
+            limits=s.share,
+        )
+        if isinstance(found, ShareAlternative):
+            alternatives = (found.note,)
+        elif found is not None:
+            alternatives = (found,)
     return TopicPlan(
         topic=history.topic,
         status=choice.status,
@@ -216,6 +273,37 @@ def plan_topic(
         fan_out=fan_out,
         one_group=one_group,
         consumers=choose_consumers(group_plans, one_group=one_group),
+        alternatives=alternatives,
+        share=share,
+    )
+
+
+#: A side with no capacity measured: bounds nothing.
+_NO_CAPACITY = SideCapacity(None, None)
+
+
+def _requirement(sizing: SizingResult, share: ShareSizing | None, *, share_only: bool) -> int:
+    # The partitions the readers ask for: the rule (producers and Tc) for groups capped
+    # by the partition count, the share model's bounds (producers, share-fetch, records
+    # in flight) for share groups; only the latter when only share groups read.
+    if share is None:
+        return sizing.required_partitions
+    if share_only:
+        return share.partitions
+    return max(sizing.required_partitions, share.partitions)
+
+
+def _share_rationale(share: ShareSizing, groups: int, share_only: bool) -> str:
+    bounds = ", ".join(f"{b.bound} {b.partitions} ({_UNITS[b.dimension]})" for b in share.bounds)
+    whose = (
+        "only share groups read it, so Tc asks for no partitions"
+        if share_only
+        else f"{groups} share group{'' if groups == 1 else 's'} read{'s' if groups == 1 else ''} it"
+    )
+    return (
+        f"share groups (KIP-932): {whose}; the share model's bounds at the end of the "
+        f"horizon: {bounds}: at least {share.partitions} partition"
+        f"{'' if share.partitions == 1 else 's'} (the {share.deciding.bound} bound)"
     )
 
 

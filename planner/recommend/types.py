@@ -17,6 +17,7 @@ from planner.notes import Note
 from planner.recommend.consumers import ConsumerChoice
 from planner.recommend.key_skew import SkewRequirement
 from planner.recommend.partitions import PartitionChoice, Status
+from planner.recommend.share import ShareLimits, ShareSizing
 from planner.simulate import GridResult, HotKey, TopicLoad
 from planner.sizing import GrowthModel, PlanningTarget, SizingResult
 
@@ -55,6 +56,8 @@ class PlanSettings:
             member, nothing consumes while it restarts. On a topic with fewer partitions,
             the members beyond them own none and stand by (`GroupPlan.standby_members`).
         cost: Client/broker settings and limits for the cost panel.
+        share: The share-partition settings share groups are sized with (Kafka 4.4.0's
+            defaults).
     """
 
     percentile: float = 99.0
@@ -68,6 +71,7 @@ class PlanSettings:
     partition_grid: tuple[int, ...] = (12, 24, 48, 96, 192)
     min_group_members: int = 2
     cost: CostSettings = field(default_factory=CostSettings)
+    share: ShareLimits = field(default_factory=ShareLimits)
 
     def __post_init__(self) -> None:
         if not 0 <= self.headroom_pct < 100:
@@ -280,6 +284,9 @@ class TopicPlan:
         alternatives: Other group protocols for its classic groups, with numbers
             (`planner.notes` codes `consumer-protocol-alternative`, `share-alternative`,
             and `share-not-for-keyed` saying why a keyed topic gets no share group).
+        share: The share-group model's sizing at the end of the horizon, when share
+            groups read the topic (None otherwise): its partition bounds count in the
+            requirement.
     """
 
     topic: str
@@ -302,6 +309,7 @@ class TopicPlan:
     one_group: GroupPlan | None = None
     consumers: ConsumerChoice | None = None
     alternatives: tuple[Note, ...] = ()
+    share: ShareSizing | None = None
 
     @property
     def recommended_partitions(self) -> int:

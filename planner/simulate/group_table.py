@@ -83,6 +83,9 @@ class GroupTable:
             group stop, rounds, partition-seconds paused, share groups' locked
             record-seconds); None where the builder did not give them (the default,
             which keeps the decision as it was).
+        more_sizes: The candidate sizes of a strategy `sizes` does not hold, searched
+            when asked (for an alternative the plan states, not a candidate); None: not
+            available.
     """
 
     topics: tuple[str, ...]
@@ -93,6 +96,15 @@ class GroupTable:
     busiest_today: float | None = None
     on_today: bool = False
     scale_event: Callable[[str, int], Mapping[str, Any]] | None = None
+    more_sizes: Callable[[str], StrategySizes] | None = None
+
+    def strategy_sizes(self, strategy: str) -> StrategySizes | None:
+        """A strategy's candidate sizes: from `sizes`, else searched (`more_sizes`), else
+        None."""
+        found = self.sizes.get(strategy)
+        if found is None and self.more_sizes is not None:
+            found = self.more_sizes(strategy)
+        return found
 
     @property
     def total_partitions(self) -> int:
@@ -135,7 +147,9 @@ def one_topic_table(
         partitions: The planned partition count.
         current_partitions: Its partitions today (None: a new topic).
         scale_now: Today's load over the horizon's: loads scale linearly with the topic.
-        most: The largest size to consider (members beyond it are not candidates).
+        most: The largest size to consider (members beyond it are not candidates), but
+            for a share group, whose members share partitions: up to the broker's largest
+            share group (`SHARE_GROUP_MAX_SIZE`).
         busiest_today: See `GroupTable.busiest_today`.
         on_today: See `GroupTable.on_today`.
         strategies: The strategy keys to take from the grid (each must be in it; the
@@ -146,7 +160,9 @@ def one_topic_table(
     # The grid's columns split once per group instead of one filtered copy of the whole
     # grid per question asked of it.
     for strategy in strategies:
-        chosen = np.flatnonzero((grid.strategy == strategy) & (grid.members <= most))
+        # A share group's members share partitions: every size the grid holds.
+        cap = most if shape_of(strategy) != "shared" else SHARE_GROUP_MAX_SIZE
+        chosen = np.flatnonzero((grid.strategy == strategy) & (grid.members <= cap))
         order = chosen[np.argsort(grid.members[chosen])]
         members = grid.members[order]
         horizon = grid.max_load[order]

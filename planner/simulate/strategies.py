@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Literal
 
 from planner.assignors import STRATEGIES as CLASSIC_STRATEGIES
+from planner.protocols import simulation_key
 
 __all__ = [
     "ALL_STRATEGIES",
@@ -77,7 +78,7 @@ def strategy_key(protocol: str, assignor: str) -> str:
     Raises:
         ValueError: not a strategy the simulation knows.
     """
-    key = assignor if protocol == "classic" else f"{protocol}:{assignor}"
+    key = simulation_key(protocol, assignor)
     split_key(key)
     return key
 

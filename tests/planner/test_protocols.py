@@ -9,9 +9,13 @@ from planner.protocols import (
     DEFAULT_PROTOCOL,
     GROUP_STRATEGIES,
     PROTOCOLS,
+    assignor_of,
+    candidate_strategies,
     check_group_strategy,
     planned_strategy,
+    simulation_key,
 )
+from planner.simulate import ALL_STRATEGIES
 
 
 def test_every_assignor_planner_assignors_implements_is_a_valid_group_assignor() -> None:
@@ -58,35 +62,39 @@ def test_classic_strategies_are_planned_as_themselves() -> None:
         assert planned_strategy("", strategy) == strategy
 
 
-def test_other_protocols_are_planned_as_the_classic_strategy_that_assigns_alike() -> None:
-    assert planned_strategy("consumer", "uniform") == "cooperative-sticky"
-    assert planned_strategy("consumer", "range") == "range"
+def test_other_protocols_are_planned_with_their_own_assignor() -> None:
+    assert planned_strategy("consumer", "uniform") == "consumer:uniform"
+    assert planned_strategy("consumer", "range", topics=3) == "consumer:range"
+    assert planned_strategy("share", "simple") == "share:simple"
     # A Streams application: its tasks over one topic are the topic's partitions; over
     # several, task i reads partition i of each (range's cut, threads beyond it idle).
     for pair in (("classic", "stream"), ("streams", "sticky")):
         assert planned_strategy(*pair) == "cooperative-sticky"
         assert planned_strategy(*pair, topics=3) == "range"
-    assert planned_strategy("consumer", "uniform", topics=3) == "cooperative-sticky"
-    # No classic strategy gives one partition to several members.
-    assert planned_strategy("share", "simple") is None
+    # Every planned key is one the simulation knows.
+    for protocol, names in GROUP_STRATEGIES.items():
+        for name in names:
+            for topics in (1, 2):
+                assert planned_strategy(protocol, name, topics=topics) in ALL_STRATEGIES
 
 
-def test_the_broker_uniform_assignor_gives_the_counts_of_its_stand_in() -> None:
-    """The stand-in's claim, on Kafka's own rules (our assignors equal Kafka 4.4.0's):
-    a fresh group of any size gets the same partition count per member."""
-    from planner.assignors import assign
-
-    for partitions in (1, 5, 12, 13):
-        for size in range(1, partitions + 3):
-            members = {f"m{i:02d}": ["t"] for i in range(size)}
-            for protocol, strategy in (("consumer", "uniform"), ("consumer", "range")):
-                broker = assign(strategy, {"t": partitions}, members, protocol=protocol)
-                stand_in = planned_strategy(protocol, strategy)
-                assert stand_in is not None
-                client = assign(stand_in, {"t": partitions}, members)
-                assert sorted(len(v) for v in broker.values()) == sorted(
-                    len(v) for v in client.values()
-                ), (protocol, strategy, partitions, size)
+def test_a_group_is_planned_among_the_assignors_of_its_own_protocol() -> None:
+    assert candidate_strategies("classic", "range") == tuple(STRATEGIES)
+    assert candidate_strategies(None, "sticky") == tuple(STRATEGIES)
+    assert candidate_strategies("consumer", "range") == ("consumer:uniform", "consumer:range")
+    assert candidate_strategies("share", "simple") == ("share:simple",)
+    # A Streams application keeps its task assignor: one candidate, its stand-in.
+    assert candidate_strategies("streams", "sticky", topics=2) == ("range",)
+    assert candidate_strategies("classic", "stream") == ("cooperative-sticky",)
+    # Planned keys read back as the broker names the assignor.
+    assert assignor_of("consumer", "uniform", "consumer:range") == "range"
+    assert assignor_of("classic", "roundrobin", "cooperative-sticky") == "cooperative-sticky"
+    assert assignor_of("share", "simple", "share:simple") == "simple"
+    assert assignor_of("streams", "sticky", "range") == "sticky"
+    assert assignor_of("classic", "stream", "cooperative-sticky") == "stream"
+    assert simulation_key("classic", "range") == "range"
+    assert simulation_key(None, "range") == "range"
+    assert simulation_key("consumer", "range") == "consumer:range"
 
 
 def test_a_streams_task_reads_the_same_partition_number_of_every_input_topic() -> None:

@@ -1,4 +1,5 @@
-"""The consumer-protocol alternative of a classic group, from the planning grid's costs."""
+"""The consumer-protocol alternative of a classic group, checked against the planning
+grid's event-cost columns for the same group."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def _table(partitions: int = 12, load: float = 3.0) -> GroupTable:
 
 def test_an_eager_group_stops_where_the_consumer_protocol_pauses_what_moves() -> None:
     table = _table()
-    found = consumer_protocol_alternative(table, strategy="range", members=4, limit=1.0)
+    needed = table.sizes["consumer:range"].smallest_fit(1.0)
+    found = consumer_protocol_alternative([12], strategy="range", members=4, members_needed=needed)
     assert found is not None and found.code == "consumer-protocol-alternative"
     p = found.params
     assert (p["assignor"], p["members"], p["stops_group"]) == ("range", 4, True)
@@ -58,7 +60,7 @@ def test_against_cooperative_sticky_the_gain_is_one_round_not_partition_seconds(
     gives both figures and claims no saving."""
     table = _table()
     found = consumer_protocol_alternative(
-        table, strategy="cooperative-sticky", members=4, limit=1.0
+        [12], strategy="cooperative-sticky", members=4, members_needed=3
     )
     assert found is not None
     p = found.params
@@ -74,11 +76,23 @@ def test_against_cooperative_sticky_the_gain_is_one_round_not_partition_seconds(
     assert "runs 2 rebalance rounds" in found.text
 
 
-def test_nothing_is_said_without_what_it_takes() -> None:
-    table = _table()
-    # A size the grid did not simulate, a strategy without a counterpart in the table.
-    assert consumer_protocol_alternative(table, strategy="range", members=40, limit=1.0) is None
-    assert consumer_protocol_alternative(table, strategy="sticky", members=4, limit=1.0) is None
+def test_nothing_is_said_for_a_strategy_without_a_counterpart() -> None:
+    for strategy in ("share:simple", "consumer:uniform", "stream"):
+        assert (
+            consumer_protocol_alternative([12], strategy=strategy, members=4, members_needed=4)
+            is None
+        )
     assert (
-        consumer_protocol_alternative(table, strategy="share:simple", members=4, limit=1.0) is None
+        consumer_protocol_alternative([12], strategy="range", members=0, members_needed=1) is None
     )
+
+
+def test_the_members_the_counterpart_needs_are_said_only_when_known() -> None:
+    unknown, same, more = (
+        consumer_protocol_alternative([12], strategy="sticky", members=4, members_needed=n)
+        for n in (None, 4, 5)
+    )
+    assert unknown is not None and same is not None and more is not None
+    assert "uniform assignor)" in unknown.text
+    assert "uniform assignor; the same size)" in same.text
+    assert "uniform assignor; 5 members for the load)" in more.text

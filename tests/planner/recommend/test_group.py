@@ -35,6 +35,13 @@ CASES = [
     (25.0, 6, GroupInfo("g", "sticky", 3), 0.5),
     (0.5, 1, GroupInfo("g", "range", 1), 0.0),
     (40.0, None, GroupInfo("g", "range", 0), 0.2),
+    # Kafka 4's protocols: planned with their own assignors (a share group past P).
+    (10.0, 4, GroupInfo("g", "uniform", 2, "consumer"), 0.0),
+    (10.0, 4, GroupInfo("g", "range", 5, "consumer"), 0.3),
+    (10.0, 2, GroupInfo("g", "simple", 6, "share"), 0.0),
+    (25.0, 2, GroupInfo("g", "simple", 1, "share"), 0.5),
+    (10.0, 4, GroupInfo("g", "stream", 3), 0.0),
+    (10.0, 4, GroupInfo("g", "sticky", 3, "streams"), 0.0),
 ]
 
 
@@ -74,7 +81,12 @@ def test_every_note_of_a_group_has_a_code_and_renders_from_its_parameters() -> N
     )
     (g,) = plan.groups
     codes = [n.code for n in g.notes]
-    assert codes == ["under-provisioned", "strategy-switch", "falling-behind"]
+    assert codes == [
+        "under-provisioned",
+        "strategy-switch",
+        "falling-behind",
+        "consumer-protocol-alternative",
+    ]
     assert [n.code for n in g.warnings] == ["falling-behind", "idle-members"]
     assert g.falling_behind is not None
     assert g.falling_behind.params["busiest_utilisation"] == pytest.approx(5 / 3)
