@@ -136,25 +136,6 @@ class RunFigures:
         # mode="all": a null id counts as one value, as Spark's distinct() does.
         return int(pc.count_distinct(ids, mode="all").as_py())
 
-    def share_groups(self) -> list[str]:
-        """Ids of the run's share groups (KIP-932), which the jobs do not plan yet.
-
-        Read on the driver from the run's `groups` file (a few rows), not by a Spark job.
-        """
-        import pyarrow.compute as pc
-        import pyarrow.parquet as pq
-
-        path = interval_path(self.root, self.run) / "groups.parquet"
-        if not self.has("groups") or "protocol" not in pq.read_schema(path).names:
-            return []
-        groups = pq.read_table(path, columns=["group_id", "protocol"])
-        share = groups.filter(pc.equal(groups.column("protocol"), "share"))
-        return sorted(set(share.column("group_id").to_pylist()) - set(self._left_out_groups))
-
-    @property
-    def _left_out_groups(self) -> frozenset[str]:
-        return frozenset() if self.set_aside is None else frozenset(self.set_aside.groups)
-
     def table(self, spark: SparkSession, name: str) -> DataFrame:
         """One snapshot table of the run's interval (empty, with its schema, if absent),
         without what was set aside."""
@@ -165,12 +146,16 @@ class RunFigures:
         return self._kept(spark.read.schema(schema).parquet(str(path)), name)
 
     def planned_groups(self, spark: SparkSession) -> DataFrame:
-        """The `groups` table as the jobs plan it: `strategy` is what the grid simulates.
+        """The `groups` table as the jobs plan it: every row with its protocol (`classic`
+        where the file has none; the column was added after the table). The core maps a
+        group's (protocol, assignor) to what it simulates
+        (`planner.protocols.planned_strategy`)."""
+        from pyspark.sql import functions as F
 
-        The input suites read `table(spark, "groups")`, the broker's own names; the jobs
-        read this (see `_as_planned`).
-        """
-        return _as_planned(self.table(spark, "groups"))
+        from planner.protocols import DEFAULT_PROTOCOL
+
+        groups = self.table(spark, "groups")
+        return groups.withColumn("protocol", F.coalesce(F.col("protocol"), F.lit(DEFAULT_PROTOCOL)))
 
     def throughput(self, spark: SparkSession) -> DataFrame:
         """Throughput samples of the history window, each from the interval that owns it.
@@ -326,34 +311,3 @@ def locate_run(root: str | Path, run: str, *, lookback_days: float) -> RunFigure
     ]
     history = history_spans(interval, with_throughput, lookback_days)
     return RunFigures(root, interval, tables, tuple(history), lookback_days)
-
-
-def _as_planned(groups: DataFrame) -> DataFrame:
-    """The `groups` rows as the planning grid plans them (`planner.protocols.planned_strategy`).
-
-    A row without a protocol is a classic group. `strategy` becomes the classic strategy
-    the grid simulates for the group's (protocol, assignor) and topic count; share
-    groups, which no classic strategy stands for, are left out here, and the run's log
-    names them (`RunFigures.share_groups`).
-    """
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    from planner.protocols import DEFAULT_PROTOCOL, GROUP_STRATEGIES, planned_strategy
-
-    protocol = F.coalesce(F.col("protocol"), F.lit(DEFAULT_PROTOCOL))
-    # The decision per (protocol, assignor, one topic or several), as a literal map.
-    parts = []
-    for name, strategies in GROUP_STRATEGIES.items():
-        for strategy in strategies:
-            for many in (0, 1):
-                as_ = planned_strategy(name, strategy, topics=1 + many)
-                if as_ is not None:
-                    parts += [F.lit(f"{name} {strategy} {many}"), F.lit(as_)]
-    many_topics = (F.count("topic").over(Window.partitionBy("group_id")) > 1).cast("int")
-    key = F.concat_ws(" ", protocol, F.col("strategy"), many_topics.cast("string"))
-    return (
-        groups.withColumn("protocol", protocol)
-        .withColumn("strategy", F.try_element_at(F.create_map(*parts), key))
-        .where(F.col("strategy").isNotNull())
-    )

@@ -25,7 +25,7 @@ from planner.notes import coded_rows, texts
 from planner.recommend import GroupInfo, PlanSettings
 from planner.recommend import GroupTopic as SizedTopic
 from planner.recommend import plan_group_of_topics as plan_in_core
-from planner.simulate import STRATEGIES, imbalance
+from planner.simulate import imbalance
 from planner.simulate.group_table import FIT_TOLERANCE
 from planner.simulate.multi_topic import SizeSearch, group_churn
 from spark_jobs.planning import PLANNED_STATUSES, group_row, unplanned_group_row
@@ -80,17 +80,19 @@ def plan_group_of_topics(
     *,
     headroom_pct: float,
     min_group_members: int = PlanSettings.min_group_members,
+    protocol: str = "classic",
 ) -> GroupOfTopics:
     """Plan one group that reads several topics, from its topics' sizing rows.
 
     Args:
         group_id: The group.
-        strategy: Its assignment strategy today.
+        strategy: Its assignor today, as the broker names it for its protocol.
         members: Its members today.
         topics: Its topics, as sized.
         headroom_pct: The planning headroom (%), as in `PlanSettings.headroom_pct`.
         min_group_members: The fewest members to plan, as in
             `PlanSettings.min_group_members`.
+        protocol: Its group protocol (`planner.protocols.PROTOCOLS`).
 
     Returns:
         The plan row (status `unplanned`, with the reason, when one of its topics has no
@@ -121,7 +123,7 @@ def plan_group_of_topics(
             )
         )
     settings = PlanSettings(headroom_pct=headroom_pct, min_group_members=min_group_members)
-    found = plan_in_core(GroupInfo(group_id, strategy, members), sized, settings=settings)
+    found = plan_in_core(GroupInfo(group_id, strategy, members, protocol), sized, settings=settings)
     plan = found.plan
     is_current = all(t.current_partitions == t.partitions for t in topics)
     grid = _grid(group_id, names, found.searches, found.horizon_loads, is_current, found.limit)
@@ -141,8 +143,7 @@ def _grid(
     topic_load = float(sum(float(w.sum()) for w in horizon))
     hottest = max(float(w.max()) for w in horizon)
     rows: list[dict[str, Any]] = []
-    for name in STRATEGIES:
-        found = searches[name]
+    for name, found in searches.items():
         stats = found.stats
         # The churn on the strategy's own `members_now` row (the floor included).
         moves = group_churn(partitions, found.now_fit, name) if found.now_fit else None

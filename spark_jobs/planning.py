@@ -149,8 +149,15 @@ def _capacities(facts: Mapping[str, Any]) -> tuple[SideCapacity, SideCapacity]:
 
 def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
     return [
-        GroupInfo(g["group_id"], g["strategy"], int(g["members"])) for g in facts["groups"] or ()
+        GroupInfo(g["group_id"], g["strategy"], int(g["members"]), g.get("protocol") or "classic")
+        for g in facts["groups"] or ()
     ]
+
+
+def _share_fetch(facts: Mapping[str, Any]) -> SideCapacity | None:
+    # One partition's share-fetch throughput, where the capacity table has it.
+    mib, records = facts.get("sf_mib_per_s"), facts.get("sf_records_per_s")
+    return None if mib is None and records is None else SideCapacity(mib, records)
 
 
 def unplanned_group_row(
@@ -526,6 +533,8 @@ def _sizing_row(
             brokers=brokers,
             groups=groups,
             consuming_groups=row["consuming_groups"],
+            share_groups=int(info.get("share_groups") or 0),
+            share_fetch=_share_fetch(info),
             settings=settings.sizing_plan,
         )
     except ValueError as exc:

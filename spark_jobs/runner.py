@@ -130,12 +130,6 @@ def main_for(prog: str, description: str, body: Body, argv: Sequence[str] | None
     except (SettingsError, MissingFigures, JobError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
-    unsized = figures.share_groups()
-    if unsized:
-        print(
-            f"{prog}: run {figures.key}: not planned: {len(unsized)} share group(s) "
-            f"(KIP-932; share groups are not sized yet): {', '.join(unsized)}"
-        )
     existing = SparkSession.getActiveSession()
     spark = build_session(settings.spark, prog)
     try:

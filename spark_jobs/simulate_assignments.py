@@ -91,7 +91,9 @@ def simulation_inputs(
         `topic, current_partitions, recommended_partitions, consumers_at_horizon,
         simulate_counts (the candidates flagged simulated, in order), extra_members (at
         least 4, the minimum group size, and enough to show the largest group that reads
-        the topic), partition_loads` (keyed topics).
+        the topic), partition_loads` (keyed topics), `groups` (the groups of another
+        protocol than classic that read only it, as their plans name them: what the
+        grid simulates for them is the core's, `planner.recommend.grid_parameters`).
     """
     from pyspark.sql import functions as F
 
@@ -116,6 +118,19 @@ def simulation_inputs(
             .cast("int")
             .alias("extra_members"),
             "partition_loads",
+            F.filter(
+                F.transform(
+                    "groups",
+                    lambda g: F.struct(
+                        g["group_id"].alias("group_id"),
+                        g["current_strategy"].alias("current_strategy"),
+                        g["current_members"].alias("current_members"),
+                        g["protocol"].alias("protocol"),
+                    ),
+                ),
+                # Classic groups are simulated by the classic four every grid holds.
+                lambda g: g["protocol"] != "classic",
+            ).alias("groups"),
         )
     )
 
@@ -139,7 +154,10 @@ def write_topic_grids(
         One `FILES_WRITTEN` row per file; computing it writes the files.
     """
     body = simulation.topic_grid_files_udf(
-        run=run, headroom_pct=settings.planning.headroom_pct, folder=folder
+        run=run,
+        headroom_pct=settings.planning.headroom_pct,
+        folder=folder,
+        min_group_members=settings.planning.min_group_members,
     )
     return (
         inputs.repartition(settings.spark.simulation_files, "topic")
@@ -157,7 +175,7 @@ def multi_topic_groups(groups: DataFrame) -> DataFrame:
     return (
         groups.withColumn("group_topics", F.size(F.collect_set("topic").over(per_group)))
         .where(F.col("group_topics") > 1)
-        .select("group_id", "topic", "strategy", "members")
+        .select("group_id", "topic", "strategy", "members", "protocol")
     )
 
 

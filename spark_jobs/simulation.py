@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from planner.notes import note
+from planner.recommend import GroupInfo, PlanSettings, grid_parameters
 from planner.recommend.group import member_headroom_pct
 from planner.simulate import STRATEGIES, GridResult, TopicLoad, grid_from_loads, simulate_grid
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
@@ -179,18 +180,44 @@ def _in_row_order(topics: Sequence[str], counts: Sequence[Sequence[int]]) -> boo
     )
 
 
+def _grid_parameters(info: Mapping[str, Any], settings: PlanSettings) -> tuple[list[str], int]:
+    # The strategies and sizes the topic's grid simulates: those `plan_topic` simulated
+    # for the groups that read only it (the core's rule), and sizes enough for every
+    # group reading it. The classic four alone (the common case) need no group objects.
+    groups = [
+        GroupInfo(g["group_id"], g["current_strategy"], g["current_members"] or 0, protocol)
+        for g in info.get("groups") or ()
+        if (protocol := g.get("protocol") or "classic") != "classic"
+        and g["current_strategy"] is not None
+    ]
+    if not groups:
+        return list(_STRATEGY_ORDER), info["extra_members"]
+    strategies, extra = grid_parameters(
+        groups, consumers_at_horizon=info["consumers_at_horizon"], settings=settings
+    )
+    # By name: the dataset's row order (see `_STRATEGY_ORDER`).
+    return sorted(strategies), max(extra, info["extra_members"])
+
+
 def simulate_topics(
-    batches: Iterator[pa.RecordBatch], *, run: str, headroom_pct: float
+    batches: Iterator[pa.RecordBatch],
+    *,
+    run: str,
+    headroom_pct: float,
+    min_group_members: int = PlanSettings.min_group_members,
 ) -> Iterator[pa.RecordBatch]:
     """`mapInArrow` body: for every input row (one planned topic), its grid rows.
 
     Input columns: `topic, current_partitions, recommended_partitions,
-    consumers_at_horizon, simulate_counts, extra_members, partition_loads`.
+    consumers_at_horizon, simulate_counts, extra_members, partition_loads`, and
+    optionally `groups` (the plans of the groups that read only the topic).
     """
+    settings = PlanSettings(headroom_pct=headroom_pct, min_group_members=min_group_members)
     for batch in batches:
         topics, grids, current, recommended, counts = [], [], [], [], []
         for info in batch.to_pylist():
             loads = info["partition_loads"]
+            strategies, extra = _grid_parameters(info, settings)
             grids.append(
                 _grid(
                     consumers_at_horizon=info["consumers_at_horizon"],
@@ -198,9 +225,9 @@ def simulate_topics(
                         None if loads is None else {e["partitions"]: e["loads"] for e in loads}
                     ),
                     counts=info["simulate_counts"],
-                    extra_members=info["extra_members"],
+                    extra_members=extra,
                     headroom_pct=headroom_pct,
-                    strategies=_STRATEGY_ORDER,
+                    strategies=strategies,
                 )
             )
             topics.append(info["topic"])
@@ -227,7 +254,7 @@ def plan_groups(
 ) -> pa.Table:
     """`applyInArrow` body: one multi-topic group in (one row per topic), one row out.
 
-    Input columns: `group_id, topic, strategy, members`, and per topic its sizing
+    Input columns: `group_id, topic, strategy, members, protocol`, and per topic its sizing
     `status, current_partitions, recommended_partitions, consumers_now,
     consumers_at_horizon, loads` (the partition loads at the recommended count of a
     keyed topic; all null when the run does not know the topic).
@@ -256,6 +283,7 @@ def plan_groups(
         strategy,
         members,
         topics,
+        protocol=rows[0].get("protocol") or "classic",
         headroom_pct=headroom_pct,
         min_group_members=min_group_members,
     )
@@ -287,7 +315,11 @@ def plan_groups(
 
 
 def topic_grid_files_udf(
-    *, run: str, headroom_pct: float, folder: str
+    *,
+    run: str,
+    headroom_pct: float,
+    folder: str,
+    min_group_members: int = PlanSettings.min_group_members,
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """`simulate_topics` bound to a run, writing each task's rows as its file of `folder`.
 
@@ -296,7 +328,9 @@ def topic_grid_files_udf(
     """
 
     def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        rows = simulate_topics(batches, run=run, headroom_pct=headroom_pct)
+        rows = simulate_topics(
+            batches, run=run, headroom_pct=headroom_pct, min_group_members=min_group_members
+        )
         return write_task_file(rows, folder, arrow_schema("simulations"))
 
     return apply

@@ -77,7 +77,7 @@ def _side(own: str, default: str, side: str) -> list[Column]:
     mib, records = f"{side}_mib_per_s", f"{side}_records_per_s"
     has_own = F.col(f"{own}.{mib}").isNotNull() | F.col(f"{own}.{records}").isNotNull()
     has_default = F.col(f"{default}.{mib}").isNotNull() | F.col(f"{default}.{records}").isNotNull()
-    short = {"producer": "tp", "consumer": "tc"}[side]
+    short = {"producer": "tp", "consumer": "tc", "share_fetch": "sf"}[side]
     return [
         F.when(has_own, F.col(f"{own}.{mib}"))
         .otherwise(F.col(f"{default}.{mib}"))
@@ -109,9 +109,10 @@ def capacity_for_topics(topics: DataFrame, capacity: DataFrame) -> DataFrame:
 
     Returns:
         `topic, tp_mib_per_s, tp_records_per_s, tp_source, tp_measured_by,
-        tp_record_bytes, tc_...`, one row per topic of `topics`; `*_source` is `topic`,
-        `*` or null; `*_record_bytes` the record size the side was measured with, from
-        the same row.
+        tp_record_bytes, tc_..., sf_mib_per_s, sf_records_per_s` (one partition's
+        share-fetch throughput, taken whole from one row as a side is), one row per
+        topic of `topics`; `*_source` is `topic`, `*` or null; `*_record_bytes` the
+        record size the side was measured with, from the same row.
     """
     from pyspark.sql import functions as F
 
@@ -127,42 +128,41 @@ def capacity_for_topics(topics: DataFrame, capacity: DataFrame) -> DataFrame:
         F.col("t.topic").alias("topic"),
         *_side("own", "fleet", "producer"),
         *_side("own", "fleet", "consumer"),
+        *_side("own", "fleet", "share_fetch")[:2],
     )
 
 
-def group_facts(groups: DataFrame, readers: DataFrame | None = None) -> DataFrame:
+def group_facts(groups: DataFrame) -> DataFrame:
     """Per topic: the groups that read only it, and how many groups read it at all.
 
     Args:
-        groups: The groups the jobs plan (`RunFigures.planned_groups`).
-        readers: Every group that reads a topic, planned or not (a share group is read
-            but not planned yet); None: `groups`.
+        groups: The run's groups, with their protocol (`RunFigures.planned_groups`).
 
     Returns:
-        `topic, groups (array of group_id, strategy, members; by group id),
-        consuming_groups, max_members`. Groups that read several topics count in
-        `consuming_groups` (they fetch the topic's bytes) but are planned on their own
-        by `simulate_assignments`; so do the groups the jobs do not plan.
+        `topic, groups (array of group_id, strategy, members, protocol; by group id),
+        consuming_groups, share_groups, max_members`. Groups that read several topics
+        count in `consuming_groups` (they fetch the topic's bytes) and, for share groups,
+        in `share_groups` (their members are not capped by the partitions), but are
+        planned on their own by `simulate_assignments`.
     """
     from pyspark.sql import functions as F
 
     reach = groups.groupBy("group_id").agg(F.countDistinct("topic").alias("group_topics"))
-    single = F.when(F.col("group_topics") == 1, F.struct("group_id", "strategy", "members"))
-    planned = (
+    single = F.when(
+        F.col("group_topics") == 1, F.struct("group_id", "strategy", "members", "protocol")
+    )
+    share = F.when(F.col("protocol") == "share", F.col("group_id"))
+    joined = (
         groups.join(reach, "group_id")
         .groupBy("topic")
         .agg(
             F.array_sort(F.collect_list(single)).alias("groups"),
+            F.countDistinct("group_id").cast("int").alias("consuming_groups"),
+            F.countDistinct(share).cast("int").alias("share_groups"),
             F.max("members").alias("max_members"),
         )
     )
-    read = (
-        (groups if readers is None else readers)
-        .groupBy("topic")
-        .agg(F.countDistinct("group_id").cast("int").alias("consuming_groups"))
-    )
-    joined = read.join(planned, "topic", "left")
-    return joined.select("topic", "groups", "consuming_groups", "max_members")
+    return joined.select("topic", "groups", "consuming_groups", "share_groups", "max_members")
 
 
 def key_rows(keys: DataFrame) -> DataFrame:
@@ -178,32 +178,28 @@ def key_rows(keys: DataFrame) -> DataFrame:
     return keys.select("topic", as_bytes.alias("key"), "count")
 
 
-def topic_facts(
-    topics: DataFrame,
-    *,
-    capacity: DataFrame,
-    groups: DataFrame,
-    readers: DataFrame | None = None,
-) -> DataFrame:
+def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) -> DataFrame:
     """One row per topic of the run with everything the planner needs besides figures.
 
-    `groups` are the groups the jobs plan; `readers` every group that reads a topic,
-    which is the fan-out a topic's bytes out are divided by (None: `groups`).
+    `groups` are the run's groups with their protocol; every group that reads a topic
+    counts in the fan-out its bytes out are divided by.
 
     Returns:
         `topic, partitions, replication_factor, keyed, partitioner, retention_ms`, the
-        columns of `capacity_for_topics`, `groups`, `consuming_groups`, `max_members`.
-        Small (one row per topic), so the joins here are broadcast.
+        columns of `capacity_for_topics`, `groups`, `consuming_groups`, `share_groups`,
+        `max_members`. Small (one row per topic), so the joins here are broadcast.
     """
     from pyspark.sql import functions as F
 
-    empty_groups = F.array().cast("array<struct<group_id:string,strategy:string,members:int>>")
+    empty_groups = F.array().cast(
+        "array<struct<group_id:string,strategy:string,members:int,protocol:string>>"
+    )
     return (
         topics.select(
             "topic", "partitions", "replication_factor", "keyed", "partitioner", "retention_ms"
         )
         .join(F.broadcast(capacity_for_topics(topics, capacity)), "topic", "left")
-        .join(F.broadcast(group_facts(groups, readers)), "topic", "left")
+        .join(F.broadcast(group_facts(groups)), "topic", "left")
         .select(
             "topic",
             "partitions",
@@ -221,8 +217,11 @@ def topic_facts(
             "tc_source",
             "tc_measured_by",
             "tc_record_bytes",
+            "sf_mib_per_s",
+            "sf_records_per_s",
             F.coalesce("groups", empty_groups).alias("groups"),
             F.coalesce("consuming_groups", F.lit(0)).alias("consuming_groups"),
+            F.coalesce("share_groups", F.lit(0)).alias("share_groups"),
             F.coalesce("max_members", F.lit(0)).alias("max_members"),
         )
     )
@@ -331,7 +330,6 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
         figures.table(spark, "topics"),
         capacity=figures.table(spark, "capacity"),
         groups=figures.planned_groups(spark),
-        readers=figures.table(spark, "groups"),
     )
     brokers = figures.brokers()
     sized = size_topics(

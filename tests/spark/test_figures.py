@@ -116,9 +116,10 @@ def test_samples_come_only_from_their_interval_s_pieces(
     assert samples.count() == 2 * run_rows.num_rows
 
 
-def test_groups_are_read_as_the_grid_plans_them(spark: SparkSession, tmp_path: Path) -> None:
-    """Each group's (protocol, assignor) becomes the strategy the grid simulates
-    (`planner.protocols.planned_strategy`); share groups are named and left out."""
+def test_groups_are_read_with_their_protocol(spark: SparkSession, tmp_path: Path) -> None:
+    """Every group reaches the jobs with its protocol (`classic` where the file has
+    none) and its assignor as the broker names it: the core maps them
+    (`planner.protocols.planned_strategy`)."""
     from tests.spark.fleet import _table
 
     rows = [
@@ -141,11 +142,11 @@ def test_groups_are_read_as_the_grid_plans_them(spark: SparkSession, tmp_path: P
     assert ("kip848", "consumer", "uniform") in {tuple(r) for r in raw}  # as validated
     read = run.planned_groups(spark).select("group_id", "protocol", "strategy").collect()
     assert sorted(tuple(r) for r in read) == [
-        ("app", "classic", "cooperative-sticky"),
-        ("join", "streams", "range"),  # co-partitioned inputs: range's cut
-        ("join", "streams", "range"),
-        ("kip848", "consumer", "cooperative-sticky"),
+        ("app", "classic", "stream"),
+        ("join", "streams", "sticky"),
+        ("join", "streams", "sticky"),
+        ("kip848", "consumer", "uniform"),
         ("kip848r", "consumer", "range"),
         ("old", "classic", "range"),
+        ("queue", "share", "simple"),
     ]
-    assert run.share_groups() == ["queue"]

@@ -85,6 +85,7 @@ def _cap(
     tc: tuple[Any, Any],
     source: str,
     record_bytes: float | None = None,
+    share_fetch: tuple[Any, Any] = (None, None),
 ) -> dict[str, Any]:
     return {
         "topic": topic,
@@ -92,6 +93,8 @@ def _cap(
         "producer_records_per_s": tp[1],
         "consumer_mib_per_s": tc[0],
         "consumer_records_per_s": tc[1],
+        "share_fetch_mib_per_s": share_fetch[0],
+        "share_fetch_records_per_s": share_fetch[1],
         "record_bytes": record_bytes,
         "source": source,
     }
@@ -100,8 +103,10 @@ def _cap(
 CAPACITY_COLUMNS = (
     "topic string, tp_mib_per_s double, tp_records_per_s double, tp_source string, "
     "tp_measured_by string, tp_record_bytes double, tc_mib_per_s double, "
-    "tc_records_per_s double, tc_source string, tc_measured_by string, tc_record_bytes double"
+    "tc_records_per_s double, tc_source string, tc_measured_by string, tc_record_bytes double, "
+    "sf_mib_per_s double, sf_records_per_s double"
 )
+NO_SHARE_FETCH = (None, None)
 
 
 def test_capacity_falls_back_to_the_default_one_side_at_a_time(spark: SparkSession) -> None:
@@ -124,12 +129,12 @@ def test_capacity_falls_back_to_the_default_one_side_at_a_time(spark: SparkSessi
     fleet_c = (1.0, 2_000.0, "*", "fleet", 1024.0)
     expected = spark.createDataFrame(
         [
-            ("own", *own_side, *own_side_c),
-            ("consumer-only", *fleet_p, 3.0, None, "topic", "perf-c", 100.0),
+            ("own", *own_side, *own_side_c, *NO_SHARE_FETCH),
+            ("consumer-only", *fleet_p, 3.0, None, "topic", "perf-c", 100.0, *NO_SHARE_FETCH),
             # The topic's own producer side is taken whole: its MiB/s stays unknown
             # rather than borrowing the default's, measured on other records.
-            ("records-only", None, 9_000.0, "topic", "perf-r", None, *fleet_c),
-            ("none", *fleet_p, *fleet_c),
+            ("records-only", None, 9_000.0, "topic", "perf-r", None, *fleet_c, *NO_SHARE_FETCH),
+            ("none", *fleet_p, *fleet_c, *NO_SHARE_FETCH),
         ],
         CAPACITY_COLUMNS,
     )
@@ -140,12 +145,28 @@ def test_without_a_default_a_topic_without_figures_has_none(spark: SparkSession)
     capacity = _figures(spark, "capacity", [_cap("own", (10.0, None), (2.0, None), "p")])
     expected = spark.createDataFrame(
         [
-            ("own", 10.0, None, "topic", "p", None, 2.0, None, "topic", "p", None),
-            ("none", None, None, None, None, None, None, None, None, None, None),
+            ("own", 10.0, None, "topic", "p", None, 2.0, None, "topic", "p", None, None, None),
+            ("none", *(None,) * 12),
         ],
         CAPACITY_COLUMNS,
     )
     assertDataFrameEqual(capacity_for_topics(_topics(spark, "own", "none"), capacity), expected)
+
+
+def test_share_fetch_is_taken_whole_from_the_topics_row_or_the_default(
+    spark: SparkSession,
+) -> None:
+    capacity = _figures(
+        spark,
+        "capacity",
+        [
+            _cap("*", (8.0, None), (1.0, None), "fleet", share_fetch=(20.0, 40_000.0)),
+            _cap("own", (10.0, None), (2.0, None), "perf", share_fetch=(None, 9_000.0)),
+        ],
+    )
+    rows = capacity_for_topics(_topics(spark, "own", "none"), capacity).collect()
+    found = {r["topic"]: (r["sf_mib_per_s"], r["sf_records_per_s"]) for r in rows}
+    assert found == {"own": (None, 9_000.0), "none": (20.0, 40_000.0)}
 
 
 GROUPS = [
@@ -157,35 +178,38 @@ GROUPS = [
 
 
 def test_group_facts_keep_one_topic_groups_and_count_every_reader(spark: SparkSession) -> None:
-    groups = _figures(spark, "groups", GROUPS)
+    groups = _figures(spark, "groups", GROUPS).fillna({"protocol": "classic"})
     expected = spark.createDataFrame(
         [
-            ("a", [("also", "sticky", 1), ("solo", "range", 2)], 3, 5),
-            ("b", [], 1, 5),
+            ("a", [("also", "sticky", 1, "classic"), ("solo", "range", 2, "classic")], 3, 0, 5),
+            ("b", [], 1, 0, 5),
         ],
-        "topic string, groups array<struct<group_id:string,strategy:string,members:int>>, "
-        "consuming_groups int, max_members int",
+        "topic string, groups array<struct<group_id:string,strategy:string,members:int,"
+        "protocol:string>>, consuming_groups int, share_groups int, max_members int",
     )
     assertDataFrameEqual(group_facts(groups), expected)
 
 
-def test_groups_the_jobs_do_not_plan_still_count_as_readers(spark: SparkSession) -> None:
-    """A share group is not planned yet, but it reads the topic's bytes: it counts in
-    `consuming_groups` (the fan-out bytes out are divided by) and nowhere else."""
+def test_share_groups_are_counted_apart_among_the_readers(spark: SparkSession) -> None:
+    """A share group reads the topic's bytes (it counts in `consuming_groups`, the
+    fan-out) and its members are not capped by the partitions (`share_groups`, which
+    `plan_topic` sizes the topic's partitions by); one reading several topics is
+    planned apart but counts on each."""
     share = {"group_id": "workers", "topic": "b", "strategy": "simple", "members": 9}
-    readers = _figures(spark, "groups", [*GROUPS, {**share, "protocol": "share"}])
-    planned = _figures(spark, "groups", GROUPS)
-    rows = {r["topic"]: r for r in group_facts(planned, readers).collect()}
-    assert (rows["b"]["consuming_groups"], rows["b"]["max_members"]) == (2, 5)
-    assert [g["group_id"] for g in rows["b"]["groups"]] == []
-    assert rows["a"]["consuming_groups"] == 3
+    also = {"group_id": "spread", "strategy": "simple", "members": 2, "protocol": "share"}
+    rows = [*GROUPS, {**share, "protocol": "share"}, {**also, "topic": "a"}, {**also, "topic": "b"}]
+    groups = _figures(spark, "groups", rows).fillna({"protocol": "classic"})
+    found = {r["topic"]: r for r in group_facts(groups).collect()}
+    assert (found["b"]["consuming_groups"], found["b"]["share_groups"]) == (3, 2)
+    assert [g["group_id"] for g in found["b"]["groups"]] == ["workers"]
+    assert (found["a"]["consuming_groups"], found["a"]["share_groups"]) == (4, 1)
 
 
 def test_multi_topic_groups_are_the_groups_with_several_topics(spark: SparkSession) -> None:
     groups = _figures(spark, "groups", GROUPS)
     expected = spark.createDataFrame(
-        [("pair", "a", "roundrobin", 5), ("pair", "b", "roundrobin", 5)],
-        "group_id string, topic string, strategy string, members int",
+        [("pair", "a", "roundrobin", 5, None), ("pair", "b", "roundrobin", 5, None)],
+        "group_id string, topic string, strategy string, members int, protocol string",
     )
     assertDataFrameEqual(multi_topic_groups(groups), expected)
 
