@@ -30,7 +30,7 @@ from typing import Any
 import pendulum
 from airflow.sdk import Param, dag, task
 
-from planner.choices import PARTITIONERS, STRATEGIES
+from planner.choices import ASSIGNORS, PARTITIONERS, PROTOCOLS
 from planner.pipeline.operators import run_after
 
 _POSITIVE_OR_EMPTY: dict[str, Any] = {"type": ["null", "number"], "exclusiveMinimum": 0}
@@ -156,8 +156,22 @@ PARAMS = {
     ),
     "strategy": Param(
         "cooperative-sticky",
-        enum=list(STRATEGIES),
-        title="Their assignment strategy",
+        enum=list(ASSIGNORS),
+        title="Their assignor",
+        description=(
+            "one of their protocol's: classic range, roundrobin, sticky, cooperative-sticky "
+            "or stream (Kafka Streams); consumer uniform or range; share simple; streams sticky"
+        ),
+        section=_READERS,
+    ),
+    "protocol": Param(
+        "classic",
+        enum=list(PROTOCOLS),
+        title="Their group protocol",
+        description=(
+            "classic; consumer (KIP-848, group.protocol=consumer); share (KIP-932, a share "
+            "group: members past the partition count, no per-key order); streams (KIP-1071)"
+        ),
         section=_READERS,
     ),
 }

@@ -2,8 +2,11 @@
 
 `PARTITIONERS`: the librdkafka `partitioner` values `planner.partitioners` reproduces
 (`random` has no key hash). `STRATEGIES`: Kafka's `partition.assignment.strategy`
-names `planner.assignors` implements. Standard library only (no NumPy), so that
-`dags/plan_new_topic.py` takes its choices from here instead of a copy.
+names `planner.assignors` implements. `PROTOCOLS` and `ASSIGNORS`: the group protocols
+and every assignor name a group of one of them may report (`planner.protocols`; which
+pairs are valid is `planner.protocols.check_group_strategy`'s to say). Standard library
+only (no NumPy), so that `dags/plan_new_topic.py` takes its choices from here instead of
+a copy.
 """
 
 from __future__ import annotations
@@ -11,8 +14,13 @@ from __future__ import annotations
 from typing import Final
 
 from planner.assignors import STRATEGIES
+from planner.protocols import GROUP_STRATEGIES, PROTOCOLS
 
-__all__ = ["PARTITIONERS", "STRATEGIES"]
+__all__ = ["ASSIGNORS", "PARTITIONERS", "PROTOCOLS", "STRATEGIES"]
+
+ASSIGNORS: Final[tuple[str, ...]] = tuple(
+    dict.fromkeys(name for names in GROUP_STRATEGIES.values() for name in names)
+)
 
 PARTITIONERS: Final[tuple[str, ...]] = (
     "murmur2_random",

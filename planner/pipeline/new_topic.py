@@ -31,10 +31,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from planner.assignors import STRATEGIES as _STRATEGIES
 from planner.config import PlannerConfig
 from planner.figures.dataset import DataInterval
 from planner.partitioners import PARTITIONERS as _PARTITIONERS
+from planner.protocols import GROUP_STRATEGIES, PROTOCOLS, check_group_strategy
 from planner.recommend import creation
 
 __all__ = ["NewTopicError", "NewTopicRequest", "write_request", "write_run_config"]
@@ -67,7 +67,10 @@ class NewTopicRequest:
         producer_perf_file: kafka-producer-perf-test output instead of the Tp numbers.
         consumer_perf_file: kafka-consumer-perf-test output instead of the Tc numbers.
         consumer_groups: Ids of the consumer groups that will read it.
-        strategy: Their `partition.assignment.strategy`.
+        strategy: Their assignor, one of the protocol's (a classic group's
+            `partition.assignment.strategy`, `uniform` or `range` for the consumer
+            protocol, `simple` for a share group, `stream` / `sticky` for Kafka Streams).
+        protocol: Their group protocol (`classic`, `consumer`, `share`, `streams`).
         replication_factor: Replicas per partition.
         brokers: Brokers in the cluster it will live on.
     """
@@ -89,6 +92,7 @@ class NewTopicRequest:
     consumer_perf_file: str | None = None
     consumer_groups: tuple[str, ...] = ()
     strategy: str = "cooperative-sticky"
+    protocol: str = "classic"
     replication_factor: int = 3
     brokers: int = 3
 
@@ -121,8 +125,14 @@ class NewTopicRequest:
             )
         if self.key_sample_file and not self.keyed:
             raise NewTopicError("key_sample_file is for keyed topics: set keyed too")
-        if self.strategy not in _STRATEGIES:
-            raise NewTopicError(f"strategy: one of {', '.join(_STRATEGIES)}, got {self.strategy!r}")
+        if self.protocol not in PROTOCOLS:
+            raise NewTopicError(f"protocol: one of {', '.join(PROTOCOLS)}, got {self.protocol!r}")
+        if check_group_strategy(self.protocol, self.strategy) is not None:
+            names = GROUP_STRATEGIES[self.protocol]
+            raise NewTopicError(
+                f"strategy: one of {', '.join(names)} for {self.protocol} groups, "
+                f"got {self.strategy!r}"
+            )
         if self.brokers < 1 or self.replication_factor < 1:
             raise NewTopicError("brokers and replication_factor must be at least 1")
         if self.replication_factor > self.brokers:
@@ -257,8 +267,8 @@ def write_request(request: NewTopicRequest, landing: Path, interval: DataInterva
         _copy_key_sample(Path(request.key_sample_file), landing / "keys", t)
     _write_csv(
         landing / "groups" / "groups.csv",
-        ("group_id", "topic", "strategy", "members"),
-        [(g, t, request.strategy, 0) for g in request.consumer_groups],
+        ("group_id", "topic", "strategy", "members", "protocol"),
+        [(g, t, request.strategy, 0, request.protocol) for g in request.consumer_groups],
     )
     _write_csv(
         landing / "cluster" / "cluster.csv",

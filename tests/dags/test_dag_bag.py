@@ -121,9 +121,9 @@ def test_the_daily_dag_plans_one_utc_day_per_run_one_run_at_a_time(dag_bag: Any)
 
 
 def test_the_new_topic_form_offers_the_planners_own_choices(dag_bag: Any) -> None:
-    from planner.assignors import STRATEGIES
     from planner.partitioners import PARTITIONERS, partition_for_key
     from planner.pipeline.new_topic import NewTopicRequest
+    from planner.protocols import GROUP_STRATEGIES, PROTOCOLS
 
     dag = dag_bag.dags["plan_new_topic"]
     assert dag.schedule is None or dag.timetable.summary == "None"
@@ -132,7 +132,10 @@ def test_the_new_topic_form_offers_the_planners_own_choices(dag_bag: Any) -> Non
     # Each is one the core hashes keys with (the form takes the list from planner.choices).
     for name in PARTITIONERS:
         assert 0 <= partition_for_key(b"k", 3, name) < 3
-    assert params.get_param("strategy").schema["enum"] == list(STRATEGIES)
+    # Every assignor of every protocol, once; the request checks the pair.
+    offered = params.get_param("strategy").schema["enum"]
+    assert sorted(offered) == sorted({n for names in GROUP_STRATEGIES.values() for n in names})
+    assert params.get_param("protocol").schema["enum"] == list(PROTOCOLS)
     # Every form field is a field of the request, and the other way round.
     from dataclasses import fields
 

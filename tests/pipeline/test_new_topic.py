@@ -42,6 +42,8 @@ GOOD: dict[str, Any] = {
         ({"growth_per_year": -1.5}, "growth_per_year: above -1"),
         ({"partitioner": "random"}, "partitioner: one of murmur2_random"),
         ({"strategy": "greedy"}, "strategy: one of range"),
+        ({"protocol": "queue"}, "protocol: one of classic, consumer, share, streams"),
+        ({"protocol": "share", "strategy": "range"}, "strategy: one of simple for share groups"),
         ({"replication_factor": 5, "brokers": 3}, "replication_factor 5 is above the 3 brokers"),
         ({"tp_mib_per_s": None}, "Tp: give tp_mib_per_s and/or tp_records_per_s"),
         ({"producer_perf_file": str(PERF / "orders.producer.txt")}, "Tp: give the numbers or"),
@@ -112,8 +114,19 @@ def test_a_request_becomes_figures_the_collection_takes_whole(tmp_path: Path) ->
     )
     groups = read_table(folder, DAY, "groups").to_pylist()
     assert {(g["group_id"], g["members"]) for g in groups} == {("ledger", 0), ("fraud-scoring", 0)}
+    assert {g["protocol"] for g in groups} == {"classic"}
     assert read_table(folder, DAY, "keys").num_rows == 2
     assert read_table(folder, DAY, "cluster").num_rows == 6
+
+
+def test_a_share_group_request_lands_its_protocol(tmp_path: Path) -> None:
+    request = NewTopicRequest.from_params(
+        {**GOOD, "consumer_groups": ["workers"], "protocol": "share", "strategy": "simple"}
+    )
+    report = _collect(write_request(request, tmp_path / "landing", DAY), tmp_path)
+    assert report.rejected.num_rows == 0, report.rejected.to_pylist()
+    [group] = read_table(tmp_path / "figures", DAY, "groups").to_pylist()
+    assert (group["protocol"], group["strategy"], group["members"]) == ("share", "simple", 0)
 
 
 def test_the_run_config_carries_the_requests_growth_and_no_secret(tmp_path: Path) -> None:
