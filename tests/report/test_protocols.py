@@ -240,3 +240,16 @@ def test_the_index_table_filters_by_protocol_in_a_browser(
         assert len(browser.execute(visible)) == len(fleet.topics)
         errors = [e["message"] for e in browser.console() if e["level"] in ("SEVERE", "WARNING")]
         assert errors == []
+
+
+def test_the_demo_json_carries_protocols_and_alternatives() -> None:
+    from planner.commands.demo import plan_summary
+
+    plan, _ = plan_with_protocols(keyed=True)
+    out = json.loads(json.dumps(plan_summary(plan)))
+    assert [(g["protocol"], g["planned_as"]) for g in out["groups"]][1:3] == [
+        ("consumer", "consumer:uniform"),
+        ("share", "share:simple"),
+    ]
+    assert out["alternatives"][1].startswith("no share-group alternative")
+    assert out["alternatives_coded"][1]["code"] == "share-not-for-keyed"
