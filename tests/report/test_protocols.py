@@ -253,3 +253,14 @@ def test_the_demo_json_carries_protocols_and_alternatives() -> None:
     ]
     assert out["alternatives"][1].startswith("no share-group alternative")
     assert out["alternatives_coded"][1]["code"] == "share-not-for-keyed"
+
+
+def test_the_terminal_plan_names_protocols_and_the_other_protocols() -> None:
+    from planner.render import render_plan
+
+    plan, _ = plan_with_protocols()
+    lines = render_plan(plan).splitlines()
+    groups = [line.split(" members, ")[1].split("   [")[0] for line in lines if "  Group " in line]
+    assert groups == [label.replace("\u2192", "->") for label in LABELS]
+    block = lines[lines.index("Other protocols") + 1 :][:2]
+    assert block == [f"  - {n.text}" for n in ALTERNATIVES]
