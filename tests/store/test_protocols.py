@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
-from planner.store import COLUMNS, RecommendationStore, render_recommendation
+import pytest
+
+from planner.cli import main
+from planner.store import COLUMNS, RecommendationStore, render_recommendation, sqlite_url
 from planner.store.records import prepare_rows
 from tests.store.conftest import run_for
 from tests.store.rows import recommendation_row
@@ -76,3 +80,22 @@ def test_show_prints_each_group_s_protocol_and_the_alternatives(
     assert "- with the consumer protocol (KIP-848, group.protocol=consumer" in text
     assert "- as a share group (KIP-932, Kafka 4.2+) of 6 members" in text
     assert max(len(line) for line in lines) <= 80
+
+
+def test_the_show_command_prints_them_and_its_json_carries_them(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = sqlite_url(tmp_path / "store.db")
+    with RecommendationStore(url) as store:
+        store.publish_run(run_for("2026-11-21"), [_row()])
+    assert main(["show", "orders", "--store", url]) == 0
+    out = capsys.readouterr().out
+    assert "  thumbnails: 3 -> 4 consumers, share / simple" in out
+    assert "\nOther protocols\n" in out
+    assert main(["show", "orders", "--store", url, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [g["protocol"] for g in shown["groups"]] == ["classic", "consumer", "share", "classic"]
+    assert [a["code"] for a in shown["detail"]["alternatives_coded"]] == [
+        "consumer-protocol-alternative",
+        "share-alternative",
+    ]
