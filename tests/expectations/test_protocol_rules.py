@@ -14,11 +14,14 @@ import pytest
 
 from expectations.validate import validate
 from planner.notes import coded_rows, texts
+from planner.simulate import TopicLoad, simulate_grid
+from planner.simulate.strategies import ALL_STRATEGIES
 from spark_jobs.planning import group_row
 from tests.expectations.test_outputs import (
     BETWEEN,
     IN_SET,
     QUERY,
+    RUN,
     failed,
     frame,
     group_plan,
@@ -185,3 +188,32 @@ def test_event_costs_that_contradict_the_protocol_fail(spark: Any) -> None:
         "three-rounds",
     }
     assert costs.topics
+
+
+def test_grid_rows_of_every_strategy_key_pass(spark: Any) -> None:
+    # The core's grid with the broker's assignors and share groups beyond the partition
+    # count: what the simulations dataset holds once the jobs simulate them.
+    grid = simulate_grid(
+        TopicLoad(1.6),
+        consumer_capacity=1.0,
+        headroom_pct=20.0,
+        partition_counts=(6, 8),
+        strategies=ALL_STRATEGIES,
+        extra_members=6,
+    )
+    rows = [
+        {
+            **row,
+            "run": RUN,
+            "scope": "topic",
+            "topic": "orders",
+            "topics": ["orders"],
+            "is_recommended_partitions": row["partitions"] == 8,
+            "is_current_partitions": row["partitions"] == 6,
+            "load_limit": grid.load_limit,
+        }
+        for row in grid.rows()
+    ]
+    assert {r["strategy"] for r in rows} == set(ALL_STRATEGIES)
+    report = validate(frame(spark, "simulations", rows), "simulations.output")
+    assert report.success, report.message()
