@@ -63,6 +63,8 @@ _UNPLANNED_STATUSES = (
 #: Statuses of a consumer group's plan (`planner.recommend.types.GroupStatus`, and
 #: `unplanned` from `spark_jobs.planning`).
 _GROUP_STATUSES = ("ok", "under-provisioned", "over-provisioned", "unplanned", "deploy")
+#: Codes of a topic's protocol alternatives (`TopicPlan.alternatives`, `planner.notes`).
+_ALTERNATIVES = ("consumer-protocol-alternative", "share-alternative", "share-not-for-keyed")
 #: Relative tolerance of float identities (a sum of loads, min <= mean <= max).
 _TOLERANCE = 1e-9
 #: Spark SQL double literals: a plain `1e-9` or `1.0` may parse as DECIMAL.
@@ -82,6 +84,24 @@ def _schema(dataset: str) -> Any:
 
 def _sql_list(values: Sequence[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
+
+
+def _valid_for_protocol(column: str) -> str:
+    """SQL: `column` (an assignor name) is one `g.protocol` uses
+    (`planner.protocols.GROUP_STRATEGIES`, what `check_group_strategy` checks)."""
+    from planner.protocols import GROUP_STRATEGIES
+
+    return " OR ".join(
+        f"(g.protocol = '{p}' AND {column} IN ({_sql_list(names)}))"
+        for p, names in GROUP_STRATEGIES.items()
+    )
+
+
+def _assignors() -> tuple[str, ...]:
+    """Every assignor name of every protocol, once (what a topic's `strategy` may be)."""
+    from planner.protocols import GROUP_STRATEGIES
+
+    return tuple(dict.fromkeys(n for names in GROUP_STRATEGIES.values() for n in names))
 
 
 def _planned() -> tuple[str, ...]:
@@ -141,6 +161,7 @@ def _not_below(a: str, b: str, why: str) -> Expectation:
 def _topic_rows(dataset: str) -> list[Expectation]:
     """Rules every per-topic output (sizing, recommendations) shares."""
     from planner.assignors import STRATEGIES
+    from planner.protocols import PROTOCOLS
     from planner.recommend import creation
     from spark_jobs.schemas import DIMENSIONS
 
@@ -246,6 +267,35 @@ def _topic_rows(dataset: str) -> list[Expectation]:
             "deploy; deploy only for a group with no member yet that reads a topic to be "
             "created",
         ),
+        query(
+            f"{dataset}.group_protocol",
+            f"""
+            SELECT topic, g.group_id, g.protocol, g.current_strategy, g.strategy,
+                   g.status AS group_status
+            FROM {{batch}} LATERAL VIEW explode(groups) AS g
+            WHERE g.protocol IS NULL OR g.protocol NOT IN ({_sql_list(PROTOCOLS)})
+               OR (g.status <> 'unplanned'
+                   AND NOT ({_valid_for_protocol("g.current_strategy")}))
+               OR (g.strategy IS NOT NULL AND NOT ({_valid_for_protocol("g.strategy")}))
+            """,
+            f"a group's protocol is one of {', '.join(PROTOCOLS)}; a planned group's "
+            "assignor today and the recommended one are assignors of that protocol, as the "
+            "broker names them (classic: range, roundrobin, sticky, cooperative-sticky, "
+            "stream; consumer: uniform, range; share: simple; streams: sticky)",
+        ),
+        query(
+            f"{dataset}.alternatives",
+            f"""
+            SELECT topic, status, alternatives, alternatives_coded FROM {{batch}}
+            WHERE alternatives IS NULL OR alternatives_coded IS NULL
+               OR size(alternatives) <> size(alternatives_coded)
+               OR exists(alternatives_coded, a -> a.code NOT IN ({_sql_list(_ALTERNATIVES)}))
+               OR (size(alternatives) > 0 AND status NOT IN ({_sql_list(planned)}))
+            """,
+            "a topic's protocol alternatives are given as sentences and in their coded form, "
+            "one each, with the codes consumer-protocol-alternative, share-alternative or "
+            "share-not-for-keyed, and only for a topic that was planned",
+        ),
     ]
 
 
@@ -332,7 +382,8 @@ def recommendations_output() -> list[Expectation]:
         "recommendations",
         [
             *_topic_rows("recommendations"),
-            in_set("strategy", STRATEGIES, "assignment strategy"),
+            # The chosen group's assignor, of whichever protocol it runs.
+            in_set("strategy", _assignors(), "assignor"),
             at_least("recommended_consumers", 1, why="a consuming group needs at least one member"),
             query(
                 "recommendations.consumers_within_partitions",
@@ -370,8 +421,9 @@ def recommendations_output() -> list[Expectation]:
 
 
 def simulations_output() -> list[Expectation]:
-    """`simulations.output`: every candidate's assignment covers the partitions once."""
-    from planner.assignors import STRATEGIES
+    """`simulations.output`: every candidate's assignment covers the partitions once
+    (a share group's may share them), and what a join and a leave cost is consistent."""
+    from planner.simulate.strategies import ALL_STRATEGIES, EAGER_STRATEGIES
 
     return _with_structure(
         "simulations",
@@ -381,7 +433,7 @@ def simulations_output() -> list[Expectation]:
             in_set("scope", ("topic", "group"), "simulation scope"),
             at_least("partitions", 1),
             at_least("members", 1),
-            in_set("strategy", STRATEGIES, "assignment strategy"),
+            in_set("strategy", ALL_STRATEGIES, "strategy key"),
             at_least("idle_members", 0),
             _not_below("members", "idle_members", "idle members are members"),
             _not_below(
@@ -409,9 +461,10 @@ def simulations_output() -> list[Expectation]:
                    max_member_partitions, min_member_partitions, idle_members
             FROM {batch}
             WHERE max_member_partitions * (members - idle_members) < partitions
-               OR min_member_partitions * members > partitions
+               OR (min_member_partitions * members > partitions
+                   AND strategy NOT LIKE 'share:%')
                OR (min_member_partitions = 0) <> (idle_members > 0)
-               OR (scope = 'topic' AND (
+               OR (scope = 'topic' AND strategy NOT LIKE 'share:%' AND (
                       max_member_partitions <> ceil(partitions / members)
                    OR min_member_partitions <> floor(partitions / members)
                    OR idle_members <> greatest(0, members - partitions)))
@@ -419,7 +472,8 @@ def simulations_output() -> list[Expectation]:
                 "the members' partition counts are those of an assignment that gives each "
                 "partition to exactly one member: the owners can hold them all and no more, "
                 "only idle members own none, and a one-topic group gets ceil(P/C) or "
-                "floor(P/C) each with max(0, C-P) idle",
+                "floor(P/C) each with max(0, C-P) idle (a share group's members may share "
+                "a partition, so they may hold more than all of them)",
             ),
             query(
                 "simulations.loads_ordered",
@@ -429,10 +483,13 @@ def simulations_output() -> list[Expectation]:
             FROM {{batch}}
             WHERE min_load > mean_load * {_ONE_PLUS_TOL} + {_TOL}
                OR mean_load > max_load * {_ONE_PLUS_TOL} + {_TOL}
-               OR max_partition_load > max_load * {_ONE_PLUS_TOL} + {_TOL}
+               OR max_partition_load > max_load * {_ONE_PLUS_TOL} * (CASE
+                      WHEN strategy LIKE 'share:%' THEN ceil(members / partitions) ELSE 1 END)
+                   + {_TOL}
             """,
                 "min_load <= mean_load <= max_load, and the busiest member carries at least the "
-                "busiest partition (every partition has an owner)",
+                "busiest partition (every partition has an owner; in a share group, whose "
+                "ceil(C/P) members a partition split its records, at least its share)",
             ),
             query(
                 "simulations.load_adds_up",
@@ -459,5 +516,53 @@ def simulations_output() -> list[Expectation]:
                 "tolerance 1e-9, as the simulation core), hot_partition that the busiest "
                 "partition is above one consumer's capacity (1.0: loads are in consumers)",
             ),
+            *_event_cost_rows(EAGER_STRATEGIES),
         ],
     )
+
+
+def _event_cost_rows(eager: frozenset[str]) -> list[Expectation]:
+    """The scale-event cost columns (`planner.simulate.churn.COST_COLUMNS`,
+    docs/simulation.md 4.1): given together, where the churn is, and consistent with
+    the protocol of the row's strategy key."""
+    given = " + ".join(
+        f"CASE WHEN {c} IS NULL THEN 0 ELSE 1 END"
+        for c in (
+            "stops_group",
+            "grow_rounds",
+            "shrink_rounds",
+            "grow_paused_partition_s",
+            "shrink_paused_partition_s",
+            "shrink_locked_record_s",
+        )
+    )
+    return [
+        at_least("grow_rounds", 1, maximum=2, why="one rebalance round, two for cooperative"),
+        at_least("shrink_rounds", 1, maximum=2, why="one rebalance round, two for cooperative"),
+        finite_at_least("grow_paused_partition_s", 0.0),
+        finite_at_least("shrink_paused_partition_s", 0.0),
+        finite_at_least("shrink_locked_record_s", 0.0),
+        query(
+            "simulations.event_costs",
+            f"""
+            SELECT scope, topic, group_id, partitions, members, strategy, stops_group,
+                   grow_rounds, shrink_rounds, grow_revoked, shrink_revoked,
+                   shrink_locked_record_s
+            FROM {{batch}}
+            WHERE ({given}) NOT IN (0, 6)
+               OR (stops_group IS NOT NULL AND (grow_moved IS NULL OR shrink_moved IS NULL))
+               OR stops_group <> (strategy IN ({_sql_list(sorted(eager))}))
+               OR (stops_group AND (grow_revoked <> partitions OR shrink_revoked <> partitions))
+               OR (strategy NOT LIKE 'share:%' AND shrink_locked_record_s <> 0.0D)
+               OR (strategy <> 'cooperative-sticky' AND (grow_rounds <> 1 OR shrink_rounds <> 1))
+               OR (strategy = 'cooperative-sticky' AND (
+                      grow_rounds <> CASE WHEN grow_moved > 0 THEN 2 ELSE 1 END
+                   OR shrink_rounds <> CASE WHEN shrink_moved > 0 THEN 2 ELSE 1 END))
+            """,
+            "a row's event costs are all given or all left out, and only where its churn is; "
+            "a scale event stops the whole group (every partition revoked) exactly for the "
+            "classic eager strategies (range, roundrobin, sticky); only a share group's "
+            "leaver leaves records locked; every protocol rebalances in one round but "
+            "cooperative-sticky, which takes two when anything moves",
+        ),
+    ]

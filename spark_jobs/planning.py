@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 
 from planner.cost import ClusterShape, PartitionCost
 from planner.notes import Note, coded_rows, note, texts
+from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
 from planner.recommend.partitions import even_group_sizes
 from planner.recommend.targets import topic_cost, topic_targets
@@ -161,15 +162,23 @@ def _share_fetch(facts: Mapping[str, Any]) -> SideCapacity | None:
 
 
 def unplanned_group_row(
-    group_id: str, topics: list[str], strategy: str, members: int, why: str
+    group_id: str,
+    topics: list[str],
+    strategy: str,
+    members: int,
+    why: str,
+    *,
+    protocol: str = DEFAULT_PROTOCOL,
 ) -> dict[str, Any]:
     """The `GROUP_PLAN` row of a group the run could not plan, and why: the record's
-    columns (`spark_jobs.schemas.GROUP_PLAN`), the sizes and strategy left empty."""
+    columns (`spark_jobs.schemas.GROUP_PLAN`), the sizes, the strategy and `planned_as`
+    left empty; `strategy` is its assignor today, of `protocol`."""
     return {
         **empty_row(GROUP_PLAN),
         "group_id": group_id,
         "topics": topics,
         "current_strategy": strategy,
+        "protocol": protocol,
         "current_members": members,
         "status": "unplanned",
         "notes": [why],
@@ -183,7 +192,8 @@ def _unplanned_groups(
     if facts is None:
         return []
     return [
-        unplanned_group_row(g.group_id, [topic], g.strategy, g.members, why) for g in _groups(facts)
+        unplanned_group_row(g.group_id, [topic], g.strategy, g.members, why, protocol=g.protocol)
+        for g in _groups(facts)
     ]
 
 
@@ -216,6 +226,8 @@ def group_row(plan: GroupPlan) -> dict[str, Any]:
         "topics": list(plan.topics),
         "current_strategy": plan.current_strategy,
         "strategy": plan.strategy,
+        "protocol": plan.protocol,
+        "planned_as": plan.planned_as or None,
         "current_members": plan.current_members,
         "recommended_members": plan.recommended_members,
         "members_now": plan.members_now,
@@ -393,6 +405,8 @@ def _fill_plan(
     row["warnings"] = list(row["warnings"]) + texts(plan.warnings)
     row["warnings_coded"] = list(row["warnings_coded"]) + coded_rows(plan.warnings)
     row["rationale"] = list(row["rationale"]) + list(plan.rationale)
+    row["alternatives"] = texts(plan.alternatives)
+    row["alternatives_coded"] = coded_rows(plan.alternatives)
 
 
 def sizing_row(
@@ -464,6 +478,8 @@ def _sizing_row(
         warnings=[],
         warnings_coded=[],
         rationale=[],
+        alternatives=[],
+        alternatives_coded=[],
         groups=[],
         hot_keys=[],
         candidates=[],
@@ -568,6 +584,8 @@ def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> d
         warnings=[],
         warnings_coded=[],
         rationale=[],
+        alternatives=[],
+        alternatives_coded=[],
         groups=[],
         hot_keys=[],
         candidates=[],

@@ -162,6 +162,13 @@ GROUP_PLAN = StructType(
         _f("topics", _TEXTS),
         _f("current_strategy", _S),
         _f("strategy", _S),
+        # The group's protocol (`planner.protocols.PROTOCOLS`); both strategies are
+        # assignors of it, as the broker names them.
+        _f("protocol", _S),
+        # The simulation's strategy key the plan used (`planner.simulate.strategies`):
+        # the assignor's own, or for Kafka Streams the classic one that cuts its tasks
+        # alike; null for a group without a plan.
+        _f("planned_as", _S),
         _f("current_members", _I),
         _f("recommended_members", _I),
         _f("members_now", _I),
@@ -248,6 +255,10 @@ _PLAN_FIELDS: list[StructField] = [
     _f("warnings", _TEXTS),
     _f("warnings_coded", _NOTES),
     _f("rationale", _TEXTS),
+    # Other group protocols for the topic's classic groups, with numbers
+    # (`TopicPlan.alternatives`), as sentences and in their coded form.
+    _f("alternatives", _TEXTS),
+    _f("alternatives_coded", _NOTES),
 ]
 
 #: `sizing`: one row per topic, what `plan_topic` decided about its partitions.
@@ -281,6 +292,14 @@ SIMULATIONS = StructType(
         _f("grow_revoked", _I),
         _f("shrink_moved", _I),
         _f("shrink_revoked", _I),
+        # What one join and one leave cost (`planner.simulate.churn.COST_COLUMNS`),
+        # given where the churn columns are.
+        _f("stops_group", _B),
+        _f("grow_rounds", _I),
+        _f("shrink_rounds", _I),
+        _f("grow_paused_partition_s", _D),
+        _f("shrink_paused_partition_s", _D),
+        _f("shrink_locked_record_s", _D),
     ]
 )
 

@@ -28,6 +28,7 @@ from planner.notes import note
 from planner.recommend import GroupInfo, PlanSettings, grid_parameters
 from planner.recommend.group import member_headroom_pct
 from planner.simulate import STRATEGIES, GridResult, TopicLoad, grid_from_loads, simulate_grid
+from planner.simulate.churn import COST_COLUMNS
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
 from spark_jobs.outputs import write_task_file
 from spark_jobs.schemas import arrow_schema
@@ -64,6 +65,8 @@ _GRID_COLUMNS = (
     "grow_revoked",
     "shrink_moved",
     "shrink_revoked",
+    # What a join and a leave cost, per protocol (docs/simulation.md 4.1).
+    *COST_COLUMNS,
 )
 
 

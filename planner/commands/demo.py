@@ -63,6 +63,8 @@ def plan_summary(plan: Any) -> dict[str, Any]:
                 "consumers_now": g.members_now,
                 "consumers_at_horizon": g.members_at_horizon,
                 "strategy": g.strategy,
+                "protocol": g.protocol,
+                "planned_as": g.planned_as or None,
                 "status": g.status,
                 "notes": [n.text for n in g.notes],
                 "notes_coded": [n.as_dict() for n in g.notes],
@@ -72,4 +74,6 @@ def plan_summary(plan: Any) -> dict[str, Any]:
         "warnings": [w.text for w in plan.warnings],
         "warnings_coded": [w.as_dict() for w in plan.warnings],
         "rationale": list(plan.rationale),
+        "alternatives": [a.text for a in plan.alternatives],
+        "alternatives_coded": [a.as_dict() for a in plan.alternatives],
     }

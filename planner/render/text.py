@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planner.cost import PartitionCost
+from planner.group_labels import group_label
 from planner.recommend import TopicPlan
 
 __all__ = ["render_cost", "render_plan"]
@@ -34,8 +35,12 @@ def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
             if g.recommended_members == g.current_members
             else f"{g.current_members} -> {g.recommended_members}"
         )
+        # Its protocol and assignor: today's, the recommended one, what the plan ran.
+        assignor = group_label(
+            g.protocol, g.current_strategy, g.strategy, planned_as=g.planned_as, arrow="->"
+        )
         lines.append(
-            f"  Group {g.group_id:<18} {change} members, {g.strategy}   [{g.status}: "
+            f"  Group {g.group_id:<18} {change} members, {assignor}   [{g.status}: "
             f"{g.members_now} needed now, {g.members_at_horizon} at the horizon"
             f"{f', {g.standby_members} standing by' if g.standby_members else ''}]"
         )
@@ -69,6 +74,9 @@ def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
         lines.append(f"  {size:>7}  " + "  ".join(f"{cell:>18}" for cell in cells))
     lines.append("  (mv: partitions that move when one more member joins; ! over the limit)")
 
+    if plan.alternatives:
+        lines += ["", "Other protocols"]
+        lines.extend(f"  - {a}" for a in plan.alternatives)
     if plan.warnings:
         lines += ["", "Warnings"]
         lines.extend(f"  ! {w}" for w in plan.warnings)

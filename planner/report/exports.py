@@ -16,6 +16,8 @@ import json
 import re
 from typing import Any
 
+from planner.group_labels import is_streams
+from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import creation
 from planner.report.layout import STATUS_LABELS
 from planner.report.model import (
@@ -76,6 +78,8 @@ def _group_record(g: GroupReport) -> dict[str, Any]:
         "busiest_utilisation": g.busiest_utilisation,
         "notes": list(g.notes),
         "notes_coded": [_coded(n) for n in g.notes_coded],
+        "protocol": g.protocol,
+        "planned_as": g.planned_as,
     }
 
 
@@ -127,6 +131,8 @@ def recommendations(report: FleetReport, pages: dict[str, str]) -> list[dict[str
                 "rejected_rows": t.rejected_rows,
                 "groups": [_group_record(g) for g in t.groups],
                 "page": topic_href(pages[t.topic]),
+                "alternatives": list(t.alternatives),
+                "alternatives_coded": [_coded(a) for a in t.alternatives_coded],
             }
         )
     return out
@@ -181,10 +187,13 @@ def _group_line(g: GroupReport, topics: tuple[str, ...]) -> str:
         notes = g.note_sentences
         why = md_text(notes[0]) if notes else ""
         return f"{where}{STATUS_LABELS[g.status][0]}: {why}"
+    # A plain classic group keeps its strategy alone; any other says its protocol too.
+    plain = g.protocol == DEFAULT_PROTOCOL and not is_streams(g.protocol, g.strategy)
     return (
         f"{where}{g.current_members} -> {g.recommended_members} members"
         f"{f' ({g.standby_members:,} standing by)' if g.standby_members else ''}, "
-        f"{md_code(g.strategy)} ({STATUS_LABELS[g.status][0]})"
+        f"{md_code(g.strategy if plain else g.label(arrow='->'))} "
+        f"({STATUS_LABELS[g.status][0]})"
     )
 
 

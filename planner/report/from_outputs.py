@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from planner.partitioners import SPREAD, partitions_for_keys
+from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import PlanSettings
 from planner.recommend.group import member_headroom_pct
 from planner.report.model import (
@@ -216,6 +217,9 @@ def _group(g: Row) -> GroupReport:
         notes_coded=_coded(g.get("notes_coded")),
         # Outputs written before standbys were planned have no such field: none then.
         standby_members=g.get("standby_members") or 0,
+        # Nor a protocol before groups had one: they were all classic.
+        protocol=g.get("protocol") or DEFAULT_PROTOCOL,
+        planned_as=g.get("planned_as") or None,
     )
 
 
@@ -391,6 +395,8 @@ def topic_report(
         "rationale": _texts(row["rationale"]),
         "warnings": _texts(row["warnings"]),
         "warnings_coded": _coded(row.get("warnings_coded")),
+        "alternatives": _texts(row.get("alternatives")),
+        "alternatives_coded": _coded(row.get("alternatives_coded")),
         "groups": tuple(_group(g) for g in row["groups"] or ()),
         "history": history if history is not None and history.ts_s else None,
         "rejected_rows": rejected_rows,

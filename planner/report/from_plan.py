@@ -186,6 +186,8 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
         notes=tuple(texts(g.notes)),
         notes_coded=_coded(g.notes),
         standby_members=g.standby_members,
+        protocol=g.protocol,
+        planned_as=g.planned_as or None,
     )
 
 
@@ -260,6 +262,8 @@ def from_topic_plan(
         ),
         warnings=tuple(texts(plan.warnings)),
         warnings_coded=_coded(plan.warnings),
+        alternatives=tuple(texts(plan.alternatives)),
+        alternatives_coded=_coded(plan.alternatives),
         groups=groups,
         history=history_series if history_series.ts_s else None,
         member_load=_member_load(grid, p, scale_now),

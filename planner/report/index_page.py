@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from html import escape
 
+from planner.protocols import PROTOCOLS
 from planner.recommend import creation
 from planner.report.layout import (
     STATUS_LABELS,
@@ -169,12 +170,34 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
             + "</ul></section>"
         ),
     ]
+    protocols = report.protocol_counts()
+    if protocols:
+        cards.append(_protocols_card(report, protocols))
     if report.count("create"):
         # Topics listed without a partition count: not in the cluster yet.
         cards.insert(0, _card("ok", "To create", with_status("create"), pages))
     if report.cluster is not None:
         cards.append(_cluster_card(report))
     return '<h2 id="glance">Fleet at a glance</h2>\n<div class="cards">' + "".join(cards) + "</div>"
+
+
+def _protocols_card(report: FleetReport, counts: dict[str, int]) -> str:
+    # Every group once, by protocol, with how many of them to resize.
+    resize = [g.protocol for g, _ in report.groups_to_resize()]
+    items = "".join(
+        f"<li><code>{escape(p)}</code> {n:,}"
+        + (
+            f" <span class='muted'>({resize.count(p):,} to resize)</span>"
+            if resize.count(p)
+            else ""
+        )
+        + "</li>"
+        for p, n in counts.items()
+    )
+    return (
+        '<section class="card ok"><h3>Consumer groups by protocol</h3>'
+        f'<div class="big">{sum(counts.values()):,}</div><ul>{items}</ul></section>'
+    )
 
 
 def _title(text: str | None) -> str:
@@ -218,11 +241,7 @@ def _groups(report: FleetReport, pages: dict[str, str]) -> str:
     by_name = {t.topic: t for t in report.topics}
     rows = []
     for g, names in report.groups_to_resize():
-        strategy = (
-            escape(g.current_strategy)
-            if g.strategy is None or g.strategy == g.current_strategy
-            else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
-        )
+        strategy = escape(g.label())
         notes = g.note_sentences
         note = escape(notes[0]) if notes else ""
         rows.append(
@@ -240,7 +259,7 @@ def _groups(report: FleetReport, pages: dict[str, str]) -> str:
         title += ", and groups without a plan"
     return (
         f'<h2 id="groups">{title}</h2>\n<table><thead><tr><th>Group</th>'
-        '<th>Topic</th><th>Status</th><th class="num">Members</th><th>Strategy</th>'
+        '<th>Topic</th><th>Status</th><th class="num">Members</th><th>Protocol / assignor</th>'
         "<th>Why</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
     )
 
@@ -290,6 +309,12 @@ def _missing(report: FleetReport, pages: dict[str, str]) -> str:
     return "\n".join(out)
 
 
+def _protocols(t: TopicReport) -> list[str]:
+    # The protocols of the groups reading the topic, in `PROTOCOLS` order.
+    present = {g.protocol for g in t.groups}
+    return [p for p in PROTOCOLS if p in present]
+
+
 def _table(report: FleetReport, pages: dict[str, str]) -> str:
     body = []
     order = sorted(report.topics, key=lambda t: (STATUS_RANK[t.status], t.topic))
@@ -311,7 +336,8 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
             else "0"
         )
         body.append(
-            f'<tr data-status="{escape(t.status)}">'
+            f'<tr data-status="{escape(t.status)}" '
+            f'data-protocols="{escape(" ".join(_protocols(t)))}">'
             f"<td>{_link(t, pages)}</td>"
             f'<td data-sort="{STATUS_RANK[t.status]}">{status_badge(t.status)}</td>'
             f'<td class="num" data-sort="{t.recommended_partitions or 0}">'
@@ -345,12 +371,19 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
         f'<option value="{escape(s)}">{escape(STATUS_LABELS[s][0])} ({report.count(s):,})</option>'
         for s in present
     )
+    # Topics read by a group of each protocol (the counts are groups, each once).
+    protocol_options = "".join(
+        f'<option value="{escape(p)}">{escape(p)} ({n:,} group{"" if n == 1 else "s"})</option>'
+        for p, n in report.protocol_counts().items()
+    )
     controls = (
         '<div class="controls" id="controls" hidden>'
         '<label>Filter <input id="filter" type="search" autocomplete="off" '
         'placeholder="topic, strategy, warning text"></label>'
         '<label>Status <select id="status-filter"><option value="">all</option>'
         f"{options}</select></label>"
+        '<label>Read by a group of protocol <select id="protocol-filter">'
+        f'<option value="">any</option>{protocol_options}</select></label>'
         f'<span id="shown" aria-live="polite">{len(report.topics):,} topics</span></div>'
     )
     caption = (

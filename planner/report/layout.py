@@ -159,14 +159,20 @@ SCRIPT = """
   var text = rows.map(function (r) { return r.textContent.toLowerCase(); });
   var box = document.getElementById("filter");
   var status = document.getElementById("status-filter");
+  var protocol = document.getElementById("protocol-filter");
   var shown = document.getElementById("shown");
   controls.hidden = false;
+  function readBy(r, p) {
+    return (" " + (r.dataset.protocols || "") + " ").indexOf(" " + p + " ") !== -1;
+  }
   function apply() {
     var q = box.value.trim().toLowerCase();
     var s = status.value;
+    var p = protocol ? protocol.value : "";
     var n = 0;
     rows.forEach(function (r, i) {
-      var ok = (!q || text[i].indexOf(q) !== -1) && (!s || r.dataset.status === s);
+      var ok = (!q || text[i].indexOf(q) !== -1) && (!s || r.dataset.status === s) &&
+        (!p || readBy(r, p));
       r.hidden = !ok;
       if (ok) { n += 1; }
     });
@@ -200,6 +206,7 @@ SCRIPT = """
   });
   box.addEventListener("input", apply);
   status.addEventListener("change", apply);
+  if (protocol) { protocol.addEventListener("change", apply); }
   apply();
 })();
 """.strip()

@@ -214,11 +214,8 @@ def _standby(count: int) -> str:
 
 
 def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
-    strategy = (
-        escape(g.current_strategy)
-        if g.strategy is None or g.strategy == g.current_strategy
-        else f"{escape(g.current_strategy)} \u2192 {escape(g.strategy)}"
-    )
+    # Its protocol and assignor today, the one recommended, and what the plan ran.
+    strategy = escape(g.label())
     notes = [escape(n) for n in g.note_sentences]
     others = [name for name in g.topics if name != topic]
     if others:
@@ -259,8 +256,20 @@ def _groups(t: TopicReport, links: dict[str, str]) -> str:
         "<table><thead><tr><th>Group</th><th>Status</th>"
         '<th class="num">Members: now \u2192 to run</th>'
         '<th class="num">Needed: today / at horizon</th>'
-        '<th class="num">Busiest member at today\'s need</th><th>Strategy</th>'
+        '<th class="num">Busiest member at today\'s need</th><th>Protocol / assignor</th>'
         f"</tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _alternatives(t: TopicReport) -> str:
+    # Other group protocols for the topic's classic groups, rendered from their codes.
+    sentences = t.alternative_sentences
+    if not sentences:
+        return ""
+    return (
+        '<h2 id="alternatives">Other protocols</h2><ul class="alternatives">'
+        + "".join(f"<li>{escape(a)}</li>" for a in sentences)
+        + "</ul>"
     )
 
 
@@ -446,6 +455,7 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
             _apply(t),
             _warnings(t),
             _groups(t, pages),
+            _alternatives(t),
             _arithmetic(t, percentile),
             _cost(t, report.cluster),
             _charts(t, percentile),

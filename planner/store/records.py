@@ -71,7 +71,10 @@ Kind = Literal["text", "int", "float", "bool", "texts", "objects"]
 #: are in the names: `mib_*_per_s` in MiB/s, `records_*_per_s` in records/s,
 #: `*_growth_per_year` a yearly fraction (0.5 = +50 %/year); `tp_*`/`tc_*` are the
 #: single-partition producer/consumer throughputs. `groups` holds one object per
-#: consumer group (`group_id`, `recommended_members`, `members_now`, `strategy`, ...).
+#: consumer group (`group_id`, `recommended_members`, `members_now`, `strategy`,
+#: `protocol`, `planned_as`, ...). Fields the dataset gained later, the topic's
+#: `alternatives` and `alternatives_coded` among them, are kept in `detail`: a store
+#: made before them opens and reads as it did.
 COLUMNS: dict[str, Kind] = {
     "topic": "text",
     "status": "text",
@@ -257,6 +260,22 @@ class Recommendation:
     rationale: tuple[str, ...] = ()
     groups: tuple[Mapping[str, Any], ...] = ()
     detail: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        """Other group protocols for the topic's classic groups, as sentences: kept in
+        `detail` with their coded form (`alternatives_coded`), as the dataset gained
+        them after the store's columns were set; () for rows written before."""
+        found = self.detail.get("alternatives")
+        return tuple(str(a) for a in found) if isinstance(found, list) else ()
+
+    @property
+    def alternatives_coded(self) -> tuple[Mapping[str, Any], ...]:
+        """`alternatives` in their coded form (`planner.notes.Note.as_row`)."""
+        found = self.detail.get("alternatives_coded")
+        if not isinstance(found, list):
+            return ()
+        return tuple(a for a in found if isinstance(a, Mapping))
 
     def as_row(self) -> dict[str, Any]:
         """The row as published (after `prepare_rows`): columns and detail, flat."""

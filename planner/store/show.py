@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from planner.group_labels import group_label
 from planner.notes import render_coded
 from planner.recommend import creation
 from planner.store.records import FAILED, FLEET_SCOPE, Recommendation, RunRecord
@@ -78,6 +79,12 @@ def render_recommendation(
         out.wrap("Consumer groups")
         for group in rec.groups:
             _group(out, group)
+    alternatives = _sentences(list(rec.alternatives_coded), rec.alternatives)
+    if alternatives:
+        out.blank()
+        out.wrap("Other protocols")
+        for alternative in alternatives:
+            out.wrap(_safe(alternative), first="  - ", rest="    ")
     warnings = _sentences(rec.detail.get("warnings_coded"), rec.warnings)
     if warnings:
         out.blank()
@@ -325,10 +332,21 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
         change = f"keep {current}"
     else:
         change = f"{current} -> {recommended}"
-    strategy = _safe(str(first("strategy") or "?"))
+    # Its protocol and assignor (`classic` for rows written before groups had one):
+    # today's assignor, the recommended one after an arrow, and what the plan ran.
+    protocol = first("protocol")
     was = first("current_strategy")
-    if was and was != group.get("strategy"):
-        strategy += f" (now {_safe(str(was))})"
+    now = first("strategy")
+    planned_as = first("planned_as")
+    strategy = _safe(
+        group_label(
+            protocol if isinstance(protocol, str) else None,
+            str(was or now or "?"),
+            None if now is None else str(now),
+            planned_as=planned_as if isinstance(planned_as, str) else None,
+            arrow="->",
+        )
+    )
     by = f" ({standby} standing by)" if isinstance(standby, int) and standby > 0 else ""
     out.wrap(f"{name}: {change} consumers{by}, {strategy}", first="  ", rest="      ")
     status = first("status")

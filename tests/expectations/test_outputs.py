@@ -108,6 +108,8 @@ def group_plan(
         "fits": True,
         "status": "ok",
         "notes": [],
+        "protocol": "classic",
+        "planned_as": "cooperative-sticky",
         **overrides,
     }
 
@@ -146,6 +148,8 @@ def planned(topic: str, **overrides: Any) -> dict[str, Any]:
         "one_group_strategy": "cooperative-sticky",
         "warnings": [],
         "rationale": ["Tp 10 MiB/s, Tc 5 MiB/s per partition"],
+        "alternatives": [],
+        "alternatives_coded": [],
     }
     for dim, target in TARGETS.items():
         _dimension(row, dim, target)
@@ -168,6 +172,8 @@ def unplanned(topic: str, status: str = "missing-capacity") -> dict[str, Any]:
         "candidates": [],
         "groups": [],
         "warnings": ["no consumer capacity (Tc) for this topic"],
+        "alternatives": [],
+        "alternatives_coded": [],
     }
 
 
@@ -315,7 +321,8 @@ def test_recommendations_bad_fails_on_exactly_the_broken_rules(spark: Any) -> No
         recommendation(planned("no-consumers"), None, None),
         recommendation(planned("twice"), 4, "billing"),
         recommendation(planned("twice"), 4, "billing"),
-        {**recommendation(planned("new-protocol"), 4, "billing"), "strategy": "uniform"},
+        # A simulation key, not an assignor name a broker reports.
+        {**recommendation(planned("new-protocol"), 4, "billing"), "strategy": "consumer:uniform"},
         recommendation(planned("shrink", current_partitions=12), 4, "billing"),
     ]
     report = validate(frame(spark, "recommendations", rows), "recommendations.output")
@@ -353,11 +360,11 @@ def topic_rows(topic: str, load: float, counts: tuple[int, ...]) -> list[dict[st
     )
     out = []
     for row in grid.rows():
-        # The dataset does not carry the grid's scale-event cost columns (yet).
-        kept = {k: v for k, v in row.items() if k not in COST_COLUMNS}
+        # Every column of the grid's rows, the scale-event costs included.
+        assert set(COST_COLUMNS) <= set(row)
         out.append(
             {
-                **kept,
+                **row,
                 "run": RUN,
                 "scope": "topic",
                 "topic": topic,
@@ -450,15 +457,20 @@ def test_simulations_bad_fails_on_exactly_the_broken_rules(
     stray["group_id"] = "billing"
     below_one = pick(6, 4, "roundrobin")
     below_one["imbalance"] = 0.9
+
+    def relabel(row: dict[str, Any], strategy: str) -> dict[str, Any]:
+        # A strategy no protocol has: its event costs would break their own rule.
+        return row | {"strategy": strategy} | dict.fromkeys(COST_COLUMNS)
+
     rows = [
         *good_simulations,
-        uncovered | {"strategy": "bad-cover"},
-        heavier | {"strategy": "bad-load"},
-        flag | {"strategy": "bad-flag"},
-        new_protocol,
+        relabel(uncovered, "bad-cover"),
+        relabel(heavier, "bad-load"),
+        relabel(flag, "bad-flag"),
+        relabel(new_protocol, new_protocol["strategy"]),
         stray,
         pick(8, 4),
-        below_one | {"strategy": "bad-imbalance"},
+        relabel(below_one, "bad-imbalance"),
     ]
     report = validate(frame(spark, "simulations", rows), "simulations.output")
     assert failed(report) == {

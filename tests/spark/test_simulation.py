@@ -8,6 +8,7 @@ import pytest
 
 from planner.recommend import GroupInfo, PlanSettings, plan_topic
 from planner.simulate import TopicLoad, loads_by_count
+from planner.simulate.churn import COST_COLUMNS
 from planner.sizing import SideCapacity
 from spark_jobs.schemas import GROUP_RESULT, SIMULATIONS
 from spark_jobs.simulation import grid_table, plan_groups, simulate_topics
@@ -84,6 +85,7 @@ def test_the_topic_grid_is_plan_topic_s_grid() -> None:
             "grow_revoked",
             "within_capacity",
             "max_partition_load",
+            *COST_COLUMNS,
         ):
             assert mine.column(name).to_pylist() == theirs.column(name).to_pylist(), name
     flags = ours.group_by("partitions").aggregate(
@@ -93,6 +95,29 @@ def test_the_topic_grid_is_plan_topic_s_grid() -> None:
         r["partitions"]: (r["is_recommended_partitions_all"], r["is_current_partitions_all"])
         for r in flags.to_pylist()
     } == {6: (p == 6, True), p: (True, p == 6), 24: (p == 24, False)}
+
+
+def test_topic_rows_carry_what_a_join_and_a_leave_cost() -> None:
+    # docs/simulation.md 4.1's worked example: 12 partitions, a group of 5, Kafka's
+    # defaults (classic heartbeat 3 s): an eager join pauses all 12 for a heartbeat.
+    rows = grid_table(
+        "t",
+        run="r",
+        consumers_at_horizon=2.0,
+        partition_loads=None,
+        counts=[12],
+        extra_members=0,
+        current=12,
+        recommended=12,
+        headroom_pct=30.0,
+    ).to_pylist()
+    at_five = {r["strategy"]: r for r in rows if r["members"] == 5}
+    assert {s: tuple(r[c] for c in COST_COLUMNS) for s, r in at_five.items()} == {
+        "range": (True, 1, 1, 36.0, 36.0, 0.0),
+        "roundrobin": (True, 1, 1, 36.0, 36.0, 0.0),
+        "sticky": (True, 1, 1, 36.0, 36.0, 0.0),
+        "cooperative-sticky": (False, 2, 2, 6.0, 6.0, 0.0),
+    }
 
 
 def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:

@@ -111,6 +111,8 @@ def recommendation_row(
         warnings=texts(plan.warnings),
         warnings_coded=coded_rows(plan.warnings),
         rationale=list(plan.rationale),
+        alternatives=texts(plan.alternatives),
+        alternatives_coded=coded_rows(plan.alternatives),
     )
     for f in fields(plan.cost):
         if f.name not in ("partitions", "warnings"):

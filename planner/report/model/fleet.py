@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from urllib.parse import urlsplit
 
+from planner.protocols import PROTOCOLS
 from planner.report.model.codec import Model, at_least
 from planner.report.model.topic import GroupReport, TopicReport
 
@@ -276,14 +277,28 @@ class FleetReport(Model):
 
         return [(g, tuple(names)) for g, names in sorted(found.values(), key=order)]
 
-    def group_count(self, status: str | None = None) -> int:
-        """Consumer groups with this status (any status: None), each counted once.
+    def group_count(self, status: str | None = None, *, protocol: str | None = None) -> int:
+        """Consumer groups with this status and protocol (any: None), each counted once.
 
         A group that reads several topics is listed under each of them with one plan.
         """
         return len(
-            {g.group_id for t in self.topics for g in t.groups if status in (None, g.status)}
+            {
+                g.group_id
+                for t in self.topics
+                for g in t.groups
+                if status in (None, g.status) and protocol in (None, g.protocol)
+            }
         )
+
+    def protocol_counts(self) -> dict[str, int]:
+        """Consumer groups per protocol, each counted once, in `PROTOCOLS` order (only
+        the protocols some group runs)."""
+        found: dict[str, set[str]] = {}
+        for t in self.topics:
+            for g in t.groups:
+                found.setdefault(g.protocol, set()).add(g.group_id)
+        return {p: len(found[p]) for p in PROTOCOLS if p in found}
 
 
 def _check_relative_link(name: str, link: str) -> None:

@@ -11,7 +11,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Literal, get_args
 
+from planner.group_labels import group_label
 from planner.notes import render_coded
+from planner.protocols import DEFAULT_PROTOCOL, PROTOCOLS
 from planner.report.model.codec import Model, at_least
 from planner.report.model.series import (
     ChurnChart,
@@ -274,6 +276,12 @@ class GroupReport(Model):
             minimum group size asks for more members than there are partitions.
         notes_coded: `notes` in their coded form (empty for outputs written before
             notes had codes).
+        protocol: Its group protocol (`planner.protocols.PROTOCOLS`); both strategies
+            are assignors of it, as the broker names them (`classic` for outputs
+            written before groups had a protocol).
+        planned_as: The simulation's strategy key its plan used (the assignor's own,
+            or for Kafka Streams the classic strategy that cuts its tasks alike); None
+            for a group without a plan, or outputs written before plans said it.
     """
 
     group_id: str
@@ -289,6 +297,8 @@ class GroupReport(Model):
     notes: tuple[str, ...] = ()
     standby_members: int = 0
     notes_coded: tuple[CodedNote, ...] = ()
+    protocol: str = DEFAULT_PROTOCOL
+    planned_as: str | None = None
 
     @property
     def note_sentences(self) -> tuple[str, ...]:
@@ -296,8 +306,23 @@ class GroupReport(Model):
         (`notes` for outputs written before notes had codes)."""
         return _sentences(self.notes_coded, self.notes)
 
+    def label(self, arrow: str = "\u2192") -> str:
+        """Its protocol and assignor in words (`planner.group_labels.group_label`):
+        `consumer / uniform`, `classic / range \u2192 cooperative-sticky`, ..."""
+        return group_label(
+            self.protocol,
+            self.current_strategy,
+            self.strategy,
+            planned_as=self.planned_as,
+            arrow=arrow,
+        )
+
     def _check(self) -> None:
         where = f"group {self.group_id!r}"
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(
+                f"{where}: protocol must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}"
+            )
         for name in ("current_members", "recommended_members", "members_now", "standby_members"):
             at_least(f"{where}: {name}", getattr(self, name), 0)
         if self.status == "unplanned":
@@ -358,6 +383,11 @@ class TopicReport(Model):
         warnings: Plain-language warnings.
         warnings_coded: `warnings` in their coded form (empty for outputs written
             before warnings had codes).
+        alternatives: Other group protocols for its classic groups, with numbers (the
+            consumer protocol, a share group, or why a keyed topic gets no share group),
+            as sentences.
+        alternatives_coded: `alternatives` in their coded form (empty for outputs
+            written before plans had alternatives).
         groups: Consumer groups reading the topic.
         history: Throughput samples.
         member_load: Busiest member against group size, per strategy.
@@ -400,6 +430,8 @@ class TopicReport(Model):
     rejected_rows: int = 0
     error: str | None = None
     warnings_coded: tuple[CodedNote, ...] = ()
+    alternatives: tuple[str, ...] = ()
+    alternatives_coded: tuple[CodedNote, ...] = ()
 
     def __post_init__(self) -> None:
         try:
@@ -412,6 +444,12 @@ class TopicReport(Model):
         """The warnings as the site and `summary.md` print them: rendered from their
         codes and parameters (`warnings` for outputs written before warnings had codes)."""
         return _sentences(self.warnings_coded, self.warnings)
+
+    @property
+    def alternative_sentences(self) -> tuple[str, ...]:
+        """The alternatives as the site prints them: rendered from their codes and
+        parameters (`alternatives` when there is no coded form)."""
+        return _sentences(self.alternatives_coded, self.alternatives)
 
     def _check(self) -> None:
         if not self.topic:

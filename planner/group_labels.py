@@ -1,0 +1,74 @@
+"""A consumer group's protocol and assignor in words, as every output prints them.
+
+The report's group tables, `summary.md` and `partition-planner show` name a group's
+protocol beside its assignor (`consumer / uniform`, `share / simple`), say when it is a
+Kafka Streams application, and say when the plan simulated it as another strategy (a
+Streams group is planned as the classic strategy that cuts its tasks alike:
+`classic / stream (Kafka Streams, planned as cooperative-sticky)`). Standard library
+only, like `planner.protocols`.
+"""
+
+from __future__ import annotations
+
+from planner.protocols import DEFAULT_PROTOCOL
+
+__all__ = ["STREAMS_ASSIGNORS", "group_label", "is_streams"]
+
+#: (protocol, assignor) pairs of a Kafka Streams application: its task assignor on the
+#: classic protocol, and the streams group type's (KIP-1071).
+STREAMS_ASSIGNORS: frozenset[tuple[str, str]] = frozenset(
+    {("classic", "stream"), ("streams", "sticky")}
+)
+
+
+def is_streams(protocol: str | None, strategy: str | None) -> bool:
+    """Whether a group with this protocol and assignor is a Kafka Streams application."""
+    return ((protocol or DEFAULT_PROTOCOL), strategy or "") in STREAMS_ASSIGNORS
+
+
+def _key(protocol: str, strategy: str) -> str:
+    # The simulation's key of an assignor (`planner.simulate.strategies.strategy_key`):
+    # classic names bare, the others prefixed with their protocol.
+    return strategy if protocol == DEFAULT_PROTOCOL else f"{protocol}:{strategy}"
+
+
+def group_label(
+    protocol: str | None,
+    current_strategy: str,
+    strategy: str | None = None,
+    *,
+    planned_as: str | None = None,
+    arrow: str = "\u2192",
+) -> str:
+    """`protocol / assignor`, the recommended assignor after an arrow when it differs,
+    and in brackets whether it is Kafka Streams and the key the plan simulated when
+    that is not the assignor itself.
+
+    Args:
+        protocol: The group's protocol (None or "" means `classic`).
+        current_strategy: Its assignor today.
+        strategy: The assignor recommended (None: no plan).
+        planned_as: The simulation key the plan used (None or "": not known).
+        arrow: Between today's assignor and the recommended one (`->` in a terminal).
+
+    Examples:
+        >>> group_label("consumer", "uniform", "uniform", planned_as="consumer:uniform")
+        'consumer / uniform'
+        >>> group_label("classic", "range", "cooperative-sticky", arrow="->")
+        'classic / range -> cooperative-sticky'
+        >>> group_label("classic", "stream", "stream", planned_as="cooperative-sticky")
+        'classic / stream (Kafka Streams, planned as cooperative-sticky)'
+    """
+    protocol = protocol or DEFAULT_PROTOCOL
+    chosen = strategy or current_strategy
+    names = (
+        current_strategy
+        if strategy is None or strategy == current_strategy
+        else f"{current_strategy} {arrow} {strategy}"
+    )
+    why = []
+    if is_streams(protocol, chosen):
+        why.append("Kafka Streams")
+    if planned_as and planned_as != _key(protocol, chosen):
+        why.append(f"planned as {planned_as}")
+    return f"{protocol} / {names}" + (f" ({', '.join(why)})" if why else "")
