@@ -195,10 +195,23 @@ def _topic_rows(dataset: str) -> list[Expectation]:
             "required_partitions",
             "never below the sizing rule's requirement at the end of the horizon",
         ),
+        query(
+            f"{dataset}.required_covers_rule",
+            f"""
+            SELECT topic, required_partitions, rule_partitions, share_groups,
+                   consuming_groups FROM {{batch}}
+            WHERE required_partitions < rule_partitions
+              AND NOT (share_groups > 0 AND share_groups >= consuming_groups)
+            """,
+            "the requirement is the rule's, or the key skew's when that is larger; a topic "
+            "only share groups read is sized by the share model instead (their members are "
+            "not capped by the partitions)",
+        ),
         _not_below(
             "required_partitions",
-            "rule_partitions",
-            "the requirement is the rule's, or the key skew's when that is larger",
+            "share_partitions",
+            "share groups read the topic: the share model's bounds (producers, share-fetch, "
+            "records in flight) hold",
         ),
         _not_below(
             "required_partitions",

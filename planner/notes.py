@@ -750,8 +750,9 @@ def _consumer_protocol_alternative(p: Mapping[str, Any]) -> str:
         if p["stops_group"]
         else f"runs {p['classic_rounds']} rebalance round{_s(p['classic_rounds'])}"
     )
+    group = f"group {p['group_id']!r}: " if p.get("group_id") is not None else ""
     return (
-        f"with the consumer protocol (KIP-848, group.protocol=consumer, the broker's "
+        f"{group}with the consumer protocol (KIP-848, group.protocol=consumer, the broker's "
         f"{p['assignor']} assignor{same}), a member joining or leaving this group of "
         f"{p['members']} pauses only the partitions that move ({p['moved_on_join']} on a "
         f"join): about {p['consumer_paused_partition_s']:,.0f} partition-seconds without "

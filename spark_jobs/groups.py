@@ -26,8 +26,9 @@ from planner.recommend import GroupInfo, PlanSettings
 from planner.recommend import GroupTopic as SizedTopic
 from planner.recommend import plan_group_of_topics as plan_in_core
 from planner.simulate import imbalance
+from planner.simulate.churn import COST_COLUMNS
 from planner.simulate.group_table import FIT_TOLERANCE
-from planner.simulate.multi_topic import SizeSearch, group_churn
+from planner.simulate.multi_topic import SizeSearch, group_churn, group_event_costs
 from spark_jobs.planning import PLANNED_STATUSES, group_row, unplanned_group_row
 
 __all__ = ["GroupOfTopics", "GroupTopic", "plan_group_of_topics"]
@@ -107,7 +108,10 @@ def plan_group_of_topics(
         )
         why = f"not planned: the group also reads topics without a plan: {reasons}"
         return GroupOfTopics(
-            unplanned_group_row(group_id, names, strategy, members, why), [], [], []
+            unplanned_group_row(group_id, names, strategy, members, why, protocol=protocol),
+            [],
+            [],
+            [],
         )
     sized = []
     for t in topics:
@@ -146,7 +150,14 @@ def _grid(
     for name, found in searches.items():
         stats = found.stats
         # The churn on the strategy's own `members_now` row (the floor included).
-        moves = group_churn(partitions, found.now_fit, name) if found.now_fit else None
+        moves = (
+            {
+                **group_churn(partitions, found.now_fit, name),
+                **group_event_costs(partitions, found.now_fit, name),
+            }
+            if found.now_fit
+            else None
+        )
         sizes = np.arange(1, stats["max_load"].size + 1)
         mean = topic_load / sizes
         ratio = imbalance(stats["max_load"], mean)
@@ -176,6 +187,7 @@ def _grid(
                 "grow_revoked": None,
                 "shrink_moved": None,
                 "shrink_revoked": None,
+                **dict.fromkeys(COST_COLUMNS),
             }
             if moves is not None and count == found.now_fit:
                 row.update(moves)

@@ -358,6 +358,8 @@ def _fill_plan(
     row.update(
         status=plan.status,
         rule_partitions=plan.sizing.required_partitions,
+        share_partitions=plan.share.partitions if plan.share is not None else None,
+        share_bound=plan.share.deciding.bound if plan.share is not None else None,
         skew_partitions=skew.partitions if skew is not None and skew.fits else None,
         required_partitions_now=choice.required_now,
         required_partitions=choice.required,
@@ -475,6 +477,7 @@ def _sizing_row(
         samples=samples,
         history_days=days,
         consuming_groups=int(info["consuming_groups"]) if info else 0,
+        share_groups=int(info.get("share_groups") or 0) if info else 0,
         warnings=[],
         warnings_coded=[],
         rationale=[],
@@ -549,7 +552,7 @@ def _sizing_row(
             brokers=brokers,
             groups=groups,
             consuming_groups=row["consuming_groups"],
-            share_groups=int(info.get("share_groups") or 0),
+            share_groups=row["share_groups"],
             share_fetch=_share_fetch(info),
             settings=settings.sizing_plan,
         )
@@ -579,6 +582,7 @@ def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> d
         samples=0,
         history_days=0,
         consuming_groups=0,
+        share_groups=0,
         status=STATUS,
         status_detail=reason,
         warnings=[],

@@ -227,6 +227,12 @@ _TOPIC_FIELDS: list[StructField] = [
     *_dimension_fields(),
     _f("rule_partitions", _I),
     _f("skew_partitions", _I),
+    # Share groups (KIP-932) among the readers, and the share model's requirement
+    # (`TopicPlan.share`: its largest bound and which); when every reader is a share
+    # group, the requirement is the share model's, not the rule's.
+    _f("share_groups", _I),
+    _f("share_partitions", _I),
+    _f("share_bound", _S),
     _f("required_partitions_now", _I),
     _f("required_partitions", _I),
     _f("recommended_partitions", _I),

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
 from spark_jobs import simulation
 from spark_jobs.consumers import choose_consumers_arrow
 from spark_jobs.figures import RunFigures
@@ -329,7 +330,19 @@ def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
         F.flatten(F.transform("multi_warnings", lambda w: w["warnings_coded"])),
         F.filter("warnings_coded", lambda w: F.lit(False)),
     )
+    # The multi-topic groups' move to the consumer protocol, listed with each of their
+    # topics' alternatives (a one-topic group's is there already, from `plan_topic`).
+    moves = F.flatten(
+        F.transform(
+            F.coalesce("multi_groups", no_groups),
+            lambda g: F.filter(
+                g["notes_coded"], lambda n: n["code"] == CONSUMER_PROTOCOL_ALTERNATIVE
+            ),
+        )
+    )
     derived = {
+        "alternatives": F.concat("alternatives", F.transform(moves, lambda n: n["text"])),
+        "alternatives_coded": F.concat("alternatives_coded", moves),
         "recommended_consumers": F.col("pick_members"),
         "standby_consumers": F.col("pick_standby"),
         "consumers_group_id": F.col("pick_group_id"),

@@ -21,7 +21,15 @@ from planner.notes import Note, note
 from planner.simulate.churn import KAFKA_DEFAULTS, ProtocolTimings
 from planner.simulate.multi_topic import group_churn, group_event_costs
 
-__all__ = ["CONSUMER_PROTOCOL_COUNTERPART", "consumer_protocol_alternative"]
+__all__ = [
+    "CONSUMER_PROTOCOL_ALTERNATIVE",
+    "CONSUMER_PROTOCOL_COUNTERPART",
+    "consumer_protocol_alternative",
+]
+
+#: The code of the consumer-protocol alternative: a group's note, listed with its
+#: topics' alternatives too.
+CONSUMER_PROTOCOL_ALTERNATIVE = "consumer-protocol-alternative"
 
 #: The broker's assignor (as a strategy key) that keeps a classic strategy's counts.
 CONSUMER_PROTOCOL_COUNTERPART = {
@@ -38,6 +46,7 @@ def consumer_protocol_alternative(
     strategy: str,
     members: int,
     members_needed: int | None,
+    group_id: str | None = None,
     timings: ProtocolTimings = KAFKA_DEFAULTS,
 ) -> Note | None:
     """The consumer protocol for a classic group planned at `members` with `strategy`.
@@ -48,6 +57,7 @@ def consumer_protocol_alternative(
         members: The group size the plan recommends (at least 1).
         members_needed: The fewest members the counterpart assignor
             (`CONSUMER_PROTOCOL_COUNTERPART`) needs for the load (None: not known).
+        group_id: The group, named in the sentence (a topic lists its groups' notes).
         timings: The protocol settings (Kafka 4.4.0's defaults).
 
     Returns:
@@ -66,8 +76,10 @@ def consumer_protocol_alternative(
     def paused(event: dict[str, float | int | bool]) -> float:
         return float(event["grow_paused_partition_s"]) + float(event["shrink_paused_partition_s"])
 
+    named = {} if group_id is None else {"group_id": group_id}
     return note(
-        "consumer-protocol-alternative",
+        CONSUMER_PROTOCOL_ALTERNATIVE,
+        **named,
         strategy=strategy,
         assignor=counterpart.split(":", 1)[1],
         members=members,

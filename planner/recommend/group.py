@@ -461,6 +461,7 @@ def _protocol_alternative(
         strategy=strategy,
         members=members,
         members_needed=sizes.smallest_fit(limit) if sizes is not None else None,
+        group_id=group.group_id,
     )
 
 

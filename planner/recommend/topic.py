@@ -22,6 +22,7 @@ import numpy as np
 
 from planner.cost import ClusterShape, PartitionCost
 from planner.notes import Note, note
+from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
 from planner.recommend.consumers import choose_consumers
 from planner.recommend.group import (
     busiest_member_load,
@@ -253,6 +254,10 @@ def plan_topic(
             alternatives = (found.note,)
         elif found is not None:
             alternatives = (found,)
+    # Each classic group's move to the consumer protocol, listed with the topic's.
+    alternatives += tuple(
+        n for g in group_plans for n in g.notes if n.code == CONSUMER_PROTOCOL_ALTERNATIVE
+    )
     return TopicPlan(
         topic=history.topic,
         status=choice.status,

@@ -126,8 +126,11 @@ def test_a_classic_group_is_offered_the_consumer_protocol_with_its_costs() -> No
 
 def test_a_keyless_topic_tc_decides_gets_the_share_alternative_a_keyed_one_why_not() -> None:
     keyless = _plan(GroupInfo("billing", "cooperative-sticky", 13))
-    (offer,) = keyless.alternatives
+    offer, move = keyless.alternatives
     assert offer.code == "share-alternative"
+    # The group's own move to the consumer protocol is listed with the topic's, named.
+    assert move.code == "consumer-protocol-alternative" and move.params["group_id"] == "billing"
+    assert move.text.startswith("group 'billing': with the consumer protocol")
     assert offer.params["partitions"] == 5 < offer.params["classic_partitions"]
     assert offer.params["replicas_saved"] > 0
     keyed = plan_topic(
@@ -138,6 +141,9 @@ def test_a_keyless_topic_tc_decides_gets_the_share_alternative_a_keyed_one_why_n
         groups=[GroupInfo("billing", "cooperative-sticky", 13)],
         settings=PlanSettings(floor_growth_per_year=0.0, growth_model="none"),
     )
-    assert [n.code for n in keyed.alternatives] == ["share-not-for-keyed"]
+    assert [n.code for n in keyed.alternatives] == [
+        "share-not-for-keyed",
+        "consumer-protocol-alternative",
+    ]
     # Read only by a share group already: nothing to offer.
     assert _plan(GroupInfo("workers", "simple", 13, "share")).alternatives == ()
