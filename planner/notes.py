@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 __all__ = [
     "CODES",
+    "LISTED_WITH_TOPIC",
     "Note",
     "Severity",
     "coded_rows",
@@ -97,6 +98,12 @@ def _renders(code: str, severity: Severity) -> Callable[[_Renderer], _Renderer]:
         return fn
 
     return register
+
+
+#: Codes of notes a group carries that its topics list among their alternatives
+#: (`TopicPlan.alternatives`): a page or listing that shows both leaves them out of the
+#: group's own notes, so each is said once.
+LISTED_WITH_TOPIC: frozenset[str] = frozenset({"consumer-protocol-alternative"})
 
 
 def note(code: str, **params: Any) -> Note:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planner.cost import PartitionCost
 from planner.group_labels import group_label
+from planner.notes import LISTED_WITH_TOPIC
 from planner.recommend import TopicPlan
 
 __all__ = ["render_cost", "render_plan"]
@@ -51,7 +52,9 @@ def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
         lines.append(f"  - capacities (Tp, Tc): {capacity_source}")
     for g in plan.groups:
         for note in g.notes:
-            lines.append(f"  - group {g.group_id}: {note}")
+            # The topic's "Other protocols" lists these.
+            if note.code not in LISTED_WITH_TOPIC:
+                lines.append(f"  - group {g.group_id}: {note}")
 
     # The plan's warnings already carry the cost warnings; list them once, at the end.
     lines += ["", *render_cost(plan.cost, with_warnings=False)]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from planner.group_labels import group_label
-from planner.notes import render_coded
+from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.recommend import creation
 from planner.store.records import FAILED, FLEET_SCOPE, Recommendation, RunRecord
 
@@ -358,7 +358,16 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
             first="    ",
             rest="      ",
         )
-    for note in _sentences(group.get("notes_coded"), first("notes") or ()):
+    coded = group.get("notes_coded")
+    if isinstance(coded, list) and coded:
+        # The topic's "Other protocols" lists these (`LISTED_WITH_TOPIC`).
+        coded = [
+            c for c in coded if not (isinstance(c, Mapping) and c.get("code") in LISTED_WITH_TOPIC)
+        ]
+        notes = _sentences(coded, ()) if coded else []
+    else:
+        notes = _sentences(coded, first("notes") or ())
+    for note in notes:
         out.wrap(_safe(note), first="    - ", rest="      ")
 
 

@@ -124,7 +124,8 @@ def test_the_topic_page_shows_protocols_and_the_other_protocols_block(
     keyed = next(t for t in fleet.topics if t.topic == "payments.keyed")
     assert "no share-group alternative: a share group (KIP-932)" in topic_page(keyed, fleet, pages)
     # A topic with no alternatives has no block.
-    plain = next(t for t in fleet.topics if t.topic == "orders.created")
+    planned = next(t for t in fleet.topics if t.topic == "orders.created")
+    plain = dataclasses.replace(planned, alternatives=(), alternatives_coded=())
     assert "Other protocols" not in topic_page(plain, fleet, pages)
 
 
@@ -180,8 +181,12 @@ def test_recommendations_json_adds_protocols_and_alternatives_and_keeps_every_ke
         "consumer-protocol-alternative",
         "share-not-for-keyed",
     ]
-    assert records["orders.created"]["alternatives"] == []
-    assert {g["protocol"] for g in records["orders.created"]["groups"]} == {"classic"}
+    # A planned classic fleet's topic: its groups' move to the consumer protocol, as the
+    # plan gave it.
+    planned = records["orders.created"]
+    assert "consumer-protocol-alternative" in {a["code"] for a in planned["alternatives_coded"]}
+    assert planned["alternatives"] == [a["text"] for a in planned["alternatives_coded"]]
+    assert {g["protocol"] for g in planned["groups"]} == {"classic"}
 
 
 def test_the_summary_names_a_protocol_other_than_plain_classic(fleet: FleetReport) -> None:

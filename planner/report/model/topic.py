@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Literal, get_args
 
 from planner.group_labels import group_label
-from planner.notes import render_coded
+from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.protocols import DEFAULT_PROTOCOL, PROTOCOLS
 from planner.report.model.codec import Model, at_least
 from planner.report.model.series import (
@@ -303,8 +303,11 @@ class GroupReport(Model):
     @property
     def note_sentences(self) -> tuple[str, ...]:
         """The notes as the site prints them: rendered from their codes and parameters
-        (`notes` for outputs written before notes had codes)."""
-        return _sentences(self.notes_coded, self.notes)
+        (`notes` for outputs written before notes had codes), but those the topic lists
+        among its alternatives (`planner.notes.LISTED_WITH_TOPIC`)."""
+        if not self.notes_coded:
+            return self.notes
+        return tuple(c.sentence for c in self.notes_coded if c.code not in LISTED_WITH_TOPIC)
 
     def label(self, arrow: str = "\u2192") -> str:
         """Its protocol and assignor in words (`planner.group_labels.group_label`):
