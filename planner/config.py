@@ -58,7 +58,7 @@ import json
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -203,7 +203,7 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
     settings.setdefault("landing", {})
     settings["landing"].setdefault("path", "var/landing")
     planning_doc = _table(doc, "planning", str(file))
-    known = {f.name for f in fields(PlanSettings)} - {"cost"}
+    known = set(PlanSettings.config_keys())
     _unknown(planning_doc, known, f"{file} [planning]")
     if "partition_grid" in planning_doc:
         planning_doc["partition_grid"] = tuple(planning_doc["partition_grid"])

@@ -407,10 +407,8 @@ def write_run_config(
         "",
         "[planning]",
     ]
-    for f in fields(planning):
-        if f.name == "cost":
-            continue
-        lines.append(f"{f.name} = {_toml_value(getattr(planning, f.name))}")
+    for name in planning.config_keys():
+        lines.append(f"{name} = {_toml_value(getattr(planning, name))}")
     if base.path is not None and "master" in _given_spark(base.path):
         lines += ["", "[spark]", f"master = {_toml_value(base.spark_master)}"]
     if base.spark_conf:

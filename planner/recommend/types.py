@@ -7,7 +7,7 @@ the `GroupPlan` of each consumer group reading the topic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 import numpy.typing as npt
@@ -72,6 +72,12 @@ class PlanSettings:
     min_group_members: int = 2
     cost: CostSettings = field(default_factory=CostSettings)
     share: ShareLimits = field(default_factory=ShareLimits)
+
+    @classmethod
+    def config_keys(cls) -> tuple[str, ...]:
+        """The settings a config's `[planning]` table may set: every field but the
+        nested `cost` and `share` settings, which keep their defaults there."""
+        return tuple(f.name for f in fields(cls) if f.name not in ("cost", "share"))
 
     def __post_init__(self) -> None:
         if not 0 <= self.headroom_pct < 100:

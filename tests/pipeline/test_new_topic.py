@@ -19,6 +19,7 @@ from planner.pipeline.new_topic import (
     write_request,
     write_run_config,
 )
+from planner.recommend import PlanSettings
 
 PERF = Path(__file__).resolve().parents[1] / "adapters" / "data" / "perf"
 DAY = DataInterval.parse("2026-11-20")
@@ -143,6 +144,9 @@ def test_the_run_config_carries_the_requests_growth_and_no_secret(tmp_path: Path
     assert config.planning.floor_growth_per_year == 0.5
     assert config.planning.horizon_days == 365
     assert config.planning.headroom_pct == 40  # the base's other planning settings stay
+    # The nested settings keep their defaults, objects, not their text in the file.
+    assert config.planning.share == PlanSettings().share
+    assert set(tomllib.loads(text)["planning"]) == set(PlanSettings.config_keys())
     assert config.history_days == 0  # expected peaks are one day: no history
     assert config.spark_master == "spark://spark:7077"
     assert tomllib.loads(text)["sources"]["use"] == ["landing"]
