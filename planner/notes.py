@@ -484,7 +484,13 @@ def _strategy_switch(p: Mapping[str, Any]) -> str:
         )
     else:
         why = "an equal choice (same size, revocations and load), first by name"
-    text = f"{strategy} instead of {current}: {why}"
+    if p.get("protocol") == "consumer":
+        # The broker assigns: the switch is the members' group.remote.assignor.
+        text = (
+            f"the broker's {strategy} assignor instead of {current} (group.remote.assignor): {why}"
+        )
+    else:
+        text = f"{strategy} instead of {current}: {why}"
     if p["two_bounces"]:
         # KIP-429's upgrade path: a group's members must share an assignor. Listing both
         # keeps the group on the old, eager one until every member has the new one; the

@@ -11,10 +11,11 @@ strategy with the busiest member's load today and at the end of the horizon:
 - `members_now` is the smallest group of at least `min_group_members` whose busiest
   member fits at today's peak, for the strategy that needs the fewest members, then the
   one revoking the fewest partitions when a member joins, then the lower busiest load,
-  then the strategy name (`strategy_choice_key`); `members_at_horizon` the same
-  strategy's need at the end of the horizon. Members beyond what a strategy gives work
-  to (all the partitions; for `range`, its largest topic's) own nothing: the floor alone
-  may ask for them, as standbys (`standby_members`);
+  then the group's own strategy, then the strategy name (`strategy_choice_key`);
+  `members_at_horizon` the same strategy's need at the end of the horizon. Members
+  beyond what a strategy gives work to (all the partitions; for `range`, its largest
+  topic's) own nothing: the floor alone may ask for them, as standbys
+  (`standby_members`);
 - the group is `under-provisioned` below `members_now`, `over-provisioned` with idle
   members beyond those standbys or above `members_at_horizon`, else `ok`, and the
   recommended size follows;
@@ -260,6 +261,10 @@ def size_group(
             keys[strategy] = _key(table, strategy, fit, busiest_fit)
     notes: list[Note] = []
     best = min(keys.values(), default=None)
+    if best is not None and current in keys and keys[current][:3] == best[:3]:
+        # The group's own strategy is as good (size, revocations, load): a switch would
+        # be a change for nothing, whatever the names' order.
+        best = keys[current]
 
     def name(key: str) -> str:
         # A key as the group's protocol names its assignor.

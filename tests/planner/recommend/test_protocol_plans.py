@@ -147,3 +147,22 @@ def test_a_keyless_topic_tc_decides_gets_the_share_alternative_a_keyed_one_why_n
     ]
     # Read only by a share group already: nothing to offer.
     assert _plan(GroupInfo("workers", "simple", 13, "share")).alternatives == ()
+
+
+def test_a_group_whose_own_assignor_is_as_good_is_not_told_to_switch() -> None:
+    """At one member per partition the broker's range and uniform give every member one
+    partition: same size, moves and load. Either group keeps its assignor; only the
+    name order used to decide, which recommended a change for nothing."""
+    for own in ("uniform", "range"):
+        plan = plan_topic(
+            _history(current=4),
+            PRODUCER,
+            SideCapacity(records_per_s=RECORDS / 4 / 0.7),
+            brokers=3,
+            groups=[GroupInfo("g", own, 4, "consumer")],
+            settings=PlanSettings(floor_growth_per_year=0.0, growth_model="none"),
+        )
+        (group,) = plan.groups
+        assert plan.recommended_partitions == 4 and group.members_now == 4
+        assert group.strategy == own
+        assert "strategy-switch" not in {n.code for n in group.notes}
