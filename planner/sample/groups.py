@@ -168,22 +168,31 @@ SHARE_EVERY = 9
 
 
 def share_groups(
-    names: tuple[str, ...], keyed: npt.NDArray[np.bool_], partitions: Ints
+    names: tuple[str, ...], keyed: npt.NDArray[np.bool_], partitions: Ints, needed: Ints
 ) -> list[dict[str, object]]:
     """Share groups of workers on some keyless topics, as `groups` rows.
 
     Chosen by topic index, without a random draw, so a seed's other figures stay what
-    they were. Each has a couple more members than its topic has partitions: a share
-    group is not capped by the partition count.
+    they were. Sized in turn three ways, so that a fleet shows each outcome: a couple
+    more members than the topic has partitions (a share group is not capped by the
+    partition count), about what the load asks (the generator's estimate of the
+    consumer side, `needed`), and a third of that (short of members).
     """
     keyless = np.flatnonzero(~keyed)
-    return [
-        {
-            "group_id": f"{names[t]}-workers",
-            "topic": names[t],
-            "protocol": "share",
-            "strategy": "simple",
-            "members": int(partitions[t]) + 2,
-        }
-        for t in keyless[SHARE_EVERY // 2 :: SHARE_EVERY].tolist()
-    ]
+    rows: list[dict[str, object]] = []
+    for k, t in enumerate(keyless[SHARE_EVERY // 2 :: SHARE_EVERY].tolist()):
+        members = (
+            int(partitions[t]) + 2,
+            max(1, int(needed[t])),
+            max(1, int(needed[t]) // 3),
+        )[k % 3]
+        rows.append(
+            {
+                "group_id": f"{names[t]}-workers",
+                "topic": names[t],
+                "protocol": "share",
+                "strategy": "simple",
+                "members": members,
+            }
+        )
+    return rows

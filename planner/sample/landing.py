@@ -330,7 +330,7 @@ def _group_rows(fleet: Fleet) -> list[dict[str, object]]:
             }
         )
     t = fleet.topics
-    rows += share_groups(names, t.keyed, t.partitions)
+    rows += share_groups(names, t.keyed, t.partitions, t.needed_partitions)
     rows.sort(key=lambda r: (str(r["group_id"]), str(r["topic"])))
     return rows
 
