@@ -197,9 +197,9 @@ def _topic_rows(dataset: str) -> list[Expectation]:
         ),
         query(
             f"{dataset}.required_covers_rule",
-            f"""
+            """
             SELECT topic, required_partitions, rule_partitions, share_groups,
-                   consuming_groups FROM {{batch}}
+                   consuming_groups FROM {batch}
             WHERE required_partitions < rule_partitions
               AND NOT (share_groups > 0 AND share_groups >= consuming_groups)
             """,
@@ -538,17 +538,9 @@ def _event_cost_rows(eager: frozenset[str]) -> list[Expectation]:
     """The scale-event cost columns (`planner.simulate.churn.COST_COLUMNS`,
     docs/simulation.md 4.1): given together, where the churn is, and consistent with
     the protocol of the row's strategy key."""
-    given = " + ".join(
-        f"CASE WHEN {c} IS NULL THEN 0 ELSE 1 END"
-        for c in (
-            "stops_group",
-            "grow_rounds",
-            "shrink_rounds",
-            "grow_paused_partition_s",
-            "shrink_paused_partition_s",
-            "shrink_locked_record_s",
-        )
-    )
+    from planner.simulate.churn import COST_COLUMNS
+
+    given = " + ".join(f"CASE WHEN {c} IS NULL THEN 0 ELSE 1 END" for c in COST_COLUMNS)
     return [
         at_least("grow_rounds", 1, maximum=2, why="one rebalance round, two for cooperative"),
         at_least("shrink_rounds", 1, maximum=2, why="one rebalance round, two for cooperative"),

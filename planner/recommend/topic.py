@@ -158,9 +158,11 @@ def plan_topic(
         acceptable=skew.fits_at if skew and skew.fits else None,
     )
     p = choice.recommended
-    cost = topic_cost(
-        p, cluster=cluster, retention_ms=history.retention_ms, targets=targets, settings=s
+    # The cost panel of any count, for this topic's cluster and targets.
+    cost_of = partial(
+        topic_cost, cluster=cluster, retention_ms=history.retention_ms, targets=targets, settings=s
     )
+    cost = cost_of(p)
 
     util_now = _utilisation({d: t.peak for d, t in targets.items()}, consumer)
     util_horizon = _utilisation({d: t.grown for d, t in targets.items()}, consumer)
@@ -237,13 +239,7 @@ def plan_topic(
             consumer_decides=True,
             current_partitions=current,
             classic_cost=cost,
-            cost_of=partial(
-                topic_cost,
-                cluster=cluster,
-                retention_ms=history.retention_ms,
-                targets=targets,
-                settings=s,
-            ),
+            cost_of=cost_of,
             targets=planned,
             producer=producer,
             member=consumer,
