@@ -64,12 +64,14 @@ class TaskFiles:
     Attributes:
         files_in: Staging folder -> a frame whose tasks write the dataset's files into
             it (each with `write_task_file`, so each task's partition is one file, in
-            the order it is to be read) and whose rows are `FILES_WRITTEN`. The frame
-            decides the layout (how many files, which rows where, their order).
+            the order it is to be read) and whose rows are `FILES_WRITTEN`; or several
+            such frames, computed one after the other in their order (an iterator may
+            build each once the one before it is written). The frames decide the layout
+            (how many files, which rows where, their order).
         schema: The dataset's Arrow schema (an empty dataset gets one empty file of it).
     """
 
-    files_in: Callable[[str], DataFrame]
+    files_in: Callable[[str], DataFrame | Iterable[DataFrame]]
     schema: pa.Schema
 
 
@@ -203,9 +205,15 @@ def one_sorted_file(frame: DataFrame, schema: pa.Schema, *, sort_by: Sequence[st
 
 def _stage(output: TaskFiles, staging: Path) -> None:
     import pyarrow.parquet as pq
+    from pyspark.sql import DataFrame
 
     staging.mkdir()
-    written = [row["file"] for row in output.files_in(str(staging)).collect()]
+    frames = output.files_in(str(staging))
+    written = [
+        row["file"]
+        for frame in ([frames] if isinstance(frames, DataFrame) else frames)
+        for row in frame.collect()
+    ]
     if len(set(written)) != len(written):
         raise RuntimeError(f"{staging}: two tasks wrote one file: {sorted(written)}")
     for entry in staging.iterdir():

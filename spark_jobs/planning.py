@@ -454,7 +454,7 @@ def _sizing_row(
 ) -> dict[str, Any]:
     # sizing_row on samples already in arrays (sorted by time; None: no samples) and
     # the facts row as a dict (None: not in the topics table).
-    row = dict.fromkeys(_SIZING_COLUMNS)
+    row: dict[str, Any] = dict.fromkeys(_SIZING_COLUMNS)
     samples = 0 if arrays is None else len(arrays["ts_s"])
     days = 0 if arrays is None else _distinct_sorted(np.floor(arrays["ts_s"] / _SECONDS_PER_DAY))
     row.update(
