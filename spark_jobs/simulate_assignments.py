@@ -23,10 +23,9 @@ Outputs the `simulations` and `recommendations` datasets of the run.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -235,26 +234,51 @@ def write_simulations(
     return topics.unionByName(groups)
 
 
+class _Once:
+    """A frame made once, on first request, by whichever thread asks first; a thread
+    that asks meanwhile waits for it (`run`: the multi-topic groups' plans, which both
+    datasets read, checkpointed once)."""
+
+    def __init__(self, make: Callable[[], DataFrame]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self._frame: DataFrame | None = None
+
+    def __call__(self) -> DataFrame:
+        with self._lock:
+            if self._frame is None:
+                self._frame = self._make()
+            return self._frame
+
+
 def _simulation_files(
     inputs: DataFrame,
-    group_results: DataFrame,
+    group_results: DataFrame | Callable[[], DataFrame],
     folder: str,
     *,
     run: str,
     settings: JobSettings,
 ) -> Iterator[DataFrame]:
     # `write_simulations`' files in two jobs: the topic grids, which do not read the
-    # multi-topic groups (planned meanwhile for the recommendations, `run`), then the
+    # multi-topic groups, while another thread may still be planning those; then the
     # groups' file.
     yield write_topic_grids(inputs, folder, run=run, settings=settings)
-    yield _group_file(group_results, folder, settings=settings)
+    groups = group_results() if callable(group_results) else group_results
+    yield _group_file(groups, folder, settings=settings)
 
 
 def simulations_output(
-    inputs: DataFrame, group_results: DataFrame, *, run: str, settings: JobSettings
+    inputs: DataFrame,
+    group_results: DataFrame | Callable[[], DataFrame],
+    *,
+    run: str,
+    settings: JobSettings,
 ) -> TaskFiles:
     """The `simulations` dataset for `write_run`: `write_simulations`' files into its
-    staging, the topic grids' job first, then the groups' file's."""
+    staging, the topic grids first.
+
+    `group_results` may be a function giving them, asked for once the grids are written.
+    """
     return TaskFiles(
         lambda folder: _simulation_files(inputs, group_results, folder, run=run, settings=settings),
         schema=arrow_schema("simulations"),
@@ -390,38 +414,24 @@ def run(
     inputs = simulation_inputs(
         sizing, groups, min_group_members=settings.planning.min_group_members
     )
-    # Read by both datasets, which `write_run` stages side by side: cached, and planned
-    # by a job of their own from the start, while the recommendations' query is built
-    # and the topic grids (which do not read them) are written. A task that needs a
-    # partition being cached waits for it rather than planning it again.
-    group_results = plan_groups(
-        group_inputs(multi_topic_groups(groups), sizing), run=key, settings=settings
-    ).cache()
-    planning = threading.Thread(
-        target=_materialise, args=(group_results,), name="plan-groups", daemon=True
+    # Planned (and checkpointed) by the first of the two datasets' threads that needs
+    # them (`write_run` stages both at once): the recommendations at once, while the
+    # simulations write the topic grids, which do not read them.
+    group_results = _Once(
+        lambda: plan_groups(
+            group_inputs(multi_topic_groups(groups), sizing), run=key, settings=settings
+        ).localCheckpoint()
     )
-    planning.start()
     outputs: dict[str, TaskFiles] = {
         "simulations": simulations_output(inputs, group_results, run=key, settings=settings),
         "recommendations": TaskFiles(
-            lambda folder: recommendations_output(recommend(sizing, group_results)).files_in(
+            lambda folder: recommendations_output(recommend(sizing, group_results())).files_in(
                 folder
             ),
             schema=arrow_schema("recommendations"),
         ),
     }
-    try:
-        return write_run(outputs, args.out, key)
-    finally:
-        planning.join()
-        group_results.unpersist()
-
-
-def _materialise(frame: DataFrame) -> None:
-    # Fills `frame`'s cache. A failure here is the datasets' failure too (their jobs
-    # plan the same rows), which `write_run` raises.
-    with contextlib.suppress(Exception):
-        frame.count()
+    return write_run(outputs, args.out, key)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
