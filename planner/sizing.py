@@ -21,6 +21,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -243,13 +244,40 @@ def _median(values: npt.NDArray[np.float64]) -> float:
     return float((low + high) / 2)
 
 
+class _Times:
+    """What a growth fit needs of its sample times, worked out once for them.
+
+    A topic's dimensions are fitted on the same times (when none of their samples is
+    left out), so `targets_from_history` shares one of these between them.
+    """
+
+    def __init__(self, t: npt.NDArray[np.float64]) -> None:
+        self.t = t
+
+    @cached_property
+    def days(self) -> int:
+        """Distinct days (UTC) among the times."""
+        return _distinct(np.floor(self.t / _SECONDS_PER_DAY))
+
+    @cached_property
+    def hours(self) -> npt.NDArray[np.int64]:
+        """Each time's hour since the epoch."""
+        return np.floor(self.t / _SECONDS_PER_HOUR).astype(np.int64)
+
+    @cached_property
+    def one_per_hour(self) -> bool:
+        """Whether the hours ascend strictly: one sample per hour, in order."""
+        hours = self.hours
+        return bool(hours.size and (np.diff(hours) > 0).all())
+
+
 def _hourly_levels(
-    t: npt.NDArray[np.float64], r: npt.NDArray[np.float64]
+    times: _Times, r: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     # Per-minute Prometheus samples and hourly landing files alike become one mean level
     # per hour, so the fit costs the same whatever the scrape interval.
-    hours = np.floor(t / _SECONDS_PER_HOUR).astype(np.int64)
-    if hours.size and (np.diff(hours) > 0).all():
+    hours = times.hours
+    if times.one_per_hour:
         # One sample per hour, in order (hourly figures, sorted): each level is its one
         # sample, with the same float operations as the general case (0.0 + r, / 1).
         return hours, (r + 0.0) / 1.0
@@ -343,15 +371,34 @@ def fit_growth(
         return GrowthFit("none", 0.0, 0, "growth fitting disabled in the configuration")
     if model not in ("exponential", "linear"):
         raise ValueError(f"unknown growth model {model!r}: use exponential, linear or none")
-    t = np.asarray(ts_s, dtype=np.float64)
-    r = np.asarray(rates, dtype=np.float64)
+    return _fit_growth(
+        np.asarray(ts_s, dtype=np.float64),
+        np.asarray(rates, dtype=np.float64),
+        model=model,
+        min_days=min_days,
+        times=None,
+    )
+
+
+def _fit_growth(
+    t: npt.NDArray[np.float64],
+    r: npt.NDArray[np.float64],
+    *,
+    model: GrowthModel,
+    min_days: int,
+    times: _Times | None,
+) -> GrowthFit:
+    # fit_growth on arrays, `model` checked; `times`: the same times as `t`, their days
+    # and hours perhaps already worked out (used when no sample is left out).
     if t.shape != r.shape:
         raise ValueError("timestamps and rates must have the same length")
     ok = np.isfinite(t) & np.isfinite(r)
     if model == "exponential":
         ok &= r > 0
-    t, r = t[ok], r[ok]
-    n_days = _distinct(np.floor(t / _SECONDS_PER_DAY))
+    if times is None or not ok.all():
+        t, r = t[ok], r[ok]
+        times = _Times(t)
+    n_days = times.days
     if n_days < max(2, min_days):
         return GrowthFit(
             "none",
@@ -360,7 +407,7 @@ def fit_growth(
             f"{n_days} day(s) of history with traffic, fewer than the {min_days} needed to fit",
         )
     y = np.log(r) if model == "exponential" else r
-    hours, levels = _hourly_levels(t, y)
+    hours, levels = _hourly_levels(times, y)
     slope, pairs = _week_matched_slope(hours, levels)
     method = f"median slope of {pairs:,} same-hour-of-week pairs over {n_days} days"
     if pairs < _MIN_WEEK_PAIRS:
@@ -629,12 +676,17 @@ def targets_from_history(
         headroom_pct: As in `observed_peak`, `fit_growth` and `planning_target`.
     """
     out: dict[str, PlanningTarget] = {}
+    t = np.asarray(ts_s, dtype=np.float64)
+    times = _Times(t)
     for dimension in sorted(samples, key=_dimension_order):
         values = np.asarray(samples[dimension], dtype=np.float64)
         if values.size == 0 or np.isnan(values).all():
             continue
         peak = observed_peak(values, percentile)
-        fit = fit_growth(ts_s, values, model=growth_model, min_days=min_growth_days)
+        if growth_model in ("exponential", "linear"):
+            fit = _fit_growth(t, values, model=growth_model, min_days=min_growth_days, times=times)
+        else:
+            fit = fit_growth(t, values, model=growth_model, min_days=min_growth_days)
         out[dimension] = planning_target(
             peak,
             fit,

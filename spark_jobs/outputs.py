@@ -32,6 +32,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,12 +64,14 @@ class TaskFiles:
     Attributes:
         files_in: Staging folder -> a frame whose tasks write the dataset's files into
             it (each with `write_task_file`, so each task's partition is one file, in
-            the order it is to be read) and whose rows are `FILES_WRITTEN`. The frame
-            decides the layout (how many files, which rows where, their order).
+            the order it is to be read) and whose rows are `FILES_WRITTEN`; or several
+            such frames, computed one after the other in their order (an iterator may
+            build each once the one before it is written). The frames decide the layout
+            (how many files, which rows where, their order).
         schema: The dataset's Arrow schema (an empty dataset gets one empty file of it).
     """
 
-    files_in: Callable[[str], DataFrame]
+    files_in: Callable[[str], DataFrame | Iterable[DataFrame]]
     schema: pa.Schema
 
 
@@ -202,9 +205,15 @@ def one_sorted_file(frame: DataFrame, schema: pa.Schema, *, sort_by: Sequence[st
 
 def _stage(output: TaskFiles, staging: Path) -> None:
     import pyarrow.parquet as pq
+    from pyspark.sql import DataFrame
 
     staging.mkdir()
-    written = [row["file"] for row in output.files_in(str(staging)).collect()]
+    frames = output.files_in(str(staging))
+    written = [
+        row["file"]
+        for frame in ([frames] if isinstance(frames, DataFrame) else frames)
+        for row in frame.collect()
+    ]
     if len(set(written)) != len(written):
         raise RuntimeError(f"{staging}: two tasks wrote one file: {sorted(written)}")
     for entry in staging.iterdir():
@@ -221,11 +230,31 @@ def _stage(output: TaskFiles, staging: Path) -> None:
         )
 
 
+def _stage_all(work: Mapping[str, tuple[TaskFiles, Path]]) -> None:
+    # Every dataset's Spark job at once, one driver thread each: a job whose stage runs
+    # fewer tasks than there are cores (a dataset written by one sorted task, a small
+    # join) leaves cores to the other's tasks. The files do not depend on it: each
+    # dataset's frames decide which rows go into which of its files. Waits for all;
+    # the first failure, in the datasets' order, is raised.
+    if len(work) < 2:
+        for output, staging in work.values():
+            _stage(output, staging)
+        return
+    with ThreadPoolExecutor(max_workers=len(work), thread_name_prefix="stage") as pool:
+        futures = [pool.submit(_stage, output, staging) for output, staging in work.values()]
+        wait(futures)
+    for future in futures:
+        error = future.exception()
+        if error is not None:
+            raise error
+
+
 def write_run(outputs: Mapping[str, TaskFiles], out: str | Path, run: str) -> dict[str, Path]:
     """Write the datasets of one run and swap each into place.
 
     Every dataset is computed and staged before any is swapped in, so a failure while
-    computing any of them leaves every dataset as it was.
+    computing any of them leaves every dataset as it was. The datasets' Spark jobs run
+    side by side (`_stage_all`).
 
     Args:
         outputs: Dataset name -> what to write.
@@ -240,16 +269,15 @@ def write_run(outputs: Mapping[str, TaskFiles], out: str | Path, run: str) -> di
     staged: dict[str, Path] = {}
     created: list[Path] = []
     try:
-        for name, output in outputs.items():
+        for name in outputs:
             dataset_dir = out / name
             for folder in (out, dataset_dir):
                 if not folder.exists():
                     folder.mkdir(parents=True)
                     created.append(folder)
             _recover(dataset_dir, run)
-            staging = dataset_dir / f".staging-run={run}-{token}"
-            staged[name] = staging
-            _stage(output, staging)
+            staged[name] = dataset_dir / f".staging-run={run}-{token}"
+        _stage_all({name: (outputs[name], staging) for name, staging in staged.items()})
     except BaseException:
         for staging in staged.values():
             shutil.rmtree(staging, ignore_errors=True)

@@ -58,6 +58,8 @@ __all__ = [
 #: Statuses of a topic `plan_topic` planned (`create`: a topic that does not exist yet).
 PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase", "create")
 _SECONDS_PER_DAY = 86_400
+# The `sizing` columns, named once: a row of them is started for every topic.
+_SIZING_COLUMNS = tuple(empty_row(SIZING))
 
 
 def sample_from_rows(rows: pa.Table) -> tuple[pa.Array | None, npt.NDArray[np.float64] | None]:
@@ -124,12 +126,15 @@ class _Samples:
         is stable, so equal times keep their order.
         """
         ts = self.ts_s[start:end]
-        order = np.argsort(ts, kind="stable")
-        out: dict[str, Any] = {"ts_s": ts[order]}
+        # The unit's samples come by topic and then time (`read_samples`): a stable sort
+        # of times already in order is no change, and is skipped.
+        order = None if (ts[1:] >= ts[:-1]).all() else np.argsort(ts, kind="stable")
+        out: dict[str, Any] = {"ts_s": ts if order is None else ts[order]}
         for name, values in self.columns.items():
             # A column with no value at all is a dimension not measured.
             seen = self.valid[name][start:end].any()
-            out[name] = values[start:end][order] if seen else None
+            mine = values[start:end]
+            out[name] = (mine if order is None else mine[order]) if seen else None
         return out
 
 
@@ -257,13 +262,18 @@ def _candidates(
     cluster = ClusterShape(brokers, history.replication_factor)
     out = []
     for n in sorted(simulated | considered):
-        # The panel plan_topic gives its recommended count, at every candidate.
-        cost = topic_cost(
-            n,
-            cluster=cluster,
-            retention_ms=history.retention_ms,
-            targets=plan.targets,
-            settings=settings.planning,
+        # The panel plan_topic gives its recommended count (`plan.cost`, made by the
+        # same call), at every candidate.
+        cost = (
+            plan.cost
+            if n == choice.recommended
+            else topic_cost(
+                n,
+                cluster=cluster,
+                retention_ms=history.retention_ms,
+                targets=plan.targets,
+                settings=settings.planning,
+            )
         )
         out.append(
             {
@@ -467,7 +477,7 @@ def _sizing_row(
 ) -> dict[str, Any]:
     # sizing_row on samples already in arrays (sorted by time; None: no samples) and
     # the facts row as a dict (None: not in the topics table).
-    row = empty_row(SIZING)
+    row: dict[str, Any] = dict.fromkeys(_SIZING_COLUMNS)
     samples = 0 if arrays is None else len(arrays["ts_s"])
     days = 0 if arrays is None else _distinct_sorted(np.floor(arrays["ts_s"] / _SECONDS_PER_DAY))
     row.update(

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -220,6 +221,17 @@ def group_rows(group_results: DataFrame) -> DataFrame:
     return group_results.select(F.explode("grid").alias("row")).select("row.*")
 
 
+def _group_file(group_results: DataFrame, folder: str, *, settings: JobSettings) -> DataFrame:
+    # The multi-topic groups' rows, sorted, as file number `simulation_files`.
+    return sorted_file(
+        group_rows(group_results),
+        folder,
+        arrow_schema("simulations"),
+        sort_by=SIMULATION_ORDER,
+        number=settings.spark.simulation_files,
+    )
+
+
 def write_simulations(
     inputs: DataFrame,
     group_results: DataFrame,
@@ -236,23 +248,58 @@ def write_simulations(
     Returns:
         One `FILES_WRITTEN` row per file; computing it writes the files.
     """
-    groups = sorted_file(
-        group_rows(group_results),
-        folder,
-        arrow_schema("simulations"),
-        sort_by=SIMULATION_ORDER,
-        number=settings.spark.simulation_files,
-    )
+    groups = _group_file(group_results, folder, settings=settings)
     topics = write_topic_grids(inputs, folder, run=run, settings=settings)
     return topics.unionByName(groups)
 
 
+class _Once:
+    """A frame made once, on first request, by whichever thread asks first; a thread
+    that asks meanwhile waits for it (`run`: the multi-topic groups' plans, which both
+    datasets read, checkpointed once)."""
+
+    def __init__(self, make: Callable[[], DataFrame]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self._frame: DataFrame | None = None
+
+    def __call__(self) -> DataFrame:
+        with self._lock:
+            if self._frame is None:
+                self._frame = self._make()
+            return self._frame
+
+
+def _simulation_files(
+    inputs: DataFrame,
+    group_results: DataFrame | Callable[[], DataFrame],
+    folder: str,
+    *,
+    run: str,
+    settings: JobSettings,
+) -> Iterator[DataFrame]:
+    # `write_simulations`' files in two jobs: the topic grids, which do not read the
+    # multi-topic groups, while another thread may still be planning those; then the
+    # groups' file.
+    yield write_topic_grids(inputs, folder, run=run, settings=settings)
+    groups = group_results() if callable(group_results) else group_results
+    yield _group_file(groups, folder, settings=settings)
+
+
 def simulations_output(
-    inputs: DataFrame, group_results: DataFrame, *, run: str, settings: JobSettings
+    inputs: DataFrame,
+    group_results: DataFrame | Callable[[], DataFrame],
+    *,
+    run: str,
+    settings: JobSettings,
 ) -> TaskFiles:
-    """The `simulations` dataset for `write_run`: `write_simulations` into its staging."""
+    """The `simulations` dataset for `write_run`: `write_simulations`' files into its
+    staging, the topic grids first.
+
+    `group_results` may be a function giving them, asked for once the grids are written.
+    """
     return TaskFiles(
-        lambda folder: write_simulations(inputs, group_results, folder, run=run, settings=settings),
+        lambda folder: _simulation_files(inputs, group_results, folder, run=run, settings=settings),
         schema=arrow_schema("simulations"),
     )
 
@@ -398,12 +445,22 @@ def run(
     inputs = simulation_inputs(
         sizing, groups, min_group_members=settings.planning.min_group_members
     )
-    group_results = plan_groups(
-        group_inputs(multi_topic_groups(groups), sizing), run=key, settings=settings
-    ).localCheckpoint()
+    # Planned (and checkpointed) by the first of the two datasets' threads that needs
+    # them (`write_run` stages both at once): the recommendations at once, while the
+    # simulations write the topic grids, which do not read them.
+    group_results = _Once(
+        lambda: plan_groups(
+            group_inputs(multi_topic_groups(groups), sizing), run=key, settings=settings
+        ).localCheckpoint()
+    )
     outputs: dict[str, TaskFiles] = {
         "simulations": simulations_output(inputs, group_results, run=key, settings=settings),
-        "recommendations": recommendations_output(recommend(sizing, group_results)),
+        "recommendations": TaskFiles(
+            lambda folder: recommendations_output(recommend(sizing, group_results())).files_in(
+                folder
+            ),
+            schema=arrow_schema("recommendations"),
+        ),
     }
     return write_run(outputs, args.out, key)
 

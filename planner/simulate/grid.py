@@ -198,8 +198,14 @@ class GridResult:
         return table.replace_schema_metadata(meta)
 
     def where(self, mask: npt.ArrayLike) -> GridResult:
-        """The rows selected by a boolean mask (e.g. `r.where(r.strategy == "range")`)."""
+        """The rows selected by a boolean mask (e.g. `r.where(r.strategy == "range")`).
+
+        A mask that keeps every row gives this grid itself (it is frozen, and `plan_topic`
+        selects a grid of one partition count by its count, for every topic).
+        """
         chosen = np.asarray(mask, dtype=bool)
+        if chosen.shape == self.partitions.shape and chosen.all():
+            return self
         columns = {name: column[chosen] for name, column in self.columns().items()}
         scalars = {name: getattr(self, name) for name in _SCALARS}
         return GridResult(**columns, **scalars)
@@ -396,20 +402,27 @@ class _Layout:
     pick: IntArray
 
 
-# Grids of a fleet repeat the same few (P, extra) pairs thousands of times; their
-# structure is worked out once. Bounded: at most this many layouts, and none kept whose
-# index arrays exceed _LAYOUT_MAX_CELLS entries (P and sizes in the thousands).
+# Grids of a fleet repeat the same (P, extra) pairs thousands of times; their structure
+# is worked out once. Bounded: at most _LAYOUT_CACHE layouts holding at most
+# _LAYOUT_ROWS rows in all (about 350 bytes a row), the least recently used going first,
+# and none kept whose index arrays exceed _LAYOUT_MAX_CELLS entries (P and sizes in the
+# thousands). The 10,000-topic sample fleet's grids use about 760 layouts of 270,000
+# rows in all (95 MiB); clearing the cache whenever it held 512 rebuilt one in twenty.
 _LAYOUTS: dict[tuple[int, int, tuple[str, ...], str, ProtocolTimings], _Layout] = {}
-_LAYOUT_CACHE = 512
+_LAYOUT_CACHE = 4096
+_LAYOUT_ROWS = 1 << 19
 _LAYOUT_MAX_CELLS = 1 << 18
+_layout_rows = 0
 
 
 def _layout(
     p: int, extra: int, strategies: tuple[str, ...], change: MemberChange, timings: ProtocolTimings
 ) -> _Layout:
+    global _layout_rows
     key = (p, extra, strategies, change, timings)
-    known = _LAYOUTS.get(key)
+    known = _LAYOUTS.pop(key, None)
     if known is not None:
+        _LAYOUTS[key] = known  # the most recently used last
         return known
     c = np.arange(1, p + extra + 1, dtype=np.int64)
     n_s = len(strategies)
@@ -456,10 +469,14 @@ def _layout(
     layout = _Layout(c, fixed, tuple(cuts), pick)
     for array in (*fixed.values(), pick):
         array.flags.writeable = False
+    rows = int(pick.size)
+    if not _LAYOUTS:
+        _layout_rows = 0  # emptied from outside (a benchmark's or a test's cold start)
     if c.size * p <= _LAYOUT_MAX_CELLS:
-        if len(_LAYOUTS) >= _LAYOUT_CACHE:
-            _LAYOUTS.clear()
+        while _LAYOUTS and (len(_LAYOUTS) >= _LAYOUT_CACHE or _layout_rows + rows > _LAYOUT_ROWS):
+            _layout_rows -= int(_LAYOUTS.pop(next(iter(_LAYOUTS))).pick.size)
         _LAYOUTS[key] = layout
+        _layout_rows += rows
     return layout
 
 

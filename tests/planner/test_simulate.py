@@ -758,3 +758,38 @@ def test_a_grid_owns_its_columns_with_one_count_or_several(counts: list[int]) ->
     again = simulate_grid(TopicLoad(1.0), consumer_capacity=1.0, partition_counts=counts)
     for name, column in again.columns().items():
         assert np.array_equal(column, expected[name]), name
+
+
+def test_a_filter_that_keeps_every_row_gives_the_grid_itself() -> None:
+    grid = simulate_grid(TopicLoad(2.0), consumer_capacity=1.0, partition_counts=[6, 12])
+    assert grid.where(np.ones(len(grid), dtype=bool)) is grid
+    six = grid.where(grid.partitions == 6)
+    assert six is not grid and set(six.partitions.tolist()) == {6}
+    assert six.members.tolist() == grid.members[grid.partitions == 6].tolist()
+
+
+def test_the_layout_cache_keeps_the_most_recently_used_layouts_within_its_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from planner.simulate import grid as grid_module
+
+    rows = len(STRATEGIES)  # rows of a layout per group size (no extra members)
+    monkeypatch.setattr(grid_module, "_LAYOUT_ROWS", (11 + 12) * rows)
+    grid_module._LAYOUTS.clear()
+    rng = np.random.default_rng(12)
+    loads = {p: rng.pareto(1.2, size=p) for p in (10, 11, 12)}
+
+    def grid(p: int) -> GridResult:
+        return grid_from_loads({p: loads[p]}, consumer_capacity=1.0)
+
+    first = {p: grid(p) for p in (10, 11)}
+    grid(10)  # used again: 11 is now the least recently used
+    grid(12)  # 10 + 11 + 12 sizes' rows exceed the budget: 11 goes
+    try:
+        assert sorted(k[0] for k in grid_module._LAYOUTS) == [10, 12]
+        assert grid_module._layout_rows == (10 + 12) * rows
+        again = grid(11)  # rebuilt, the same grid
+        for name in GridResult.column_names():
+            assert getattr(again, name).tolist() == getattr(first[11], name).tolist(), name
+    finally:
+        grid_module._LAYOUTS.clear()

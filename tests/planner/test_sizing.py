@@ -388,3 +388,24 @@ def test_contiguous_week_slope_is_the_grid_s() -> None:
             assert got[1] == want[1]
             assert np.array_equal(np.array([got[0]]), np.array([want[0]]), equal_nan=True)
             assert math.copysign(1.0, got[0]) == math.copysign(1.0, want[0])
+
+
+@pytest.mark.parametrize("model", ["exponential", "linear"])
+def test_targets_fit_every_dimension_as_fit_growth_does_on_its_own(model: str) -> None:
+    # Dimensions whose every sample counts share the work on the times; one with a gap
+    # (NaN) or idle hours (left out of an exponential fit) is fitted on its own samples.
+    hours = np.arange(24 * 21, dtype=np.float64)
+    ts = hours * 3600.0
+    rng = np.random.default_rng(3)
+    level = 5.0 * np.exp(hours / (24 * 365)) * (1.3 + np.sin(hours * 2 * np.pi / 24))
+    samples = {
+        "mib_in": level,
+        "records_in": level * 1000 + rng.random(hours.size),
+        "mib_out": level * 2,
+    }
+    samples["records_in"][7] = np.nan
+    samples["mib_out"][::50] = 0.0
+    got = targets_from_history(samples, ts, growth_model=model)  # type: ignore[arg-type]
+    for dim, values in samples.items():
+        fit = fit_growth(ts, values, model=model)  # type: ignore[arg-type]
+        assert got[dim] == planning_target(observed_peak(values), fit), dim

@@ -234,3 +234,29 @@ def test_write_task_file_needs_a_task(tmp_path: Path) -> None:
     table = pa.table({"id": pa.array([1], pa.int32()), "topic": ["t"]}, schema=_ROWS)
     with pytest.raises(RuntimeError, match="inside a Spark task"):
         list(write_task_file([table], str(tmp_path), _ROWS))
+
+
+def test_a_dataset_may_be_written_by_several_frames_in_turn(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    from spark_jobs.outputs import sorted_file
+
+    def frames(folder: str) -> Iterator[DataFrame]:
+        # The second frame is built once the first is written (as the simulations'
+        # groups file after the topic grids).
+        yield sorted_file(_rows(spark, 4), folder, _ROWS, sort_by=("id",), number=0)
+        assert [p.name for p in Path(folder).iterdir()] == ["part-00000.zstd.parquet"]
+        yield sorted_file(_rows(spark, 6), folder, _ROWS, sort_by=("id",), number=1)
+
+    done = write_run(
+        {"simulations": TaskFiles(frames, schema=_ROWS), "sizing": _one_file(spark, 3)},
+        tmp_path,
+        "20261121T0000Z",
+    )
+    folder = done["simulations"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "part-00000.zstd.parquet",
+        "part-00001.zstd.parquet",
+    ]
+    assert pq.read_table(folder / "part-00001.zstd.parquet").num_rows == 6
+    assert pq.read_table(done["sizing"]).num_rows == 3
