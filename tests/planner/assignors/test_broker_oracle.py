@@ -165,12 +165,24 @@ def test_uniform_equals_kafka_on_wide_topics(kafka_oracle: JavaOracle, group: tu
 
 
 @examples(80)
-@given(group=broker_groups(shared=False), strategy=st.sampled_from(["uniform", "range"]))
+@given(
+    group=broker_groups(shared=False, identical=True),
+    strategy=st.sampled_from(["uniform", "range"]),
+)
 def test_without_topic_ids_same_balance_no_more_moves(
     kafka_oracle: JavaOracle,
     group: tuple,  # type: ignore[type-arg]
     strategy: str,
 ) -> None:
+    """Without the broker's topic ids (stand-ins from the names), on identical
+    subscriptions: the same counts per member and no more partitions moved.
+
+    Not claimed for different subscriptions: there Kafka's own `uniform` walks the
+    topics in topic-id order and its balance depends on that order, so the same group
+    under other ids may come out less even (Hypothesis found one: 9 members over topics
+    of 9, 11 and 9 partitions, one member left without a partition by our stand-in order
+    where Kafka's real ids gave everyone one). Equality given the ids is checked above.
+    """
     counts, subscriptions, previous, ids = group
     ours = assign(strategy, counts, subscriptions, previous, protocol=PROTOCOL_OF[strategy])
     theirs = kafka_oracle.server_assign(strategy, counts, subscriptions, previous, topic_ids=ids)
