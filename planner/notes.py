@@ -357,6 +357,13 @@ def _owners_clause(p: Mapping[str, Any]) -> str:
 def _no_size_fits(p: Mapping[str, Any]) -> str:
     needs, against = pct_apart(p["busiest_utilisation"], p["limit"])
     counts = p["partitions"]
+    if "members" in p:
+        return (
+            f"even {p['members']} members (the most {p['strategy']} gives partitions to on "
+            f"its {len(counts)} topics: member i reads partition i of each) cannot keep up: "
+            f"the busiest member needs {needs} of one consumer's capacity against a limit "
+            f"of {against}"
+        )
     if _one_topic(p):
         return (
             f"even {counts[0]} member{_s(counts[0])} (one per partition) cannot keep up: "

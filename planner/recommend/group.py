@@ -271,11 +271,19 @@ def size_group(
         return assignor_of(group.protocol, group.strategy, key)
 
     if best is None:
-        # Even one member per partition is too slow: the busiest partition is too hot.
+        # Even the most members the strategy gives partitions to are too slow: one
+        # partition per member (range-shaped: partition i of every topic, so its
+        # largest topic's count), and the busiest is still too hot.
         strategy = _fallback(candidates)
-        members_now = max(total, floor)
-        at_one_each = table.sizes[strategy].busiest_now_at(total)
-        busiest = at_one_each if at_one_each is not None else math.inf
+        useful = min(total, table.owners(strategy))
+        members_now = max(useful, floor)
+        sizes = table.sizes[strategy]
+        at_most = sizes.busiest_now_at(useful)
+        # A table holds every size up to the most useful one when none fits; its last
+        # size stands in otherwise, so the note always has a number.
+        busiest = at_most if at_most is not None else float(sizes.busiest_now[-1])
+        # The number of members is said only where it is not one per partition.
+        fewer = {} if useful == total else {"members": useful, "strategy": name(strategy)}
         notes.append(
             note(
                 "no-size-fits",
@@ -283,6 +291,7 @@ def size_group(
                 partitions=counts,
                 busiest_utilisation=busiest,
                 limit=limit,
+                **fewer,
             )
         )
         if members_now > total:
@@ -321,7 +330,9 @@ def size_group(
                 )
             )
     horizon = table.sizes[strategy].smallest_fit(limit, floor=floor, at_horizon=True)
-    members_horizon = horizon if horizon is not None else max(total, floor)
+    members_horizon = (
+        horizon if horizon is not None else max(min(total, table.owners(strategy)), floor)
+    )
     owners = table.owners(strategy)
     standby_allowed = max(0, floor - owners)
     idle_now = max(0, group.members - owners)

@@ -90,6 +90,31 @@ def test_a_partition_no_member_can_keep_up_with() -> None:
     assert plan.notes[0].params["busiest_utilisation"] == pytest.approx(0.9)
 
 
+def test_a_streams_group_no_size_fits_gets_as_many_members_as_its_largest_topic() -> None:
+    """A multi-topic Kafka Streams application is planned range-shaped (task i reads
+    partition i of every input topic), so it can use as many members as its largest
+    topic has partitions, not one per partition of all its topics. Here partition i of
+    the three topics together weighs 0.3 + 0.3 + 0.3 consumers, over the 0.77 limit at
+    any size: the plan asks for 4 members (the largest topic's count), and the note
+    says so with a number. It used to ask for 10 and put an infinite load in the note,
+    which the report then failed to render (found planning sample fleet seed 3)."""
+    topics = [_topic("a", 4, 1.2), _topic("b", 2, 0.6), _topic("c", 4, 1.2)]
+    settings = PlanSettings(headroom_pct=30.0, min_group_members=2)
+    plan = plan_group_of_topics(
+        GroupInfo("app", "sticky", 6, "streams"), topics, settings=settings
+    ).plan
+    assert plan.fits is False
+    assert (plan.members_now, plan.members_at_horizon) == (4, 4)
+    found = _coded(plan.notes, "no-size-fits")
+    assert (found["members"], found["strategy"]) == (4, "sticky")
+    assert found["busiest_utilisation"] == pytest.approx(0.9)
+    (sentence,) = [n.text for n in plan.notes if n.code == "no-size-fits"]
+    assert sentence.startswith("even 4 members (the most sticky gives partitions to")
+    # A strategy that deals every partition still says one per partition.
+    dealt = _plan("hot", "range", 2, [_topic("a", 2, 0.2), _topic("b", 1, 0.9)])
+    assert "members" not in _coded(dealt.notes, "no-size-fits")
+
+
 def test_a_large_group_is_sized_without_one_simulation_per_size() -> None:
     # 24 topics of 96 partitions (2,304 in all), each partition 0.05 consumers: a
     # member carries at most 15 of them, so 154 members; found from closed forms in
