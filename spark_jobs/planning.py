@@ -10,7 +10,7 @@ Inputs, per topic (`size_unit` gathers them for a unit of topics):
 
 - throughput samples `ts, mib_in, records_in, mib_out` (MiB/s, records/s), read by the
   unit's task (`spark_jobs.units.read_samples`),
-- at most one facts row, from Spark (`size_partitions.topic_facts`): the topic's
+- at most one facts row, worked out on the driver (`spark_jobs.facts.topic_facts`): the topic's
   snapshot (`partitions`, `replication_factor`, `keyed`, `partitioner`,
   `retention_ms`), Tp and Tc with their source, the consumer groups that read only this
   topic, and how many groups read it in all;
@@ -38,6 +38,7 @@ from planner.recommend.partitions import even_group_sizes
 from planner.recommend.targets import topic_cost, topic_targets
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity
+from spark_jobs.facts import unit_facts
 from spark_jobs.keys import read_key_rows
 from spark_jobs.schemas import COST_FIELDS, GROUP_PLAN, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
@@ -611,7 +612,7 @@ def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> d
 
 
 def size_unit(
-    rows: pa.Table,
+    rows: Sequence[Mapping[str, Any]],
     unit: Unit,
     *,
     run: str,
@@ -625,9 +626,8 @@ def size_unit(
     sizes every topic that has a facts row or samples in the unit, in topic order.
 
     Args:
-        rows: The unit's facts rows (the columns of `size_partitions.topic_facts`), one
-            per topic of the run's topics table in the unit's range; a unit without
-            any has one row whose `topic` is null.
+        rows: The unit's facts rows (`spark_jobs.facts.topic_facts`), one per topic
+            of the run's topics table in the unit's range; a unit may have none.
         unit: The unit.
         run, brokers, settings: The run key, the brokers in the cluster, the settings.
         left_out: Topics whose samples are skipped (set aside by the input validation);
@@ -636,11 +636,7 @@ def size_unit(
     Returns:
         Their sizing rows, `SIZING` schema.
     """
-    facts = {
-        info["topic"]: info
-        for info in rows.drop_columns(["unit"]).to_pylist()
-        if info["topic"] is not None
-    }
+    facts = {info["topic"]: info for info in rows}
     samples = read_samples(unit)
     keyed = [t for t, info in facts.items() if info["keyed"]]
     found = read_key_rows(unit.keys, keyed, lo=unit.lo, hi=unit.hi) if keyed and unit.keys else {}
@@ -672,6 +668,7 @@ def size_unit(
 def size_units(
     batches: Iterator[pa.RecordBatch],
     units: Mapping[int, Unit],
+    facts: Mapping[int, bytes],
     *,
     run: str,
     brokers: int,
@@ -680,37 +677,34 @@ def size_units(
 ) -> Iterator[pa.RecordBatch]:
     """The `mapInArrow` body of `size_partitions`: the units of one partition.
 
-    Each partition holds one unit's rows (`size_partitions.size_topics`), which may
-    arrive in several batches; the rows are gathered per unit and each unit is sized
-    once (`size_unit`), so the answer does not depend on how Spark cuts the batches.
+    Each partition holds the number of one unit (`size_partitions.size_topics`); its
+    facts rows come packed per unit (`spark_jobs.facts.by_unit`), and each unit is
+    sized once (`size_unit`).
     """
-    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
-    if not tables:
-        return
-    rows = pa.concat_tables(tables)
-    unit_of = np.asarray(rows.column("unit").to_numpy(zero_copy_only=False), dtype=np.int64)
-    for number in np.unique(unit_of):
-        mine = rows.filter(pa.array(unit_of == number))
-        sized = size_unit(
-            mine,
-            units[int(number)],
-            run=run,
-            brokers=brokers,
-            settings=settings,
-            left_out=left_out,
-        )
-        yield from sized.to_batches()
+    for batch in batches:
+        for number in batch.column("unit").to_pylist():
+            sized = size_unit(
+                unit_facts(facts[number]),
+                units[number],
+                run=run,
+                brokers=brokers,
+                settings=settings,
+                left_out=left_out,
+            )
+            yield from sized.to_batches()
 
 
 def size_units_udf(
     units: Sequence[Unit],
+    facts: Mapping[int, bytes],
     *,
     run: str,
     brokers: int,
     settings: JobSettings,
     left_out: frozenset[str] = frozenset(),
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """`size_units` bound to a run and its units, for `DataFrame.mapInArrow`.
+    """`size_units` bound to a run, its units and their facts, for
+    `DataFrame.mapInArrow`.
 
     A plain function rather than a `functools.partial`: PySpark reads the hints of an
     Arrow function to choose how to call it, and cannot read a partial's.
@@ -719,7 +713,13 @@ def size_units_udf(
 
     def apply(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return size_units(
-            batches, by_number, run=run, brokers=brokers, settings=settings, left_out=left_out
+            batches,
+            by_number,
+            facts,
+            run=run,
+            brokers=brokers,
+            settings=settings,
+            left_out=left_out,
         )
 
     return apply

@@ -45,7 +45,6 @@ __all__ = [
     "RECOMMENDATIONS",
     "SIMULATIONS",
     "SIZING",
-    "UNIT_RANGES",
     "arrow_schema",
     "figures_schema",
     "relaxed",
@@ -322,10 +321,6 @@ RECOMMENDATIONS = StructType(
     ]
 )
 
-
-#: The units of `size_partitions` (`spark_jobs.units`), one row each: its number and its
-#: range of topic names `[lo, hi)` (null: unbounded). An internal frame, not a dataset.
-UNIT_RANGES = StructType([_f("unit", _I, False), _f("lo", _S), _f("hi", _S)])
 
 #: Internal, between the two halves of `simulate_assignments`: one multi-topic group's
 #: plan, the warnings for its topics, and its simulation rows.

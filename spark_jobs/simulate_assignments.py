@@ -440,7 +440,7 @@ def run(
         JobError: The run has no `sizing` in `args.out`.
     """
     sizing = _read_sizing(spark, args.out, figures.key)
-    groups = figures.planned_groups(spark)
+    groups = figures.planned_groups_frame(spark)
     key = figures.key
     inputs = simulation_inputs(
         sizing, groups, min_group_members=settings.planning.min_group_members

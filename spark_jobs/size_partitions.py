@@ -1,13 +1,13 @@
 """Job 1, `size_partitions`: how many partitions every topic of the fleet needs.
 
-Spark does the data work on the facts (each topic's Tp and Tc, its own or the fleet
-default `*`, and the consumer groups reading it) and the parallelism: the fleet is cut
-into units, ranges of topic names of about equal planning cost (`spark_jobs.units`),
-each unit a partition of its own with its topics' facts; its task reads its topics'
-samples and key rows from the figures' Parquet files, which costs a fraction of handing
-them over as Spark rows, and plans every topic with `planner.recommend.plan_topic`
-(`mapInArrow`; see `spark_jobs.planning`). Output: the `sizing` dataset, one row per
-topic.
+The driver works out every topic's facts from the run's small snapshot tables (its Tp
+and Tc, its own or the fleet default `*`, and the consumer groups reading it:
+`spark_jobs.facts`) and cuts the fleet into units, ranges of topic names of about equal
+planning cost (`spark_jobs.units`). Spark runs one task per unit, with the unit's facts;
+the task reads its topics' samples and key rows from the figures' Parquet files, which
+costs a fraction of handing them over as Spark rows, and plans every topic with
+`planner.recommend.plan_topic` (`mapInArrow`; see `spark_jobs.planning`). Output: the
+`sizing` dataset, one row per topic.
 
     python -m spark_jobs.size_partitions --figures FIGURES --out OUT --interval 2026-11-21
 """
@@ -16,26 +16,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planner.figures.dataset import interval_path
 from spark_jobs import planning
+from spark_jobs.facts import by_unit, topic_facts
 from spark_jobs.figures import RunFigures
 from spark_jobs.outputs import TaskFiles, one_sorted_file, write_run
 from spark_jobs.runner import main_for
-from spark_jobs.schemas import SIZING, UNIT_RANGES, arrow_schema
+from spark_jobs.schemas import SIZING, arrow_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.units import Unit, cut_units
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
-    "capacity_for_topics",
-    "group_facts",
     "key_rows",
     "main",
     "run",
@@ -43,13 +42,11 @@ __all__ = [
     "sizing",
     "sizing_output",
     "throughput_mib",
-    "topic_facts",
     "units_of",
 ]
 
 _MIB = float(2**20)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-DEFAULT_TOPIC = "*"
 
 
 def throughput_mib(throughput: DataFrame) -> DataFrame:
@@ -71,100 +68,6 @@ def throughput_mib(throughput: DataFrame) -> DataFrame:
     )
 
 
-def _side(own: str, default: str, side: str) -> list[Column]:
-    from pyspark.sql import functions as F
-
-    mib, records = f"{side}_mib_per_s", f"{side}_records_per_s"
-    has_own = F.col(f"{own}.{mib}").isNotNull() | F.col(f"{own}.{records}").isNotNull()
-    has_default = F.col(f"{default}.{mib}").isNotNull() | F.col(f"{default}.{records}").isNotNull()
-    short = {"producer": "tp", "consumer": "tc", "share_fetch": "sf"}[side]
-    return [
-        F.when(has_own, F.col(f"{own}.{mib}"))
-        .otherwise(F.col(f"{default}.{mib}"))
-        .alias(f"{short}_mib_per_s"),
-        F.when(has_own, F.col(f"{own}.{records}"))
-        .otherwise(F.col(f"{default}.{records}"))
-        .alias(f"{short}_records_per_s"),
-        F.when(has_own, F.lit("topic"))
-        .when(has_default, F.lit(DEFAULT_TOPIC))
-        .alias(f"{short}_source"),
-        F.when(has_own, F.col(f"{own}.source"))
-        .when(has_default, F.col(f"{default}.source"))
-        .alias(f"{short}_measured_by"),
-        F.when(has_own, F.col(f"{own}.record_bytes"))
-        .when(has_default, F.col(f"{default}.record_bytes"))
-        .alias(f"{short}_record_bytes"),
-    ]
-
-
-def capacity_for_topics(topics: DataFrame, capacity: DataFrame) -> DataFrame:
-    """Tp and Tc for every topic, its own or the fleet default `*`, side by side.
-
-    A side is taken whole from one row: if the topic's own capacity row has any
-    producer figure (MiB/s or records/s), both producer figures come from it, else both
-    from the `*` row; the same for the consumer side. A perf-test run measures one side
-    in both units at once, with the topic's record size, so a topic's own records/s is
-    never paired with a default MiB/s measured on other records. A side that neither
-    row has is null (its source too).
-
-    Returns:
-        `topic, tp_mib_per_s, tp_records_per_s, tp_source, tp_measured_by,
-        tp_record_bytes, tc_..., sf_mib_per_s, sf_records_per_s` (one partition's
-        share-fetch throughput, taken whole from one row as a side is), one row per
-        topic of `topics`; `*_source` is `topic`, `*` or null; `*_record_bytes` the
-        record size the side was measured with, from the same row.
-    """
-    from pyspark.sql import functions as F
-
-    own = capacity.where(F.col("topic") != DEFAULT_TOPIC).alias("own")
-    default = capacity.where(F.col("topic") == DEFAULT_TOPIC).drop("topic").alias("fleet")
-    joined = (
-        topics.select("topic")
-        .alias("t")
-        .join(own, F.col("t.topic") == F.col("own.topic"), "left")
-        .join(F.broadcast(default), F.lit(True), "left")
-    )
-    return joined.select(
-        F.col("t.topic").alias("topic"),
-        *_side("own", "fleet", "producer"),
-        *_side("own", "fleet", "consumer"),
-        *_side("own", "fleet", "share_fetch")[:2],
-    )
-
-
-def group_facts(groups: DataFrame) -> DataFrame:
-    """Per topic: the groups that read only it, and how many groups read it at all.
-
-    Args:
-        groups: The run's groups, with their protocol (`RunFigures.planned_groups`).
-
-    Returns:
-        `topic, groups (array of group_id, strategy, members, protocol; by group id),
-        consuming_groups, share_groups, max_members`. Groups that read several topics
-        count in `consuming_groups` (they fetch the topic's bytes) and, for share groups,
-        in `share_groups` (their members are not capped by the partitions), but are
-        planned on their own by `simulate_assignments`.
-    """
-    from pyspark.sql import functions as F
-
-    reach = groups.groupBy("group_id").agg(F.countDistinct("topic").alias("group_topics"))
-    single = F.when(
-        F.col("group_topics") == 1, F.struct("group_id", "strategy", "members", "protocol")
-    )
-    share = F.when(F.col("protocol") == "share", F.col("group_id"))
-    joined = (
-        groups.join(reach, "group_id")
-        .groupBy("topic")
-        .agg(
-            F.array_sort(F.collect_list(single)).alias("groups"),
-            F.countDistinct("group_id").cast("int").alias("consuming_groups"),
-            F.countDistinct(share).cast("int").alias("share_groups"),
-            F.max("members").alias("max_members"),
-        )
-    )
-    return joined.select("topic", "groups", "consuming_groups", "share_groups", "max_members")
-
-
 def key_rows(keys: DataFrame) -> DataFrame:
     """Key-sample rows with each key as its bytes: `topic, key (binary), count`.
 
@@ -176,55 +79,6 @@ def key_rows(keys: DataFrame) -> DataFrame:
 
     as_bytes = F.coalesce(F.encode(F.col("key"), "UTF-8"), F.unhex(F.col("key_hex")))
     return keys.select("topic", as_bytes.alias("key"), "count")
-
-
-def topic_facts(topics: DataFrame, *, capacity: DataFrame, groups: DataFrame) -> DataFrame:
-    """One row per topic of the run with everything the planner needs besides figures.
-
-    `groups` are the run's groups with their protocol; every group that reads a topic
-    counts in the fan-out its bytes out are divided by.
-
-    Returns:
-        `topic, partitions, replication_factor, keyed, partitioner, retention_ms`, the
-        columns of `capacity_for_topics`, `groups`, `consuming_groups`, `share_groups`,
-        `max_members`. Small (one row per topic), so the joins here are broadcast.
-    """
-    from pyspark.sql import functions as F
-
-    empty_groups = F.array().cast(
-        "array<struct<group_id:string,strategy:string,members:int,protocol:string>>"
-    )
-    return (
-        topics.select(
-            "topic", "partitions", "replication_factor", "keyed", "partitioner", "retention_ms"
-        )
-        .join(F.broadcast(capacity_for_topics(topics, capacity)), "topic", "left")
-        .join(F.broadcast(group_facts(groups)), "topic", "left")
-        .select(
-            "topic",
-            "partitions",
-            "replication_factor",
-            "keyed",
-            F.coalesce("partitioner", F.lit("murmur2_random")).alias("partitioner"),
-            "retention_ms",
-            "tp_mib_per_s",
-            "tp_records_per_s",
-            "tp_source",
-            "tp_measured_by",
-            "tp_record_bytes",
-            "tc_mib_per_s",
-            "tc_records_per_s",
-            "tc_source",
-            "tc_measured_by",
-            "tc_record_bytes",
-            "sf_mib_per_s",
-            "sf_records_per_s",
-            F.coalesce("groups", empty_groups).alias("groups"),
-            F.coalesce("consuming_groups", F.lit(0)).alias("consuming_groups"),
-            F.coalesce("share_groups", F.lit(0)).alias("share_groups"),
-            F.coalesce("max_members", F.lit(0)).alias("max_members"),
-        )
-    )
 
 
 def units_of(figures: RunFigures, settings: JobSettings) -> list[Unit]:
@@ -266,7 +120,8 @@ def _micros(moment: datetime) -> int:
 
 
 def size_topics(
-    facts: DataFrame,
+    spark: SparkSession,
+    facts: Sequence[Mapping[str, Any]],
     units: Sequence[Unit],
     *,
     run: str,
@@ -276,16 +131,16 @@ def size_topics(
 ) -> DataFrame:
     """The `sizing` rows: `plan_topic` on every topic, one task per unit.
 
-    Each unit (a range of topic names, `units_of`) is one partition of its own, in unit
-    order, and gets its topics' facts rows by a broadcast join (no shuffle: the facts
-    are a row per topic); its task reads its topics' samples and key rows itself
-    (`spark_jobs.planning.size_units`). Units are of about equal cost, so the tasks
-    fill the cores evenly (hash-partitioning units over the shuffle partitions put up
-    to three on one task and none on another: 2 s of one idle core on the
-    10,000-topic fleet).
+    Partition i holds unit i alone, in unit order; its task gets the unit's facts rows
+    (`spark_jobs.facts.by_unit`, inside the task's function: no join, no shuffle) and
+    reads its topics' samples and key rows itself (`spark_jobs.planning.size_units`).
+    Units are of about equal cost, so the tasks fill the cores evenly
+    (hash-partitioning units over the shuffle partitions put up to three on one task
+    and none on another: 2 s of one idle core on the 10,000-topic fleet).
 
     Args:
-        facts: `topic_facts`.
+        spark: The session.
+        facts: `spark_jobs.facts.topic_facts`.
         units: The run's units (`units_of`).
         run: The run key, written into every row.
         brokers: Brokers in the cluster.
@@ -300,21 +155,15 @@ def size_topics(
     """
     from pyspark.sql import functions as F
 
-    spark = facts.sparkSession
-    ranges = spark.createDataFrame([(u.unit, u.lo, u.hi) for u in units], UNIT_RANGES)
-    in_unit = (F.col("lo").isNull() | (F.col("topic") >= F.col("lo"))) & (
-        F.col("hi").isNull() | (F.col("topic") < F.col("hi"))
-    )
-    placed = facts.join(F.broadcast(ranges), in_unit).drop("lo", "hi")
-    # Partition i holds unit i alone; every unit is there, with or without facts rows
-    # (its samples may hold unknown topics).
     slots = spark.range(0, len(units), 1, numPartitions=len(units))
-    rows = slots.select(F.col("id").cast("int").alias("unit")).join(
-        F.broadcast(placed), "unit", "left"
-    )
-    return rows.mapInArrow(
+    return slots.select(F.col("id").cast("int").alias("unit")).mapInArrow(
         planning.size_units_udf(
-            units, run=run, brokers=brokers, settings=settings, left_out=left_out
+            units,
+            by_unit(facts, units),
+            run=run,
+            brokers=brokers,
+            settings=settings,
+            left_out=left_out,
         ),
         SIZING,
     )
@@ -327,12 +176,13 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
     its reason in `status_detail`, and none of its figures is read.
     """
     facts = topic_facts(
-        figures.table(spark, "topics"),
-        capacity=figures.table(spark, "capacity"),
-        groups=figures.planned_groups(spark),
+        figures.snapshot("topics"),
+        capacity=figures.snapshot("capacity"),
+        groups=figures.planned_groups(),
     )
     brokers = figures.brokers()
     sized = size_topics(
+        spark,
         facts,
         units_of(figures, settings),
         run=figures.key,

@@ -140,8 +140,10 @@ def test_groups_are_read_with_their_protocol(spark: SparkSession, tmp_path: Path
     run = locate_run(tmp_path, "2026-11-21", lookback_days=30)
     raw = run.table(spark, "groups").select("group_id", "protocol", "strategy").collect()
     assert ("kip848", "consumer", "uniform") in {tuple(r) for r in raw}  # as validated
-    read = run.planned_groups(spark).select("group_id", "protocol", "strategy").collect()
-    assert sorted(tuple(r) for r in read) == [
+    read = run.planned_groups().select(["group_id", "protocol", "strategy"]).to_pylist()
+    frame = run.planned_groups_frame(spark).select("group_id", "protocol", "strategy")
+    assert [r.asDict() for r in frame.collect()] == read
+    assert sorted(tuple(r.values()) for r in read) == [
         ("app", "classic", "stream"),
         ("join", "streams", "sticky"),
         ("join", "streams", "sticky"),

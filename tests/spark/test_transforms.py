@@ -22,12 +22,7 @@ from spark_jobs.simulate_assignments import (
     simulation_inputs,
     simulations_output,
 )
-from spark_jobs.size_partitions import (
-    capacity_for_topics,
-    group_facts,
-    key_rows,
-    throughput_mib,
-)
+from spark_jobs.size_partitions import key_rows, throughput_mib
 from tests.spark import arrow_inputs as ai
 
 MIB = float(2**20)
@@ -38,14 +33,6 @@ def _figures(spark: SparkSession, table: str, rows: list[dict[str, Any]]) -> Dat
     schema = figures_schema(table)
     return spark.createDataFrame(
         [tuple(row.get(f.name) for f in schema.fields) for row in rows], schema
-    )
-
-
-def _topics(spark: SparkSession, *names: str) -> DataFrame:
-    return _figures(
-        spark,
-        "topics",
-        [{"topic": n, "partitions": 3, "replication_factor": 1, "keyed": False} for n in names],
     )
 
 
@@ -79,130 +66,12 @@ def test_throughput_mib_converts_bytes_to_mebibytes(spark: SparkSession) -> None
     assertDataFrameEqual(throughput_mib(df), expected)
 
 
-def _cap(
-    topic: str,
-    tp: tuple[Any, Any],
-    tc: tuple[Any, Any],
-    source: str,
-    record_bytes: float | None = None,
-    share_fetch: tuple[Any, Any] = (None, None),
-) -> dict[str, Any]:
-    return {
-        "topic": topic,
-        "producer_mib_per_s": tp[0],
-        "producer_records_per_s": tp[1],
-        "consumer_mib_per_s": tc[0],
-        "consumer_records_per_s": tc[1],
-        "share_fetch_mib_per_s": share_fetch[0],
-        "share_fetch_records_per_s": share_fetch[1],
-        "record_bytes": record_bytes,
-        "source": source,
-    }
-
-
-CAPACITY_COLUMNS = (
-    "topic string, tp_mib_per_s double, tp_records_per_s double, tp_source string, "
-    "tp_measured_by string, tp_record_bytes double, tc_mib_per_s double, "
-    "tc_records_per_s double, tc_source string, tc_measured_by string, tc_record_bytes double, "
-    "sf_mib_per_s double, sf_records_per_s double"
-)
-NO_SHARE_FETCH = (None, None)
-
-
-def test_capacity_falls_back_to_the_default_one_side_at_a_time(spark: SparkSession) -> None:
-    capacity = _figures(
-        spark,
-        "capacity",
-        [
-            _cap("*", (8.0, 16_000.0), (1.0, 2_000.0), "fleet", 1024.0),
-            _cap("own", (10.0, 20_000.0), (2.0, 4_000.0), "perf-own", 512.0),
-            _cap("consumer-only", (None, None), (3.0, None), "perf-c", 100.0),
-            _cap("records-only", (None, 9_000.0), (None, None), "perf-r"),
-        ],
-    )
-    topics = _topics(spark, "own", "consumer-only", "records-only", "none")
-    # Each side's record size comes from the row the side came from. A side's columns:
-    # MiB/s, records/s, where from, measured by, record bytes.
-    own_side = (10.0, 20_000.0, "topic", "perf-own", 512.0)
-    own_side_c = (2.0, 4_000.0, "topic", "perf-own", 512.0)
-    fleet_p = (8.0, 16_000.0, "*", "fleet", 1024.0)
-    fleet_c = (1.0, 2_000.0, "*", "fleet", 1024.0)
-    expected = spark.createDataFrame(
-        [
-            ("own", *own_side, *own_side_c, *NO_SHARE_FETCH),
-            ("consumer-only", *fleet_p, 3.0, None, "topic", "perf-c", 100.0, *NO_SHARE_FETCH),
-            # The topic's own producer side is taken whole: its MiB/s stays unknown
-            # rather than borrowing the default's, measured on other records.
-            ("records-only", None, 9_000.0, "topic", "perf-r", None, *fleet_c, *NO_SHARE_FETCH),
-            ("none", *fleet_p, *fleet_c, *NO_SHARE_FETCH),
-        ],
-        CAPACITY_COLUMNS,
-    )
-    assertDataFrameEqual(capacity_for_topics(topics, capacity), expected)
-
-
-def test_without_a_default_a_topic_without_figures_has_none(spark: SparkSession) -> None:
-    capacity = _figures(spark, "capacity", [_cap("own", (10.0, None), (2.0, None), "p")])
-    expected = spark.createDataFrame(
-        [
-            ("own", 10.0, None, "topic", "p", None, 2.0, None, "topic", "p", None, None, None),
-            ("none", *(None,) * 12),
-        ],
-        CAPACITY_COLUMNS,
-    )
-    assertDataFrameEqual(capacity_for_topics(_topics(spark, "own", "none"), capacity), expected)
-
-
-def test_share_fetch_is_taken_whole_from_the_topics_row_or_the_default(
-    spark: SparkSession,
-) -> None:
-    capacity = _figures(
-        spark,
-        "capacity",
-        [
-            _cap("*", (8.0, None), (1.0, None), "fleet", share_fetch=(20.0, 40_000.0)),
-            _cap("own", (10.0, None), (2.0, None), "perf", share_fetch=(None, 9_000.0)),
-        ],
-    )
-    rows = capacity_for_topics(_topics(spark, "own", "none"), capacity).collect()
-    found = {r["topic"]: (r["sf_mib_per_s"], r["sf_records_per_s"]) for r in rows}
-    assert found == {"own": (None, 9_000.0), "none": (20.0, 40_000.0)}
-
-
 GROUPS = [
     {"group_id": "solo", "topic": "a", "strategy": "range", "members": 2},
     {"group_id": "pair", "topic": "a", "strategy": "roundrobin", "members": 5},
     {"group_id": "pair", "topic": "b", "strategy": "roundrobin", "members": 5},
     {"group_id": "also", "topic": "a", "strategy": "sticky", "members": 1},
 ]
-
-
-def test_group_facts_keep_one_topic_groups_and_count_every_reader(spark: SparkSession) -> None:
-    groups = _figures(spark, "groups", GROUPS).fillna({"protocol": "classic"})
-    expected = spark.createDataFrame(
-        [
-            ("a", [("also", "sticky", 1, "classic"), ("solo", "range", 2, "classic")], 3, 0, 5),
-            ("b", [], 1, 0, 5),
-        ],
-        "topic string, groups array<struct<group_id:string,strategy:string,members:int,"
-        "protocol:string>>, consuming_groups int, share_groups int, max_members int",
-    )
-    assertDataFrameEqual(group_facts(groups), expected)
-
-
-def test_share_groups_are_counted_apart_among_the_readers(spark: SparkSession) -> None:
-    """A share group reads the topic's bytes (it counts in `consuming_groups`, the
-    fan-out) and its members are not capped by the partitions (`share_groups`, which
-    `plan_topic` sizes the topic's partitions by); one reading several topics is
-    planned apart but counts on each."""
-    share = {"group_id": "workers", "topic": "b", "strategy": "simple", "members": 9}
-    also = {"group_id": "spread", "strategy": "simple", "members": 2, "protocol": "share"}
-    rows = [*GROUPS, {**share, "protocol": "share"}, {**also, "topic": "a"}, {**also, "topic": "b"}]
-    groups = _figures(spark, "groups", rows).fillna({"protocol": "classic"})
-    found = {r["topic"]: r for r in group_facts(groups).collect()}
-    assert (found["b"]["consuming_groups"], found["b"]["share_groups"]) == (3, 2)
-    assert [g["group_id"] for g in found["b"]["groups"]] == ["workers"]
-    assert (found["a"]["consuming_groups"], found["a"]["share_groups"]) == (4, 1)
 
 
 def test_multi_topic_groups_are_the_groups_with_several_topics(spark: SparkSession) -> None:
