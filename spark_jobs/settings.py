@@ -15,7 +15,7 @@ for the whole pipeline); the jobs use these parts of it:
     [spark]
     master = "local[2]"           # for direct runs; under spark-submit its --master wins
     [spark.conf]                  # any Spark setting; these have typed defaults here:
-    "spark.sql.shuffle.partitions" = "8"
+    "spark.sql.shuffle.partitions" = "4"
     "spark.driver.memory" = "2g"
     "spark.driver.extraJavaOptions" = "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
     "spark.sql.execution.arrow.maxRecordsPerBatch" = "10000"
@@ -60,10 +60,12 @@ class SparkSettings:
     Attributes:
         master: Spark master URL for a job run directly (None: `local[2]`). Under
             spark-submit, its `--master` applies instead (`session.choose_master`).
-        shuffle_partitions: `spark.sql.shuffle.partitions`. A few per core: enough
-            tasks to even out topics of very different cost (a keyed topic with a
-            100,000-key sample costs as much as a hundred keyless ones), few enough
-            that task overhead stays small.
+        shuffle_partitions: `spark.sql.shuffle.partitions`. Two per core: the sizing
+            job cuts its units by their planning cost (`spark_jobs.units`), so topics of
+            very different cost (a keyed topic with a 100,000-key sample costs as much
+            as a hundred keyless ones) even out without many tasks, and each further
+            task and shuffle partition costs its own overhead (8 on two cores: about
+            1.2 s more of the 10,000-topic run, with the same rows).
         driver_memory: `spark.driver.memory` (only effective when the job starts the
             JVM itself, i.e. not under spark-submit, which takes `--driver-memory`).
         driver_java_options: `spark.driver.extraJavaOptions` (as `driver_memory`: only
@@ -85,7 +87,7 @@ class SparkSettings:
     """
 
     master: str | None = None
-    shuffle_partitions: int = 8
+    shuffle_partitions: int = 4
     driver_memory: str = "2g"
     driver_java_options: str = DEFAULT_JAVA_OPTIONS
     arrow_batch_records: int = 10_000
@@ -211,7 +213,7 @@ def load_settings(path: str | Path | None = None) -> JobSettings:
     conf = dict(config.spark_conf)
     spark = SparkSettings(
         master=config.spark_master if "master" in given.get("spark", {}) else None,
-        shuffle_partitions=_whole(conf, "spark.sql.shuffle.partitions", 8, path),
+        shuffle_partitions=_whole(conf, "spark.sql.shuffle.partitions", 4, path),
         driver_memory=conf.pop("spark.driver.memory", "2g"),
         driver_java_options=conf.pop("spark.driver.extraJavaOptions", DEFAULT_JAVA_OPTIONS),
         arrow_batch_records=_whole(

@@ -21,7 +21,7 @@ def test_no_file_gives_the_defaults_for_two_cores() -> None:
     assert settings.lookback_days == 30
     assert settings.spark.master is None  # local[2] when run directly
     conf = settings.spark.spark_conf()
-    assert conf["spark.sql.shuffle.partitions"] == "8"
+    assert conf["spark.sql.shuffle.partitions"] == "4"
     assert conf["spark.sql.session.timeZone"] == "UTC"
     assert conf["spark.sql.execution.arrow.pyspark.enabled"] == "true"
     assert conf["spark.ui.enabled"] == "false"
