@@ -31,6 +31,10 @@ Airflow fills those from its connections. Relative paths are relative to the fil
     headroom_pct = 30
     horizon_days = 180
     min_group_members = 2         # fewest members recommended per consumer group
+    [planning.share]              # share groups (KIP-932); Kafka 4.4.0's defaults
+    max_record_locks = 2000       # the brokers' group.share.partition.max.record.locks
+    records_per_poll = 500        # the members' max.poll.records
+    lock_duration_s = 30          # the brokers' group.share.record.lock.duration.ms / 1000
 
     [spark]
     master = "local[2]"
@@ -63,6 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.collect.base import Source
+from planner.recommend.share import ShareLimits
 from planner.recommend.types import PlanSettings
 
 __all__ = ["ConfigError", "PlannerConfig", "build_sources", "load_config"]
@@ -203,12 +208,19 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
     settings.setdefault("landing", {})
     settings["landing"].setdefault("path", "var/landing")
     planning_doc = _table(doc, "planning", str(file))
+    share_doc = _table(planning_doc, "share", f"{file} [planning]")
+    planning_doc.pop("share", None)
     known = set(PlanSettings.config_keys())
     _unknown(planning_doc, known, f"{file} [planning]")
+    _unknown(share_doc, set(ShareLimits.config_keys()), f"{file} [planning.share]")
     if "partition_grid" in planning_doc:
         planning_doc["partition_grid"] = tuple(planning_doc["partition_grid"])
     try:
-        planning = PlanSettings(**planning_doc)
+        share_limits = ShareLimits(**share_doc)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{file} [planning.share]: {exc}") from None
+    try:
+        planning = PlanSettings(**planning_doc, share=share_limits)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{file} [planning]: {exc}") from None
     spark = _table(doc, "spark", str(file))

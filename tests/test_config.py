@@ -52,6 +52,9 @@ headroom_pct = 25
 horizon_days = 90
 partition_grid = [6, 12]
 min_group_members = 3
+[planning.share]
+max_record_locks = 4000
+lock_duration_s = 15
 
 [spark]
 master = "spark://127.0.0.1:7077"
@@ -72,6 +75,13 @@ dir = "/srv/report"
     assert config.planning.headroom_pct == 25
     assert config.planning.partition_grid == (6, 12)
     assert config.planning.min_group_members == 3
+    # The share model's broker and client settings; the rest keep Kafka's defaults.
+    share = config.planning.share
+    assert (share.max_record_locks, share.lock_duration_s, share.records_per_poll) == (
+        4000,
+        15,
+        500,
+    )
     assert config.spark_conf == {"spark.sql.shuffle.partitions": "8"}
     assert config.report_dir == Path("/srv/report")
     landing, prometheus = build_sources(config)
@@ -90,6 +100,15 @@ dir = "/srv/report"
         ("[planning]\nheadroom = 30\n", r"\[planning\]: unknown key\(s\) headroom"),
         ("[planning]\nheadroom_pct = 120\n", "headroom_pct must be in"),
         ("[planning]\nmin_group_members = 0\n", r"\[planning\]: min_group_members must be 1"),
+        (
+            "[planning.share]\nmax_group_size = 300\n",
+            r"\[planning.share\]: unknown key\(s\) max_group_size",
+        ),
+        (
+            "[planning.share]\nmax_record_locks = 0\n",
+            r"\[planning.share\]: max_record_locks must be a whole number of at least 1",
+        ),
+        ("[planning]\nshare = 3\n", r"\[planning\]: \[share\] must be a table"),
         ('[sources]\nuse = ["s3"]\n', "use: a non-empty list"),
         ('[sources]\nuse = ["prometheus"]\n', r"\[sources.prometheus\] is missing"),
         ("[figures]\nhistory_days = -1\n", "history_days"),

@@ -409,6 +409,9 @@ def write_run_config(
     ]
     for name in planning.config_keys():
         lines.append(f"{name} = {_toml_value(getattr(planning, name))}")
+    lines.append("[planning.share]")
+    for name in planning.share.config_keys():
+        lines.append(f"{name} = {_toml_value(getattr(planning.share, name))}")
     if base.path is not None and "master" in _given_spark(base.path):
         lines += ["", "[spark]", f"master = {_toml_value(base.spark_master)}"]
     if base.spark_conf:

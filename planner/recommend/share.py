@@ -30,6 +30,7 @@ from typing import Literal
 
 from planner.cost import PartitionCost
 from planner.notes import Note, note
+from planner.simulate.multi_topic import SHARE_GROUP_MAX_SIZE
 from planner.sizing import SideCapacity, _ceil_ratio
 
 __all__ = [
@@ -57,13 +58,15 @@ class ShareLimits:
             between two polls in the default implicit acknowledgement mode.
         lock_duration_s: `group.share.record.lock.duration.ms` / 1000: a record not
             acknowledged by then is released and delivered again.
-        max_group_size: `group.share.max.size`: members a share group may have.
+        max_group_size: `group.share.max.size`: members a share group may have. Kafka's
+            default, as the grids use it (`planner.simulate.SHARE_GROUP_MAX_SIZE`), and
+            not set by the config.
     """
 
     max_record_locks: int = 2000
     records_per_poll: int = 500
     lock_duration_s: float = 30.0
-    max_group_size: int = 200
+    max_group_size: int = SHARE_GROUP_MAX_SIZE
 
     def __post_init__(self) -> None:
         for name in ("max_record_locks", "records_per_poll", "max_group_size"):
@@ -72,6 +75,12 @@ class ShareLimits:
                 raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
         if not math.isfinite(self.lock_duration_s) or self.lock_duration_s <= 0:
             raise ValueError(f"lock_duration_s must be above zero, got {self.lock_duration_s!r}")
+
+    @classmethod
+    def config_keys(cls) -> tuple[str, ...]:
+        """The settings a config's `[planning.share]` table may set: the share model's
+        (`max_group_size` is the broker default the grids are built with)."""
+        return ("max_record_locks", "records_per_poll", "lock_duration_s")
 
     @property
     def effective_locks(self) -> int:

@@ -57,7 +57,7 @@ class PlanSettings:
             the members beyond them own none and stand by (`GroupPlan.standby_members`).
         cost: Client/broker settings and limits for the cost panel.
         share: The share-partition settings share groups are sized with (Kafka 4.4.0's
-            defaults).
+            defaults, or the config's `[planning.share]`).
     """
 
     percentile: float = 99.0
@@ -76,7 +76,8 @@ class PlanSettings:
     @classmethod
     def config_keys(cls) -> tuple[str, ...]:
         """The settings a config's `[planning]` table may set: every field but the
-        nested `cost` and `share` settings, which keep their defaults there."""
+        nested `cost` settings, which keep their defaults, and `share`, which has a
+        table of its own (`[planning.share]`, `ShareLimits.config_keys`)."""
         return tuple(f.name for f in fields(cls) if f.name not in ("cost", "share"))
 
     def __post_init__(self) -> None:

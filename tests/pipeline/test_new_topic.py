@@ -4,6 +4,7 @@ folder that the real collection reads without a rejected row."""
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,8 @@ def test_the_run_config_carries_the_requests_growth_and_no_secret(tmp_path: Path
     base = tmp_path / "base.toml"
     base.write_text(
         '[store]\nurl = "postgresql+psycopg://planner:s3cret@db/planner"\n'
-        '[planning]\nheadroom_pct = 40\n[spark]\nmaster = "spark://spark:7077"\n'
+        "[planning]\nheadroom_pct = 40\n[planning.share]\nmax_record_locks = 1000\n"
+        '[spark]\nmaster = "spark://spark:7077"\n'
     )
     request = NewTopicRequest.from_params({**GOOD, "growth_per_year": 0.5, "horizon_days": 365})
     path = write_run_config(load_config(base), request, tmp_path / "run.toml", landing=tmp_path)
@@ -144,9 +146,9 @@ def test_the_run_config_carries_the_requests_growth_and_no_secret(tmp_path: Path
     assert config.planning.floor_growth_per_year == 0.5
     assert config.planning.horizon_days == 365
     assert config.planning.headroom_pct == 40  # the base's other planning settings stay
-    # The nested settings keep their defaults, objects, not their text in the file.
-    assert config.planning.share == PlanSettings().share
-    assert set(tomllib.loads(text)["planning"]) == set(PlanSettings.config_keys())
+    # The share settings come through as a table, not their text in the file.
+    assert config.planning.share == replace(PlanSettings().share, max_record_locks=1000)
+    assert set(tomllib.loads(text)["planning"]) == {*PlanSettings.config_keys(), "share"}
     assert config.history_days == 0  # expected peaks are one day: no history
     assert config.spark_master == "spark://spark:7077"
     assert tomllib.loads(text)["sources"]["use"] == ["landing"]

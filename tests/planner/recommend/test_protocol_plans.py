@@ -4,9 +4,12 @@ a classic group is offered."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from planner.config import load_config
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, TopicPlan, plan_topic
 from planner.recommend.share import size_share_group
 from planner.sizing import SideCapacity
@@ -60,6 +63,28 @@ def test_a_topic_only_share_groups_read_is_sized_by_the_share_model_not_by_tc() 
     assert any("only share groups read it" in line for line in share.rationale)
     # The note that the share-fetch rate was assumed is among the topic's warnings.
     assert "share-fetch-assumed" in {w.code for w in share.warnings}
+
+
+def test_the_configured_share_limits_size_a_share_only_topic(tmp_path: Path) -> None:
+    """A broker with half the default record locks (`[planning.share] max_record_locks =
+    1000`) doubles the in-flight bound: 13,000 x 500 x 1.3 ms / 1,000 = 8.45 -> 9
+    partitions against 5, read from the config file as the jobs read it."""
+    config = tmp_path / "planner.toml"
+    config.write_text(
+        "[planning]\ngrowth_model = 'none'\n[planning.share]\nmax_record_locks = 1000\n"
+    )
+    settings = load_config(config).planning
+    plan = plan_topic(
+        _history(),
+        PRODUCER,
+        MEMBER,
+        brokers=3,
+        groups=[GroupInfo("workers", "simple", 13, "share")],
+        settings=settings,
+    )
+    assert plan.share is not None and plan.share.partitions == 9
+    assert plan.choice.required == 9
+    assert _plan(GroupInfo("workers", "simple", 13, "share")).choice.required == 5
 
 
 def test_a_share_group_is_sized_past_the_partition_count_without_idle_members() -> None:
