@@ -160,7 +160,6 @@ def _not_below(a: str, b: str, why: str) -> Expectation:
 
 def _topic_rows(dataset: str) -> list[Expectation]:
     """Rules every per-topic output (sizing, recommendations) shares."""
-    from planner.assignors import STRATEGIES
     from planner.protocols import PROTOCOLS
     from planner.recommend import creation
     from spark_jobs.schemas import DIMENSIONS
@@ -236,12 +235,12 @@ def _topic_rows(dataset: str) -> list[Expectation]:
         ),
         query(
             f"{dataset}.group_members",
-            f"""
+            """
             SELECT topic, g.group_id, g.strategy, g.recommended_members, g.standby_members,
                    g.members_now, g.members_at_horizon, recommended_partitions
-            FROM {{batch}} LATERAL VIEW explode(groups) AS g
+            FROM {batch} LATERAL VIEW explode(groups) AS g
             WHERE size(g.topics) = 1 AND g.recommended_members IS NOT NULL
-              AND g.strategy IN ({_sql_list(STRATEGIES)})
+              AND coalesce(g.protocol, 'classic') <> 'share'
               AND (g.recommended_members < 1
                    OR g.standby_members IS NULL OR g.standby_members < 0
                    OR g.recommended_members - g.standby_members > recommended_partitions
@@ -250,9 +249,12 @@ def _topic_rows(dataset: str) -> list[Expectation]:
                             OR g.members_now <> g.recommended_members
                             OR g.members_at_horizon <> g.recommended_members)))
             """,
-            "a classic group that reads only this topic is recommended between 1 and the "
-            "recommended partition count of members that own a partition (more would sit "
-            "idle); standby_members beyond them only once every partition has an owner, "
+            "a group that reads only this topic, of any protocol but a share group's (whose "
+            "members share partitions), is recommended between 1 and the recommended "
+            "partition count of members that own a partition (more would sit idle: a "
+            "consumer-protocol assignor and a Kafka Streams application's tasks give one "
+            "member per partition at most too); standby_members beyond them only once every "
+            "partition has an owner, "
             "when the minimum group size asks for more (the recommended size is then what "
             "both today and the horizon need)",
         ),

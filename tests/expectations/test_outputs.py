@@ -216,6 +216,28 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     two["candidates"] = [candidate(7, recommended=True), candidate(8, recommended=True)]
     group_too_big = planned("group-too-big")
     group_too_big["groups"] = [group_plan("billing", 9, ["group-too-big"])]
+    # The same cap for the broker's assignors; a share group's members share partitions.
+    uniform_too_big = planned("uniform-too-big")
+    uniform_too_big["groups"] = [
+        group_plan(
+            "kip848",
+            9,
+            ["uniform-too-big"],
+            protocol="consumer",
+            current_strategy="uniform",
+            strategy="uniform",
+            planned_as="consumer:uniform",
+        ),
+        group_plan(
+            "queue",
+            30,
+            ["uniform-too-big"],
+            protocol="share",
+            current_strategy="simple",
+            strategy="simple",
+            planned_as="share:simple",
+        ),
+    ]
     # A standby while a partition has no owner; a standby in a size the load chose.
     early_standby = planned("early-standby")
     early_standby["groups"] = [group_plan("billing", 5, ["early-standby"], standby=1)]
@@ -248,6 +270,7 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
         unplanned("odd-status", status="skipped"),
         planned("nan-peak", mib_in_peak_per_s=float("nan")),
         group_too_big,
+        uniform_too_big,
         early_standby,
         load_standby,
         planned("largest-not-taken", rule_partitions=6),
@@ -283,8 +306,12 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     assert set(report[QUERY, "sizing.group_members"].topics) == {
         "early-standby",
         "group-too-big",
+        "uniform-too-big",
         "load-standby",
     }
+    # The share group on the same topic is not among the rows found.
+    assert {e["group_id"] for e in report[QUERY, "sizing.group_members"].examples} >= {"kip848"}
+    assert "queue" not in {e["group_id"] for e in report[QUERY, "sizing.group_members"].examples}
     assert report[QUERY, "sizing.rule.mib_in"].examples == (
         {
             "topic": "rule-broken",
