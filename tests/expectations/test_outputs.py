@@ -114,6 +114,17 @@ def group_plan(
     }
 
 
+def assigned(protocol: str, assignor: str | None, planned_as: str | None) -> dict[str, Any]:
+    """`group_plan` overrides for a group of another protocol: its assignor as today and
+    as planned (the same), and the key it is simulated by."""
+    return {
+        "protocol": protocol,
+        "current_strategy": assignor,
+        "strategy": assignor,
+        "planned_as": planned_as,
+    }
+
+
 def planned(topic: str, **overrides: Any) -> dict[str, Any]:
     """A topic that needs 7 partitions (mib_in, consumer side), has 6, gets 8."""
     row: dict[str, Any] = {
@@ -220,23 +231,9 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     uniform_too_big = planned("uniform-too-big")
     uniform_too_big["groups"] = [
         group_plan(
-            "kip848",
-            9,
-            ["uniform-too-big"],
-            protocol="consumer",
-            current_strategy="uniform",
-            strategy="uniform",
-            planned_as="consumer:uniform",
+            "kip848", 9, ["uniform-too-big"], **assigned("consumer", "uniform", "consumer:uniform")
         ),
-        group_plan(
-            "queue",
-            30,
-            ["uniform-too-big"],
-            protocol="share",
-            current_strategy="simple",
-            strategy="simple",
-            planned_as="share:simple",
-        ),
+        group_plan("queue", 30, ["uniform-too-big"], **assigned("share", "simple", "share:simple")),
     ]
     # A standby while a partition has no owner; a standby in a size the load chose.
     early_standby = planned("early-standby")

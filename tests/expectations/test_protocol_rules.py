@@ -22,6 +22,7 @@ from tests.expectations.test_outputs import (
     IN_SET,
     QUERY,
     RUN,
+    assigned,
     failed,
     frame,
     group_plan,
@@ -60,13 +61,7 @@ def test_groups_of_every_protocol_and_their_alternatives_pass(spark: Any) -> Non
         "streams",
         groups=[
             group_plan(
-                "enricher",
-                4,
-                ["streams"],
-                protocol="streams",
-                current_strategy="sticky",
-                strategy="sticky",
-                planned_as="cooperative-sticky",
+                "enricher", 4, ["streams"], **assigned("streams", "sticky", "cooperative-sticky")
             )
         ],
     )
@@ -77,10 +72,7 @@ def test_groups_of_every_protocol_and_their_alternatives_pass(spark: Any) -> Non
             "thumbnails",
             4,
             ["no-tc"],
-            protocol="share",
-            current_strategy="simple",
-            strategy=None,
-            planned_as=None,
+            **{**assigned("share", "simple", None), "strategy": None},
             recommended_members=None,
             members_now=None,
             members_at_horizon=None,
