@@ -18,7 +18,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.figures.dataset import DataInterval, interval_path, list_intervals, read_manifest
+from planner.figures.dataset import (
+    DataInterval,
+    interval_path,
+    list_intervals,
+    read_manifest,
+    read_table,
+)
 from planner.figures.schema import TABLES
 from spark_jobs.schemas import figures_schema
 
@@ -185,13 +191,10 @@ class RunFigures:
         group and topic) this way: each Spark job over them cost its own scheduling on a
         cold JVM (13 of them took 3.5 s of the 10,000-topic run).
         """
-        import pyarrow.parquet as pq
-
-        schema = TABLES[name].schema
-        if not self.has(name):
-            return schema.empty_table()
-        path = interval_path(self.root, self.run) / f"{name}.parquet"
-        return self._kept_rows(pq.read_table(path, schema=schema), name)
+        table = read_table(self.root, self.run, name)
+        if table is None:
+            return TABLES[name].schema.empty_table()
+        return self._kept_rows(table, name)
 
     def planned_groups(self) -> pa.Table:
         """The `groups` table as the jobs plan it: every row with its protocol (`classic`

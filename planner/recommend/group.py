@@ -329,11 +329,9 @@ def size_group(
                     standby_members=max(0, members_now - table.owners(strategy)),
                 )
             )
-    horizon = table.sizes[strategy].smallest_fit(limit, floor=floor, at_horizon=True)
-    members_horizon = (
-        horizon if horizon is not None else max(min(total, table.owners(strategy)), floor)
-    )
     owners = table.owners(strategy)
+    horizon = table.sizes[strategy].smallest_fit(limit, floor=floor, at_horizon=True)
+    members_horizon = horizon if horizon is not None else max(min(total, owners), floor)
     standby_allowed = max(0, floor - owners)
     idle_now = max(0, group.members - owners)
 
