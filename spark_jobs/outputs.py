@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -209,11 +209,15 @@ def _stage(output: TaskFiles, staging: Path) -> None:
 
     staging.mkdir()
     frames = output.files_in(str(staging))
-    written = [
-        row["file"]
-        for frame in ([frames] if isinstance(frames, DataFrame) else frames)
-        for row in frame.collect()
-    ]
+    # Each frame's job starts as soon as the frame is made, while the next one is being
+    # made (it may wait for another job's results): a frame that is ready does not wait
+    # for the one before it to be written.
+    with ThreadPoolExecutor(thread_name_prefix="files") as pool:
+        jobs = [
+            pool.submit(_collect, frame, f"{staging.parent.name}: files of {staging.name}")
+            for frame in ([frames] if isinstance(frames, DataFrame) else frames)
+        ]
+    written = [row["file"] for job in jobs for row in job.result()]
     if len(set(written)) != len(written):
         raise RuntimeError(f"{staging}: two tasks wrote one file: {sorted(written)}")
     for entry in staging.iterdir():
@@ -228,6 +232,13 @@ def _stage(output: TaskFiles, staging: Path) -> None:
         pq.write_table(
             output.schema.empty_table(), staging / "part-00000.zstd.parquet", compression="zstd"
         )
+
+
+def _collect(frame: DataFrame, description: str) -> list[Any]:
+    # Named for the Spark UI and event log, which would otherwise show this thread's
+    # call site (concurrent.futures) for every dataset's jobs.
+    frame.sparkSession.sparkContext.setJobDescription(description)
+    return frame.collect()
 
 
 def _stage_all(work: Mapping[str, tuple[TaskFiles, Path]]) -> None:

@@ -34,7 +34,6 @@ from planner.figures.schema import TABLES
 
 __all__ = [
     "CANDIDATE",
-    "CONSUMER_CHOICE",
     "COST_FIELDS",
     "DIMENSIONS",
     "GROUP_PLAN",
@@ -335,20 +334,6 @@ GROUP_RESULT = StructType(
 )
 
 
-#: Internal, in `simulate_assignments`: the consumers to run for a topic
-#: (`planner.recommend.choose_consumers`), all null for a topic without a plan.
-CONSUMER_CHOICE = StructType(
-    [
-        _f("topic", _S, False),
-        _f("pick_members", _I),
-        _f("pick_standby", _I),
-        _f("pick_group_id", _S),
-        _f("pick_strategy", _S),
-        _f("pick_reason", _S),
-    ]
-)
-
-
 @cache
 def _arrow_schema_cached(name: str) -> pa.Schema:
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -362,7 +347,6 @@ _BY_NAME: dict[str, StructType] = {
     "simulations": SIMULATIONS,
     "recommendations": RECOMMENDATIONS,
     "group_result": GROUP_RESULT,
-    "consumer_choice": CONSUMER_CHOICE,
 }
 
 

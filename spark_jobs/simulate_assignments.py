@@ -12,8 +12,8 @@ Then:
    recommended counts and sized (`spark_jobs.groups`);
 3. the recommendation per topic: the sizing, its groups (one-topic groups as
    `plan_topic` planned them, multi-topic groups from 2), the consumers and strategy
-   to run (the core's `choose_consumers` over all of them, `spark_jobs.consumers`), and
-   the warnings.
+   to run (the core's `choose_consumers` over all of them), and the warnings, merged
+   by one Python task that writes the dataset's file (`spark_jobs.recommend`).
 
 Outputs the `simulations` and `recommendations` datasets of the run.
 
@@ -29,14 +29,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
-from spark_jobs import simulation
-from spark_jobs.consumers import choose_consumers_arrow
+from spark_jobs import recommend, simulation
 from spark_jobs.figures import RunFigures
 from spark_jobs.outputs import (
     FILES_WRITTEN,
     TaskFiles,
-    one_sorted_file,
     run_path,
     sorted_file,
     write_run,
@@ -44,12 +41,9 @@ from spark_jobs.outputs import (
 from spark_jobs.planning import PLANNED_STATUSES
 from spark_jobs.runner import JobError, main_for
 from spark_jobs.schemas import (
-    CONSUMER_CHOICE,
     GROUP_RESULT,
-    RECOMMENDATIONS,
     SIZING,
     arrow_schema,
-    relaxed,
 )
 from spark_jobs.settings import JobSettings
 
@@ -58,13 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SIMULATION_ORDER",
-    "consumer_choices",
     "group_inputs",
     "group_rows",
     "main",
     "multi_topic_groups",
     "plan_groups",
-    "recommend",
     "recommendations_output",
     "run",
     "simulation_inputs",
@@ -304,122 +296,31 @@ def simulations_output(
     )
 
 
-def consumer_choices(topics: DataFrame) -> DataFrame:
-    """Each topic's consumers to run (`CONSUMER_CHOICE`), by the core's rule.
-
-    Args:
-        topics: One row per topic with `all_groups` (every group reading it, with or
-            without a plan) and the `one_group_*` columns of its sizing.
-
-    Returns:
-        `planner.recommend.choose_consumers` per topic, through
-        `spark_jobs.consumers.choose_consumers_arrow`; only the columns the rule reads
-        go to Python.
-    """
-    from pyspark.sql import functions as F
-
-    read = F.transform(
-        "all_groups",
-        lambda g: F.struct(
-            g["group_id"].alias("group_id"),
-            g["recommended_members"].alias("recommended_members"),
-            g["strategy"].alias("strategy"),
-            g["standby_members"].alias("standby_members"),
-        ),
-    )
-    return topics.select(
-        "topic",
-        read.alias("groups"),
-        "one_group_members",
-        "one_group_strategy",
-        "one_group_standby",
-    ).mapInArrow(choose_consumers_arrow, CONSUMER_CHOICE)
-
-
-def recommend(sizing: DataFrame, group_results: DataFrame) -> DataFrame:
-    """The `recommendations` rows: sizing, every group, consumers and strategy, why.
-
-    `recommended_consumers`, `standby_consumers`, `consumers_group_id` and `strategy`
-    are `planner.recommend.choose_consumers` over every group that reads the topic
-    (`consumer_choices`), and its reason ends the rationale; null for a topic without a
-    plan.
-    """
-    from pyspark.sql import functions as F
-
-    multi = (
-        group_results.select(
-            F.explode("plan.topics").alias("topic"), "plan", "warnings", "warnings_coded"
-        )
-        .groupBy("topic")
-        .agg(
-            F.array_sort(F.collect_list("plan")).alias("multi_groups"),
-            F.array_sort(
-                F.collect_list(
-                    F.struct(F.col("plan.group_id").alias("g"), "warnings", "warnings_coded")
-                )
-            ).alias("multi_warnings"),
-        )
-    )
-    joined = sizing.join(multi, "topic", "left")
-    # A typed empty array of the groups' own type, for topics no multi-topic group reads.
-    no_groups = F.filter("groups", lambda g: F.lit(False))
-    everyone = F.array_sort(F.concat(F.col("groups"), F.coalesce("multi_groups", no_groups)))
-    staged = joined.withColumn("all_groups", everyone)
-    chosen = staged.join(F.broadcast(consumer_choices(staged)), "topic", "left")
-    reason = F.when(F.col("pick_reason").isNotNull(), F.array("pick_reason")).otherwise(
-        F.filter("rationale", lambda r: F.lit(False))
-    )
-    extra_warnings = F.coalesce(
-        F.flatten(F.transform("multi_warnings", lambda w: w["warnings"])),
-        F.array().cast("array<string>"),
-    )
-    extra_coded = F.coalesce(
-        F.flatten(F.transform("multi_warnings", lambda w: w["warnings_coded"])),
-        F.filter("warnings_coded", lambda w: F.lit(False)),
-    )
-    # The multi-topic groups' move to the consumer protocol, listed with each of their
-    # topics' alternatives (a one-topic group's is there already, from `plan_topic`).
-    moves = F.flatten(
-        F.transform(
-            F.coalesce("multi_groups", no_groups),
-            lambda g: F.filter(
-                g["notes_coded"], lambda n: n["code"] == CONSUMER_PROTOCOL_ALTERNATIVE
-            ),
-        )
-    )
-    derived = {
-        "alternatives": F.concat("alternatives", F.transform(moves, lambda n: n["text"])),
-        "alternatives_coded": F.concat("alternatives_coded", moves),
-        "recommended_consumers": F.col("pick_members"),
-        "standby_consumers": F.col("pick_standby"),
-        "consumers_group_id": F.col("pick_group_id"),
-        "strategy": F.col("pick_strategy"),
-        "groups": F.col("all_groups"),
-        "warnings": F.concat("warnings", extra_warnings),
-        "warnings_coded": F.concat("warnings_coded", extra_coded),
-        "rationale": F.concat("rationale", reason),
-    }
-    return chosen.select(
-        *(
-            derived.get(field.name, F.col(field.name))
-            .cast(relaxed(field.dataType))
-            .alias(field.name)
-            for field in RECOMMENDATIONS.fields
-        )
-    )
-
-
-def recommendations_output(frame: DataFrame) -> TaskFiles:
+def recommendations_output(
+    sizing_folder: Path, group_results: Callable[[], DataFrame]
+) -> TaskFiles:
     """The `recommendations` dataset for `write_run`: one file, sorted by topic.
 
-    Written by one Python task with PyArrow (`outputs.one_sorted_file`), as `sizing`:
-    Spark's Parquet writer took about 0.6 CPU-seconds for the 10,000 rows of nested
-    groups, warnings and rationale.
+    The multi-topic groups' plans (`group_results`, asked for when the dataset is
+    staged) come to the driver, one row per group, and one Python task reads the run's
+    sizing from `sizing_folder`, merges them in and writes the file
+    (`spark_jobs.recommend`).
     """
-    return one_sorted_file(frame, arrow_schema("recommendations"), sort_by=("topic",))
+
+    def files_in(folder: str) -> DataFrame:
+        results = group_results()
+        multi = recommend.multi_topic_plans(
+            results.select("plan", "warnings", "warnings_coded").toArrow()
+        )
+        body = recommend.recommendations_file_udf(str(sizing_folder), multi, folder)
+        one = results.sparkSession.range(0, 1, 1, numPartitions=1)
+        return one.mapInArrow(body, FILES_WRITTEN)
+
+    return TaskFiles(files_in, schema=arrow_schema("recommendations"))
 
 
 def _read_sizing(spark: SparkSession, out: Path, run: str) -> DataFrame:
+    # Read again from its folder by the recommendations' task (`recommendations_output`).
     folder = run_path(out, "sizing", run)
     if not folder.is_dir():
         raise JobError(
@@ -455,12 +356,7 @@ def run(
     )
     outputs: dict[str, TaskFiles] = {
         "simulations": simulations_output(inputs, group_results, run=key, settings=settings),
-        "recommendations": TaskFiles(
-            lambda folder: recommendations_output(recommend(sizing, group_results())).files_in(
-                folder
-            ),
-            schema=arrow_schema("recommendations"),
-        ),
+        "recommendations": recommendations_output(run_path(args.out, "sizing", key), group_results),
     }
     return write_run(outputs, args.out, key)
 

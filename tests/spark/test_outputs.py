@@ -236,16 +236,35 @@ def test_write_task_file_needs_a_task(tmp_path: Path) -> None:
         list(write_task_file([table], str(tmp_path), _ROWS))
 
 
-def test_a_dataset_may_be_written_by_several_frames_in_turn(
+def test_a_dataset_may_be_written_by_several_frames_each_started_once_made(
     spark: SparkSession, tmp_path: Path
 ) -> None:
-    from spark_jobs.outputs import sorted_file
+    from spark_jobs.outputs import parquet_files_udf, sorted_file
+
+    made = tmp_path / "second-frame-made"
+
+    def first(folder: str) -> DataFrame:
+        # Its task writes only once the second frame has been made: were the frames
+        # run in turn, it would wait for itself (and fail after a minute).
+        write = parquet_files_udf(folder, _ROWS, number=0)
+
+        def after_second(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            import time
+
+            deadline = time.monotonic() + 60
+            while not made.exists():
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the second frame was not made while this one ran")
+                time.sleep(0.05)
+            return write(batches)
+
+        return _rows(spark, 4).repartition(1).mapInArrow(after_second, FILES_WRITTEN)
 
     def frames(folder: str) -> Iterator[DataFrame]:
-        # The second frame is built once the first is written (as the simulations'
-        # groups file after the topic grids).
-        yield sorted_file(_rows(spark, 4), folder, _ROWS, sort_by=("id",), number=0)
-        assert [p.name for p in Path(folder).iterdir()] == ["part-00000.zstd.parquet"]
+        # The second frame is made while the first is written (as the simulations'
+        # groups file, which waits for the groups' plans, while the topic grids are).
+        yield first(folder)
+        made.touch()
         yield sorted_file(_rows(spark, 6), folder, _ROWS, sort_by=("id",), number=1)
 
     done = write_run(
@@ -258,5 +277,6 @@ def test_a_dataset_may_be_written_by_several_frames_in_turn(
         "part-00000.zstd.parquet",
         "part-00001.zstd.parquet",
     ]
+    assert pq.read_table(folder / "part-00000.zstd.parquet").num_rows == 4
     assert pq.read_table(folder / "part-00001.zstd.parquet").num_rows == 6
     assert pq.read_table(done["sizing"]).num_rows == 3

@@ -11,6 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.testing import assertDataFrameEqual
 
 from spark_jobs.planning import sizing_row
+from spark_jobs.recommend import multi_topic_plans, recommendations
 from spark_jobs.schemas import SIZING, figures_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.simulate_assignments import (
@@ -18,7 +19,6 @@ from spark_jobs.simulate_assignments import (
     group_rows,
     multi_topic_groups,
     plan_groups,
-    recommend,
     simulation_inputs,
     simulations_output,
 )
@@ -193,6 +193,22 @@ def test_write_simulations_writes_every_grid_row_and_group_row_once(
     assertDataFrameEqual(got, expected)
 
 
+def _recommend(sized: DataFrame, results: DataFrame) -> dict[str, dict[str, Any]]:
+    # The recommendations as the job's task makes them, from the frames' rows.
+    table = recommendations(sized.toArrow(), multi_topic_plans(results.toArrow()))
+    assert table.column_names[:8] == [
+        "run",
+        "topic",
+        "status",
+        "status_detail",
+        "recommended_consumers",
+        "standby_consumers",
+        "consumers_group_id",
+        "strategy",
+    ]
+    return {r["topic"]: r for r in table.to_pylist()}
+
+
 def test_recommend_picks_the_largest_group_and_keeps_every_group(
     spark: SparkSession, sized: DataFrame
 ) -> None:
@@ -200,8 +216,7 @@ def test_recommend_picks_the_largest_group_and_keeps_every_group(
     results = plan_groups(
         group_inputs(multi_topic_groups(groups), sized), run="r", settings=JobSettings()
     )
-    out = recommend(sized, results)
-    rows = {r["topic"]: r for r in out.collect()}
+    rows = _recommend(sized, results)
     a = rows["a"]
     members = {g["group_id"]: g["recommended_members"] for g in a["groups"]}
     assert sorted(members) == ["also", "pair", "solo"]
@@ -217,16 +232,6 @@ def test_recommend_picks_the_largest_group_and_keeps_every_group(
     assert c["status"] == "missing-capacity"
     assert c["recommended_consumers"] is None and c["strategy"] is None
     assert c["warnings"][0].startswith("no consumer capacity (Tc)")
-    assert out.columns[:8] == [
-        "run",
-        "topic",
-        "status",
-        "status_detail",
-        "recommended_consumers",
-        "standby_consumers",
-        "consumers_group_id",
-        "strategy",
-    ]
     assert a["standby_consumers"] == 0 and c["standby_consumers"] is None
 
 
@@ -238,7 +243,7 @@ def test_recommend_without_groups_sizes_one_group(spark: SparkSession, sized: Da
         run="r",
         settings=JobSettings(),
     )
-    row = recommend(lonely, results).collect()[0]
+    (row,) = _recommend(lonely, results).values()
     assert row["groups"] == []
     assert row["consumers_group_id"] is None
     assert row["recommended_consumers"] == row["one_group_members"] >= 1
@@ -267,7 +272,7 @@ def test_a_one_partition_topic_s_consumers_include_a_standby(spark: SparkSession
     results = plan_groups(
         group_inputs(multi_topic_groups(readers), sized), run="r", settings=settings
     )
-    out = {r["topic"]: r for r in recommend(sized, results).collect()}
+    out = _recommend(sized, results)
     for topic in ("one", "lone"):
         row = out[topic]
         assert (row["recommended_partitions"], row["recommended_consumers"]) == (1, 2), topic
