@@ -19,6 +19,7 @@ reads (as `topics` picks the one-topic or the multi-topic wording of a group's n
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -88,6 +89,8 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+_log = logging.getLogger(__name__)
+
 _Renderer = Callable[[Mapping[str, Any]], str]
 _RENDERERS: dict[str, tuple[Severity, _Renderer]] = {}
 
@@ -126,13 +129,27 @@ def render_coded(coded: Mapping[str, Any]) -> str:
     rendered from its code and parameters.
 
     A code this version does not know (written by a newer one) keeps the sentence it was
-    published with, its `text`.
+    published with, its `text`; so does a note whose parameters its renderer cannot
+    read (a value the planner should not have published: a null where a number
+    belongs, a missing key), logged as a warning. One such note costs its own sentence
+    only, never the report of the topics around it.
     """
     found = _RENDERERS.get(coded["code"])
     if found is None:
         return str(coded.get("text") or "")
     params = coded["params"]
-    return found[1](json.loads(params) if isinstance(params, str) else params)
+    try:
+        return found[1](json.loads(params) if isinstance(params, str) else params)
+    except (ArithmeticError, KeyError, IndexError, TypeError, ValueError) as exc:
+        _log.warning(
+            "note %r: its parameters %s do not render (%s: %s); the sentence it was "
+            "published with is shown",
+            coded["code"],
+            params,
+            type(exc).__name__,
+            exc,
+        )
+        return str(coded.get("text") or "")
 
 
 def texts(notes: Sequence[Note]) -> list[str]:

@@ -472,3 +472,30 @@ def test_a_code_this_version_does_not_know_keeps_its_published_sentence() -> Non
     assert render_coded(
         {"code": "hot-key", "params": '{"key": "k", "share": 0.5, "load": 2.0}'}
     ) == (note("hot-key", key="k", share=0.5, load=2.0).text)
+
+
+def test_a_note_whose_parameters_do_not_render_keeps_its_published_sentence(
+    typed_fleet: FleetReport, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A null where the renderer needs a number (an infinite load once became one in the
+    # JSON): that note shows the sentence it was published with and the page renders.
+    good = note(
+        "no-size-fits", group_id="billing", topics=["orders_v2"], partitions=[4],
+        busiest_utilisation=1.4, limit=0.77,
+    )  # fmt: skip
+    bad = CodedNote(
+        **{**good.as_row(), "params": json.dumps({**good.params, "busiest_utilisation": None})}
+    )
+    assert bad.sentence == good.text
+    assert "do not render (TypeError" in caplog.text and "'no-size-fits'" in caplog.text
+    grow = next(t for t in typed_fleet.topics if t.topic == "orders_v2")
+    (group,) = grow.groups
+    grow = dataclasses.replace(
+        grow, groups=(dataclasses.replace(group, notes=(good.text,), notes_coded=(bad,)),)
+    )
+    fleet = dataclasses.replace(
+        typed_fleet, topics=tuple(grow if t.topic == grow.topic else t for t in typed_fleet.topics)
+    )
+    pages = page_names([t.topic for t in fleet.topics])
+    assert html.escape(good.text) in topic_page(grow, fleet, pages)
+    summary_markdown(fleet)  # renders too
