@@ -297,14 +297,14 @@ def simulations_output(
 
 
 def recommendations_output(
-    sizing_folder: Path, group_results: Callable[[], DataFrame]
+    sizing_folder: Path, group_results: Callable[[], DataFrame], *, batch_rows: int
 ) -> TaskFiles:
     """The `recommendations` dataset for `write_run`: one file, sorted by topic.
 
     The multi-topic groups' plans (`group_results`, asked for when the dataset is
     staged) come to the driver, one row per group, and one Python task reads the run's
-    sizing from `sizing_folder`, merges them in and writes the file
-    (`spark_jobs.recommend`).
+    sizing from `sizing_folder`, merges them in and writes the file, `batch_rows` topics
+    at a time (`spark_jobs.recommend`).
     """
 
     def files_in(folder: str) -> DataFrame:
@@ -312,7 +312,9 @@ def recommendations_output(
         multi = recommend.multi_topic_plans(
             results.select("plan", "warnings", "warnings_coded").toArrow()
         )
-        body = recommend.recommendations_file_udf(str(sizing_folder), multi, folder)
+        body = recommend.recommendations_file_udf(
+            str(sizing_folder), multi, folder, batch_rows=batch_rows
+        )
         one = results.sparkSession.range(0, 1, 1, numPartitions=1)
         return one.mapInArrow(body, FILES_WRITTEN)
 
@@ -356,7 +358,11 @@ def run(
     )
     outputs: dict[str, TaskFiles] = {
         "simulations": simulations_output(inputs, group_results, run=key, settings=settings),
-        "recommendations": recommendations_output(run_path(args.out, "sizing", key), group_results),
+        "recommendations": recommendations_output(
+            run_path(args.out, "sizing", key),
+            group_results,
+            batch_rows=settings.spark.arrow_batch_records,
+        ),
     }
     return write_run(outputs, args.out, key)
 

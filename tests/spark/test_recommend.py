@@ -3,13 +3,20 @@ that read it, and the core's pick of its consumers (`spark_jobs.recommend`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
-from spark_jobs.recommend import consumer_choice, multi_topic_plans, recommendations
+from spark_jobs.recommend import (
+    consumer_choice,
+    multi_topic_plans,
+    recommendations,
+    sizing_in_order,
+)
 from spark_jobs.schemas import GROUP_PLAN, SIZING, arrow_schema, empty_row
 
 
@@ -59,6 +66,10 @@ def _sizing_row(topic: str, groups: list[dict[str, Any]] | None, **more: Any) ->
         run="r",
         topic=topic,
         status="ok",
+        brokers=3,
+        consuming_groups=0,
+        samples=0,
+        history_days=0,
         groups=groups,
         warnings=[f"{topic}'s own warning"],
         warnings_coded=[],
@@ -156,3 +167,29 @@ def test_a_sizing_row_with_a_null_where_the_dataset_allows_none_is_refused() -> 
     row["status"] = None
     with pytest.raises(ValueError, match="status"):
         recommendations(pa.Table.from_pylist([row], schema=loose), {})
+
+
+def _sizing_table(topics: list[str]) -> pa.Table:
+    return pa.Table.from_pylist([_sizing_row(t, []) for t in topics], schema=arrow_schema("sizing"))
+
+
+def test_the_job_s_sorted_sizing_file_is_read_a_batch_at_a_time(tmp_path: Path) -> None:
+    topics = [f"t{i:03d}" for i in range(25)]
+    pq.write_table(_sizing_table(topics), tmp_path / "part-00000.zstd.parquet", row_group_size=10)
+    (tmp_path / ".part-00001.zstd.parquet.attempt-3").write_bytes(b"a failed attempt's")
+    tables = list(sizing_in_order(tmp_path, batch_rows=10))
+    assert [t.num_rows for t in tables] == [10, 10, 5]
+    assert [t for table in tables for t in table.column("topic").to_pylist()] == topics
+    assert all(t.schema == arrow_schema("sizing") for t in tables)
+
+
+def test_sizing_in_several_files_or_out_of_order_is_read_whole_and_sorted(
+    tmp_path: Path,
+) -> None:
+    pq.write_table(_sizing_table(["d", "b"]), tmp_path / "part-00000.zstd.parquet")
+    pq.write_table(_sizing_table(["c", "a"]), tmp_path / "part-00001.zstd.parquet")
+    (whole,) = sizing_in_order(tmp_path, batch_rows=1)
+    assert whole.column("topic").to_pylist() == ["a", "b", "c", "d"]
+    (tmp_path / "part-00001.zstd.parquet").unlink()
+    (alone,) = sizing_in_order(tmp_path, batch_rows=1)
+    assert alone.column("topic").to_pylist() == ["b", "d"]
