@@ -27,6 +27,7 @@ PyArrow and NumPy, no Spark.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -40,6 +41,7 @@ import pyarrow.parquet as pq
 
 __all__ = [
     "KEYED_WEIGHT",
+    "MAX_UNIT_WEIGHT",
     "RowGroup",
     "SampleFile",
     "TopicSamples",
@@ -48,6 +50,13 @@ __all__ = [
     "read_samples",
     "row_groups",
 ]
+
+#: The most planning cost (in keyless topics) one unit takes: a larger fleet gets more
+#: units than the few per core it is asked for, so that what one task holds (its topics'
+#: samples and key rows, read whole) stays bounded. The 10,000-topic fleet's 8 units weigh
+#: about 2,500 each; at 100,000 topics, 8 units held 7.4 GiB in the Python workers, 40
+#: units 2.4 GiB (2026-11-26).
+MAX_UNIT_WEIGHT = 5_000
 
 #: The planning cost of a keyed topic in keyless topics, for cutting units of equal
 #: cost: measured on the 10,000-topic fleet (2026-11-25), a keyless topic costs about
@@ -206,8 +215,10 @@ def cut_units(
     keys: str | Path | None,
     *,
     units: int,
+    max_weight: float = MAX_UNIT_WEIGHT,
 ) -> list[Unit]:
-    """Cut the fleet into about `units` units of about equal planning cost.
+    """Cut the fleet into about `units` units of about equal planning cost, more if
+    each would weigh more than `max_weight`.
 
     Args:
         topics: The run's topics (its topics table), any order.
@@ -217,6 +228,8 @@ def cut_units(
             from it.
         keys: The run's keys table (a file or a folder), None or missing: none.
         units: How many units to aim for (a few per core).
+        max_weight: The most a unit should weigh (a keyless topic weighs 1): a fleet
+            heavier than `units` such units gets as many more as it needs.
 
     Returns:
         The units, ranges ascending and covering every topic name, even names the
@@ -231,7 +244,8 @@ def cut_units(
         (groups, tuple(pieces)) for path, pieces in samples if (groups := row_groups(path))
     ]
     key_groups = row_groups(keys) if keys is not None and Path(keys).exists() else []
-    count = max(1, min(units, len(names)))
+    total = sum(weight.values())
+    count = max(1, min(max(units, math.ceil(total / max_weight)), len(names)))
     while True:
         bounds = _bounds(names, [weight[n] for n in names], count)
         cut = _cut(bounds, sample_groups, key_groups)

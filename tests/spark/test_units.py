@@ -81,6 +81,16 @@ def test_a_keyed_topic_weighs_as_much_as_many_keyless_ones() -> None:
     assert [sum(u.owns(t) for t in NAMES) for u in units] == [2, 1, 1, 36]
 
 
+def test_a_fleet_heavier_than_its_units_may_weigh_gets_more_units() -> None:
+    # 40 keyless topics asked in 2 units of at most 10: 4 units of 10.
+    units = cut_units(NAMES, [False] * len(NAMES), [], None, units=2, max_weight=10)
+    assert [sum(u.owns(t) for t in NAMES) for u in units] == [10, 10, 10, 10]
+    # A keyed topic alone outweighs the limit: one unit a topic at most.
+    keyed = cut_units(NAMES[:3], [True] * 3, [], None, units=1, max_weight=10)
+    assert len(keyed) == 3
+    assert len(cut_units(NAMES, [False] * len(NAMES), [], None, units=2)) == 2
+
+
 def test_fewer_topics_than_units_is_one_unit_a_topic() -> None:
     units = cut_units(["b", "a", "a"], [False, True, False], [], None, units=8)
     assert [(u.lo, u.hi) for u in units] == [(None, "b"), ("b", None)]
