@@ -47,19 +47,18 @@ __all__ = [
     "sizing_in_order",
 ]
 
-#: The columns of a sizing row the merge reads or rewrites; every other one is copied.
-_MERGED = (
-    "topic",
+#: The list columns of a sizing row the merge extends.
+_LISTS = (
     "groups",
     "warnings",
     "warnings_coded",
     "rationale",
     "alternatives",
     "alternatives_coded",
-    "one_group_members",
-    "one_group_strategy",
-    "one_group_standby",
 )
+
+#: The columns of a sizing row the merge reads; every other one is copied.
+_MERGED = ("topic", *_LISTS, "one_group_members", "one_group_strategy", "one_group_standby")
 
 #: What `consumer_choice` gives: the four columns of the pick, and its reason.
 _CHOICE = (
@@ -71,15 +70,7 @@ _CHOICE = (
 )
 
 #: The columns `_merged` gives a row (the others are its sizing row's).
-_WRITTEN = (
-    *_CHOICE[:-1],
-    "groups",
-    "warnings",
-    "warnings_coded",
-    "rationale",
-    "alternatives",
-    "alternatives_coded",
-)
+_WRITTEN = (*_CHOICE[:-1], *_LISTS)
 
 
 class _Group(NamedTuple):
