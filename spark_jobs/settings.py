@@ -211,13 +211,20 @@ def load_settings(path: str | Path | None = None) -> JobSettings:
         raise SettingsError(str(exc)) from None
     given = tomllib.loads(path.read_text(encoding="utf-8"))
     conf = dict(config.spark_conf)
+    # A setting the file does not give keeps SparkSettings' own default.
+    default = SparkSettings()
     spark = SparkSettings(
         master=config.spark_master if "master" in given.get("spark", {}) else None,
-        shuffle_partitions=_whole(conf, "spark.sql.shuffle.partitions", 4, path),
-        driver_memory=conf.pop("spark.driver.memory", "2g"),
-        driver_java_options=conf.pop("spark.driver.extraJavaOptions", DEFAULT_JAVA_OPTIONS),
+        shuffle_partitions=_whole(
+            conf, "spark.sql.shuffle.partitions", default.shuffle_partitions, path
+        ),
+        driver_memory=conf.pop("spark.driver.memory", default.driver_memory),
+        driver_java_options=conf.pop("spark.driver.extraJavaOptions", default.driver_java_options),
         arrow_batch_records=_whole(
-            conf, "spark.sql.execution.arrow.maxRecordsPerBatch", 10_000, path
+            conf,
+            "spark.sql.execution.arrow.maxRecordsPerBatch",
+            default.arrow_batch_records,
+            path,
         ),
         conf=conf,
     )
