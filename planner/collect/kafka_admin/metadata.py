@@ -97,10 +97,11 @@ class Metadata:
 
 @dataclass(frozen=True)
 class Brokers:
-    """The brokers of the `cluster` table: the live ones, and those found down."""
+    """The brokers of the `cluster` table: the live ones, those found down, and racks."""
 
     live: list[int]
     down: list[int]
+    racks: Mapping[int, str | None]
 
 
 def read_metadata(calls: AdminCalls, admin: Any) -> Metadata:
@@ -175,7 +176,7 @@ def read_brokers(calls: AdminCalls, admin: Any, metadata: Metadata, findings: Fi
                 else ""
             )
         )
-    return Brokers(live, down)
+    return Brokers(live, down, {b: racks.get(b) for b in ids})
 
 
 def retention(

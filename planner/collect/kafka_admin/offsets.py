@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -58,8 +58,11 @@ from planner.figures.schema import TIMESTAMP
 
 __all__ = [
     "OffsetsSample",
+    "OnRecord",
+    "PartitionRead",
     "SizeSample",
     "read_end_offsets",
+    "read_partitions",
     "sample_sizes",
     "throughput",
     "windows",
@@ -252,14 +255,28 @@ def throughput(
 
 
 @dataclass
-class _Reading:
-    """One partition being read: where its window starts and stops, what is left to read."""
+class PartitionRead:
+    """One partition to read: where its window starts and stops, how many records at most.
+
+    Attributes:
+        topic: The partition's topic.
+        start: The first offset to read.
+        stop: The offset to stop before (the window's end).
+        quota: Records to read at most.
+        last: Offset of the last record read so far.
+        records: Records read so far.
+    """
 
     topic: str
     start: int
     stop: int
     quota: int
-    last: int | None = None  # offset of the last record read
+    last: int | None = None
+    records: int = 0
+
+
+#: Called for each record read: its topic, partition and key (None for no key).
+OnRecord = Callable[[str, int, "bytes | None"], None]
 
 
 def sample_sizes(
@@ -280,9 +297,7 @@ def sample_sizes(
         max_records: Records per topic at most.
         timeout_s: Seconds the reading may take in all.
     """
-    from confluent_kafka import Consumer, KafkaError, TopicPartition
-
-    readings: dict[tuple[str, int], _Reading] = {}
+    readings: dict[tuple[str, int], PartitionRead] = {}
     for topic, spans in spans_of.items():
         busy = sorted(
             ((end - start, p) for p, (start, end) in spans.items() if end > start),
@@ -291,9 +306,38 @@ def sample_sizes(
         share = math.ceil(max_records / len(busy)) if busy else 0
         for grown, p in busy:
             start, end = spans[p]
-            readings[(topic, p)] = _Reading(topic, start, end, min(share, grown))
-    sizes: dict[str, SizeSample] = {t: SizeSample() for t in spans_of}
-    if not readings:
+            readings[(topic, p)] = PartitionRead(topic, start, end, min(share, grown))
+    return read_partitions(consumer_config, readings, spans_of, timeout_s=timeout_s)
+
+
+def read_partitions(
+    consumer_config: Mapping[str, Any],
+    readings: Mapping[tuple[str, int], PartitionRead],
+    topics: Iterable[str],
+    *,
+    timeout_s: float,
+    on_record: OnRecord | None = None,
+) -> dict[str, SizeSample]:
+    """Read the given stretches of partitions with a consumer that only assigns them.
+
+    The consumer never joins a group and never commits. Each partition is read from
+    `start` until `stop` or its `quota`, whichever comes first; the records' count,
+    bytes and keys are summed per topic, with the offsets the reads covered (records
+    and the transaction markers between them).
+
+    Args:
+        consumer_config: librdkafka settings of the reading consumer (with `group.id`).
+        readings: What to read of each (topic, partition); each entry's `last` and
+            `records` are updated as it is read.
+        topics: The topics to report (a topic without readings reports nothing read).
+        timeout_s: Seconds the reading may take in all.
+        on_record: Called for every record counted.
+    """
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
+
+    sizes: dict[str, SizeSample] = {t: SizeSample() for t in topics}
+    pending = dict(readings)
+    if not pending:
         return sizes
     consumer = Consumer(
         {
@@ -312,7 +356,7 @@ def sample_sizes(
 
     def done(key: tuple[str, int], upto: int | None) -> None:
         """Stop reading `key`; the offsets before `upto` (or past the last read) count."""
-        reading = readings.pop(key, None)
+        reading = pending.pop(key, None)
         if reading is None:
             return
         if upto is None:
@@ -321,8 +365,8 @@ def sample_sizes(
         consumer.pause([TopicPartition(*key)])
 
     try:
-        consumer.assign([TopicPartition(t, p, r.start) for (t, p), r in readings.items()])
-        while readings:
+        consumer.assign([TopicPartition(t, p, r.start) for (t, p), r in pending.items()])
+        while pending:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
@@ -332,7 +376,7 @@ def sample_sizes(
                 if name is None or partition is None:
                     continue  # a client-level event (e.g. a lost connection): keep going
                 key = (name, partition)
-                reading = readings.get(key)
+                reading = pending.get(key)
                 if reading is None:
                     continue
                 if error is not None:
@@ -350,16 +394,20 @@ def sample_sizes(
                     done(key, reading.stop)
                     continue
                 sample = sizes[name]
+                record_key = message.key()
                 sample.records += 1
                 sample.bytes += _record_bytes(message)
-                sample.keyed += message.key() is not None
+                sample.keyed += record_key is not None
+                if on_record is not None:
+                    on_record(name, partition, record_key)
                 reading.last = offset
+                reading.records += 1
                 reading.quota -= 1
                 if offset + 1 >= reading.stop:
                     done(key, reading.stop)
                 elif reading.quota == 0:
                     done(key, None)
-        for key in list(readings):  # out of time: count what was read
+        for key in list(pending):  # out of time: count what was read
             done(key, None)
     finally:
         consumer.close()

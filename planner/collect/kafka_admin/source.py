@@ -34,9 +34,6 @@ from planner.figures.dataset import DataInterval
 __all__ = ["KafkaAdminSource"]
 
 _LIBRDKAFKA_LOG = logging.getLogger("planner.collect.kafka_admin.librdkafka")
-# Kafka's group tools make one Admin call: a small heap and no optimising compiler start
-# them in about 3 s instead of 4-5 on two cores.
-_TOOL_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 
 class KafkaAdminSource:
@@ -45,6 +42,11 @@ class KafkaAdminSource:
     Attributes:
         name: The source's name in the planner config and in reports.
         bootstrap_servers: librdkafka's `bootstrap.servers` (host:port, comma-separated).
+        calls: Time-outs and retries of the admin calls.
+        extra: The further librdkafka settings (security...).
+        max_sample_records, sample_timeout_s, sample_group_id, group_tools, kafka_home,
+            tools_config: The settings of the same names (`tools_config` is
+            `group_tools_command_config`); the observer (`planner.observe`) shares them.
     """
 
     name: str
@@ -117,114 +119,87 @@ class KafkaAdminSource:
             )
         self.name = name
         self.bootstrap_servers = bootstrap_servers.strip()
-        self._extra = extra
+        self.extra = extra
         self._window_s = float(sample_window_s)
-        self._max_sample_records = max_sample_records
-        self._sample_timeout_s = float(sample_timeout_s)
-        self._sample_group_id = sample_group_id
-        self._group_tools = group_tools
-        self._kafka_home = kafka_home
-        self._tools_config = group_tools_command_config
-        self._calls = AdminCalls(
+        self.max_sample_records = max_sample_records
+        self.sample_timeout_s = float(sample_timeout_s)
+        self.sample_group_id = sample_group_id
+        self.group_tools = group_tools
+        self.kafka_home = kafka_home
+        self.tools_config = group_tools_command_config
+        self.calls = AdminCalls(
             where=f"{self.name}: Kafka at {self.bootstrap_servers}",
             timeout_s=float(request_timeout_s),
             retries=retries,
             retry_delay_s=float(retry_delay_s),
         )
 
-    def _client_config(self, **overrides: object) -> dict[str, Any]:
+    def client_config(self, **overrides: object) -> dict[str, Any]:
+        """The librdkafka settings of a client of this cluster, with `overrides`."""
         # Any: librdkafka settings are scalars, but `logger` is a Python object.
-        timeout_ms = int(self._calls.timeout_s * 1000)
+        timeout_ms = int(self.calls.timeout_s * 1000)
         settings: dict[str, Any] = {
             "socket.timeout.ms": timeout_ms,
             "socket.connection.setup.timeout.ms": timeout_ms,
             "logger": _LIBRDKAFKA_LOG,
         }
-        settings.update(self._extra)
+        settings.update(self.extra)
         settings.update(overrides)
         settings["bootstrap.servers"] = self.bootstrap_servers
         return settings
 
-    def _admin(self) -> Any:
+    def admin_client(self) -> Any:
+        """A new confluent-kafka `AdminClient` of this cluster.
+
+        Raises:
+            ValueError: librdkafka refuses a setting.
+        """
         from confluent_kafka import KafkaException
         from confluent_kafka.admin import AdminClient
 
         try:
-            return AdminClient(self._client_config())
+            return AdminClient(self.client_config())
         except KafkaException as exc:  # a setting librdkafka does not accept
-            raise ValueError(f"{self._calls.where}: bad client config: {exc}") from None
+            raise ValueError(f"{self.calls.where}: bad client config: {exc}") from None
 
     def _described_by_tools(self) -> tuple[GroupScan, list[str]]:
         """Share and streams groups as `groups` rows, read with Kafka's own tools, and
-        the notes about them.
-
-        The three tool runs (one JVM each) go in parallel. Nothing (with a note saying
-        why) when switched off, on a secured cluster without a Java client properties
-        file, or without a Kafka installation; a kind whose tool fails costs only that
-        kind (noted).
-        """
-        from concurrent.futures import ThreadPoolExecutor
-
-        from planner.adapters.kafka_dist import KafkaNotFound, find
+        the notes about them (`group_tools.describe_with_tools`); nothing when switched
+        off."""
         from planner.collect.kafka_admin import group_tools as tools
 
         scan, notes = GroupScan(), list[str]()
-        if not self._group_tools:
+        if not self.group_tools:
             return scan, notes
-        secured = sorted(k for k in self._extra if k.split(".")[0] in {"security", "sasl", "ssl"})
-        if secured and self._tools_config is None:
-            notes.append(
-                "share and streams groups not described: the cluster takes client security "
-                f"settings ({', '.join(secured)}) and no group_tools_command_config gives "
-                "Kafka's tools the Java client's"
-            )
-            return scan, notes
-        try:
-            kafka = find(self._kafka_home)
-        except KafkaNotFound as exc:
-            return scan, [f"share and streams groups not described: {exc}"]
-        timeout_s = max(30.0, 3 * self._calls.timeout_s)
-
-        def run(main_class: str, *what: str) -> str:
-            args = tools.tool_args(self.bootstrap_servers, *what, command_config=self._tools_config)
-            command = kafka.java_command(
-                main_class, args, heap_mb=256, jvm_options=_TOOL_JVM_OPTIONS
-            )
-            return tools.run_tool(command, timeout_s=timeout_s)
-
-        with ThreadPoolExecutor(3, thread_name_prefix="kafka-group-tool") as pool:
-            share_out = pool.submit(run, tools.SHARE_GROUP_COMMAND, "--members")
-            state_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--state", "--verbose")
-            offsets_out = pool.submit(run, tools.STREAMS_GROUP_COMMAND, "--offsets")
-
-            def read_share() -> tuple[list[DescribedGroup], dict[str, set[str]]]:
-                return tools.parse_share_members(share_out.result()), {}
-
-            def read_streams() -> tuple[list[DescribedGroup], dict[str, set[str]]]:
-                return tools.parse_streams_groups(state_out.result(), offsets_out.result())
-
-            kinds = (
-                ("share", read_share, "described by kafka-share-groups"),
-                (
-                    "streams",
-                    read_streams,
-                    "(KIP-1071) described by kafka-streams-groups, topics from their "
-                    "committed offsets, one member per stream thread",
-                ),
-            )
-            for kind, read, how in kinds:
-                try:
-                    found, topics = read()
-                except tools.GroupToolUnreadable as exc:
-                    notes.append(f"{kind} groups not described: {exc}")
-                    continue
-                kept = group_rows(found, _topics_from(topics))
-                scan.rows += kept.rows
-                scan.rejected += kept.rejected
-                scan.empty += kept.empty
-                if found:
-                    ids = names([g.group_id for g in found])
-                    notes.append(f"{len(found)} {kind} group(s) {how}: {ids}")
+        found = tools.describe_with_tools(
+            self.bootstrap_servers,
+            self.extra,
+            kafka_home=self.kafka_home,
+            command_config=self.tools_config,
+            timeout_s=max(30.0, 3 * self.calls.timeout_s),
+        )
+        notes.extend(found.notes)
+        kinds: tuple[tuple[str, list[DescribedGroup] | None, dict[str, set[str]], str], ...] = (
+            ("share", found.share, {}, "described by kafka-share-groups"),
+            (
+                "streams",
+                found.streams,
+                found.streams_topics,
+                "(KIP-1071) described by kafka-streams-groups, topics from their "
+                "committed offsets, one member per stream thread",
+            ),
+        )
+        for kind, groups, topics, how in kinds:
+            if groups is None:
+                continue
+            kept = group_rows(groups, _topics_from(topics))
+            scan.rows += kept.rows
+            scan.rejected += kept.rejected
+            scan.empty += kept.empty
+            if groups:
+                notes.append(
+                    f"{len(groups)} {kind} group(s) {how}: {names([g.group_id for g in groups])}"
+                )
         return scan, notes
 
     def describe_groups(self) -> list[DescribedGroup]:
@@ -238,8 +213,8 @@ class KafkaAdminSource:
         Raises:
             SourceUnavailable: the cluster could not be reached within the retries.
         """
-        self._admin()  # a setting librdkafka refuses is named here, not in a child
-        read, _ = read_groups_isolated(self._client_config(), self._calls)
+        self.admin_client()  # a setting librdkafka refuses is named here, not in a child
+        read, _ = read_groups_isolated(self.client_config(), self.calls)
         return read.described
 
     def collect(self, interval: DataInterval) -> Collected:
@@ -258,8 +233,8 @@ class KafkaAdminSource:
         """
         from concurrent.futures import ThreadPoolExecutor
 
-        admin = self._admin()
-        findings = Findings(self._calls.where, f"{self.name}:{self.bootstrap_servers}")
+        admin = self.admin_client()
+        findings = Findings(self.calls.where, f"{self.name}:{self.bootstrap_servers}")
         # Kafka's group tools (a JVM start each) run beside everything else, so their
         # seconds overlap the sample window instead of adding to it.
         pool = ThreadPoolExecutor(1, thread_name_prefix="kafka-group-tools")
@@ -278,7 +253,7 @@ class KafkaAdminSource:
         tools: Future[tuple[GroupScan, list[str]]],
         interval: DataInterval,
     ) -> Collected:
-        metadata = read_metadata(self._calls, admin)
+        metadata = read_metadata(self.calls, admin)
         # A partition without a leader has no end offset to read (see `windows`).
         partitions = [
             (t, p)
@@ -286,21 +261,21 @@ class KafkaAdminSource:
             for p, part in parts.items()
             if part.leader >= 0
         ]
-        first = read_end_offsets(self._calls, admin, partitions)
+        first = read_end_offsets(self.calls, admin, partitions)
         deadline = first.mono_s + self._window_s
         # The other reads run inside the window, so the window costs no extra time.
-        read_brokers(self._calls, admin, metadata, findings)
-        retention_ms = retention(self._calls, admin, list(metadata.topics), findings)
+        read_brokers(self.calls, admin, metadata, findings)
+        retention_ms = retention(self.calls, admin, list(metadata.topics), findings)
         self._groups(findings, tools)
         time.sleep(max(0.0, deadline - time.monotonic()))
-        second = read_end_offsets(self._calls, admin, partitions)
+        second = read_end_offsets(self.calls, admin, partitions)
         bad: list[Bad] = []
         spans_of = windows(first, second, metadata, bad)
         sizes = sample_sizes(
-            self._client_config(**{"group.id": self._sample_group_id}),
+            self.client_config(**{"group.id": self.sample_group_id}),
             spans_of,
-            max_records=self._max_sample_records,
-            timeout_s=self._sample_timeout_s,
+            max_records=self.max_sample_records,
+            timeout_s=self.sample_timeout_s,
         )
         throughput(
             first,
@@ -309,8 +284,8 @@ class KafkaAdminSource:
             sizes,
             bad,
             interval=interval,
-            sample_timeout_s=self._sample_timeout_s,
-            max_sample_records=self._max_sample_records,
+            sample_timeout_s=self.sample_timeout_s,
+            max_sample_records=self.max_sample_records,
             findings=findings,
         )
         keyed = {t: (s.keyed > 0 if s.records else None) for t, s in sizes.items()}
@@ -320,7 +295,7 @@ class KafkaAdminSource:
     def _groups(self, findings: Findings, tools: Future[tuple[GroupScan, list[str]]]) -> None:
         # In a child process (`isolated`); its librdkafka logs go to its own logger of
         # the same name, since a Logger pickles by name.
-        read, scan = read_groups_isolated(self._client_config(), self._calls)
+        read, scan = read_groups_isolated(self.client_config(), self.calls)
         for text in read.notes:
             findings.note(text)
         by_tools, tool_notes = tools.result()
