@@ -7,6 +7,7 @@ Subcommands:
   perf-test read kafka-producer/consumer-perf-test output into Tp and Tc
   measure   run Kafka's perf tools on one partition of a cluster and land Tp and Tc
   collect   gather one data interval's figures from the configured sources
+  observe   sample a live cluster over time into the observations dataset
   show      a topic's latest published recommendation, from the store
   sample    write a realistic sample fleet as a landing folder (demos, tests, benchmarks)
   plan      the whole pipeline for one data interval: collect, validate, size, simulate,
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         collect,
         demo,
         measure,
+        observe,
         perf_test,
         plan,
         sample,
@@ -136,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     perf_test.add_parser(sub)
     measure.add_parser(sub)
     collect.add_parser(sub)
+    observe.add_parser(sub)
     sample.add_parser(sub)
     show.add_parser(sub)
     plan.add_parser(sub)

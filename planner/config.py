@@ -26,6 +26,12 @@ Airflow fills those from its connections. Relative paths are relative to the fil
     bootstrap = "kafka:9092"
     sample_window_s = 10                     # end offsets read twice this far apart
     config_env = "PLANNER_KAFKA_CONFIG"      # optional JSON of librdkafka settings (SASL...)
+    observations = "var/observations"        # optional: collect from what `observe` recorded
+    observe_every_s = 60                     # the observer's sampling period
+    retention_days = 35                      # days of observations kept
+    key_sample_size = 1000                   # keyed records per topic and day (hashes only)
+    min_coverage = 0.8                       # share of an interval observed to plan from it
+    step_s = 3600                            # one throughput window collected per step
 
     [planning]                    # planner.recommend.PlanSettings fields
     headroom_pct = 30
@@ -64,13 +70,24 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.collect.base import Source
+from planner.observe.settings import ObserveSettings
 from planner.recommend.share import ShareLimits
 from planner.recommend.types import PlanSettings
 
-__all__ = ["ConfigError", "PlannerConfig", "build_sources", "load_config"]
+if TYPE_CHECKING:
+    from planner.collect.kafka_admin import KafkaAdminSource
+
+__all__ = [
+    "ConfigError",
+    "PlannerConfig",
+    "build_kafka_source",
+    "build_sources",
+    "load_config",
+    "observe_settings",
+]
 
 _SOURCE_NAMES = ("landing", "prometheus", "kafka")
 _KAFKA_KEYS = {
@@ -85,6 +102,7 @@ _KAFKA_KEYS = {
     "group_tools",
     "kafka_home",
     "group_tools_command_config",
+    *ObserveSettings.config_keys(),
 }
 _PROMETHEUS_KEYS = {
     "url",
@@ -284,13 +302,26 @@ def build_sources(config: PlannerConfig, *, landing: str | Path | None = None) -
                 args["bearer_token"] = token
             out.append(PrometheusSource(**args))
         elif name == "kafka":
-            from planner.collect.kafka_admin import KafkaAdminSource
-
-            args = _kafka_args(settings)
-            if extra := config.secrets.get("kafka_config"):
-                args["config"] = dict(extra)
-            out.append(KafkaAdminSource(**args))
+            out.append(build_kafka_source(config))
     return out
+
+
+def build_kafka_source(config: PlannerConfig) -> KafkaAdminSource:
+    """The Kafka admin source of `[sources.kafka]` (the observer samples with it too).
+
+    Raises:
+        ConfigError: the section is missing or has a bad value.
+    """
+    from planner.collect.kafka_admin import KafkaAdminSource
+
+    settings = config.source_settings.get("kafka") or {}
+    if "bootstrap" not in settings:
+        where = config.path or "the default config"
+        raise ConfigError(f"{where}: [sources.kafka] bootstrap is not set")
+    args = _kafka_args(settings)
+    if extra := config.secrets.get("kafka_config"):
+        args["config"] = dict(extra)
+    return KafkaAdminSource(**args)
 
 
 def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -316,8 +347,37 @@ def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
     return args
 
 
+def observe_settings(config: PlannerConfig) -> ObserveSettings:
+    """The observation settings of `[sources.kafka]` (defaults when absent).
+
+    Raises:
+        ConfigError: a value out of range or of the wrong type.
+    """
+    settings = config.source_settings.get("kafka", {})
+    args: dict[str, Any] = {}
+    for key in ObserveSettings.config_keys():
+        if key not in settings:
+            continue
+        value = settings[key]
+        if key == "observations":
+            args[key] = config.resolve(str(value))
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"[sources.kafka] {key}: a number, got {value!r}")
+        elif key in ("retention_days", "key_sample_size"):
+            if not isinstance(value, int):
+                raise ConfigError(f"[sources.kafka] {key}: a whole number, got {value!r}")
+            args[key] = value
+        else:
+            args[key] = float(value)
+    try:
+        return ObserveSettings(**args)
+    except ValueError as exc:
+        raise ConfigError(f"[sources.kafka]: {exc}") from None
+
+
 def _kafka_args(settings: Mapping[str, Any]) -> dict[str, Any]:
     _unknown(settings, _KAFKA_KEYS, "[sources.kafka]")
+    settings = {k: v for k, v in settings.items() if k not in ObserveSettings.config_keys()}
     args: dict[str, Any] = {"bootstrap_servers": str(settings["bootstrap"])}
     for key in ("sample_window_s", "request_timeout_s", "retry_delay_s", "sample_timeout_s"):
         if key in settings:
