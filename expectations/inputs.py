@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BROKER_COUNT",
     "LEVEL",
+    "MIN_COVERAGE",
     "ROW",
     "RUN",
     "RUN_LEVEL_TYPES",
@@ -48,6 +49,8 @@ __all__ = [
 
 #: The suite parameter `topics.input` takes: the number of brokers in the cluster table.
 BROKER_COUNT = "broker_count"
+#: Its other parameter: the share of the interval a topic's observations must cover.
+MIN_COVERAGE = "min_coverage"
 #: The `meta` key holding an expectation's level, and its two values.
 LEVEL = "level"
 ROW = "row"
@@ -94,22 +97,40 @@ def throughput_input() -> list[Expectation]:
 
 
 def topics_input() -> list[Expectation]:
-    """`topics.input`: the topics as they are, replication factor within the broker count.
+    """`topics.input`: the topics as they are, replication factor within the broker count,
+    observed for enough of the interval.
 
     The broker count is the suite parameter `broker_count` (the rows of the `cluster`
     table), so the suite stays one reviewed document and each run's value is recorded in
     its validation result. Kafka refuses a replication factor above the live brokers at
     topic creation; a topic that claims one means the topics and cluster tables disagree.
+    `min_coverage` (`[sources.kafka] min_coverage`) is the share of the interval a
+    topic's observations must cover (`observed_share`; empty for figures of other
+    sources, which the rule leaves alone).
     """
+    import great_expectations.expectations as gxe
+
     bound = at_least(
         "replication_factor",
         1,
         maximum={"$PARAMETER": BROKER_COUNT},
         why="Kafka refuses more replicas than brokers",
     )
+    observed = gxe.ExpectColumnValuesToBeBetween(
+        column="observed_share",
+        min_value={"$PARAMETER": MIN_COVERAGE},
+        max_value=1.0,
+        description=(
+            f"observed_share is between ${MIN_COVERAGE} and 1: a topic whose observations "
+            "cover less of the interval is not planned from them"
+        ),
+    )
     return _levelled(
         [
-            *column_rules(TABLES["topics"], overrides={"replication_factor": [bound]}),
+            *column_rules(
+                TABLES["topics"],
+                overrides={"replication_factor": [bound], "observed_share": [observed]},
+            ),
             rows_at_least(1, "a run without topics has nothing to size"),
         ]
     )

@@ -251,6 +251,15 @@ def _rule_expectations(column: Column) -> list[Expectation]:
         return [finite_at_least(column.name, 0.0)]
     if rule == "positive":
         return [finite_at_least(column.name, 0.0, strict=True)]
+    if rule == "share":
+        return [
+            gxe.ExpectColumnValuesToBeBetween(
+                column=column.name,
+                min_value=0.0,
+                max_value=1.0,
+                description=f"{column.name} is a share from 0 to 1",
+            )
+        ]
     if rule == "count":
         return [at_least(column.name, 1)]
     if rule == "whole":

@@ -37,6 +37,7 @@ from typing import Any
 
 from expectations.catalog import SUITES, build_suite, suite_parameters
 from expectations.rules import TOPIC_REGEX, target
+from planner.observe.settings import DEFAULT_MIN_COVERAGE
 
 __all__ = [
     "Outcome",
@@ -50,7 +51,9 @@ __all__ = [
 _QUERY_TYPE = "unexpected_rows_expectation"
 _MAX_EXAMPLE_CHARS = 160
 #: Suite parameters the suites use, with the smallest value that makes sense.
-_PARAMETER_MINIMUM: Mapping[str, int] = {"broker_count": 1}
+_PARAMETER_MINIMUM: Mapping[str, int] = {"broker_count": 1, "min_coverage": 0}
+#: Suite parameters that have a default: the config's own (`[sources.kafka] min_coverage`).
+_PARAMETER_DEFAULT: Mapping[str, float] = {"min_coverage": DEFAULT_MIN_COVERAGE}
 
 
 class ValidationFailed(RuntimeError):
@@ -300,6 +303,10 @@ def _check_frame(df: Any, suite_name: str) -> None:
 
 def _check_parameters(suite_name: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
     wanted = suite_parameters(suite_name)
+    parameters = {**parameters}
+    for name, value in _PARAMETER_DEFAULT.items():
+        if name in wanted:
+            parameters.setdefault(name, value)
     missing = [p for p in wanted if p not in parameters]
     unknown = [p for p in parameters if p not in wanted]
     if missing or unknown:

@@ -50,7 +50,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def throughput_mib(throughput: DataFrame) -> DataFrame:
-    """Samples in the planner's units: `topic, ts, mib_in, records_in, mib_out`.
+    """Samples in the planner's units: `topic, ts, mib_in, records_in, mib_out,
+    mib_out_busiest`.
 
     Byte rates in the figures are bytes/s; the planner works in MiB/s (2**20 bytes, the
     unit Kafka's perf tools print as "MB"). The job's tasks read the samples with PyArrow
@@ -65,6 +66,7 @@ def throughput_mib(throughput: DataFrame) -> DataFrame:
         (F.col("bytes_in_per_s") / _MIB).alias("mib_in"),
         F.col("records_in_per_s").alias("records_in"),
         (F.col("bytes_out_per_s") / _MIB).alias("mib_out"),
+        (F.col("busiest_group_bytes_out_per_s") / _MIB).alias("mib_out_busiest"),
     )
 
 

@@ -67,7 +67,14 @@ KEYED_WEIGHT = 50
 # Units may read each file at most this many times over in all (row groups that straddle
 # two units are read by both); past it, fewer units.
 _MAX_READ_FACTOR = 2.0
-_SAMPLE_COLUMNS = ["topic", "ts", "bytes_in_per_s", "records_in_per_s", "bytes_out_per_s"]
+_SAMPLE_COLUMNS = [
+    "topic",
+    "ts",
+    "bytes_in_per_s",
+    "records_in_per_s",
+    "bytes_out_per_s",
+    "busiest_group_bytes_out_per_s",
+]
 _MIB = float(2**20)
 
 
@@ -262,7 +269,8 @@ class TopicSamples:
         topics: The topics with at least one sample, sorted.
         starts: Where each topic's rows start (and, last, the row count).
         rows: `ts` (timestamp, UTC), `mib_in` (MiB/s), `records_in` (records/s) and
-            `mib_out` (MiB/s, all groups together; null where not measured).
+            `mib_out` (MiB/s, all groups together; null where not measured) and
+            `mib_out_busiest` (MiB/s read by the busiest group; null where not observed).
     """
 
     topics: list[str]
@@ -309,6 +317,7 @@ def read_samples(unit: Unit) -> TopicSamples:
                 "mib_in": pa.array([], pa.float64()),
                 "records_in": pa.array([], pa.float64()),
                 "mib_out": pa.array([], pa.float64()),
+                "mib_out_busiest": pa.array([], pa.float64()),
             }
         )
         return TopicSamples([], np.zeros(1, dtype=np.int64), empty)
@@ -320,9 +329,7 @@ def read_samples(unit: Unit) -> TopicSamples:
     order = pa.array(np.lexsort((ts, code)))
     # Only the columns kept are gathered: gathering the topic names too cost more than
     # the four numeric columns together.
-    ordered = rows.select(["ts", "bytes_in_per_s", "records_in_per_s", "bytes_out_per_s"]).take(
-        order
-    )
+    ordered = rows.select(_SAMPLE_COLUMNS[1:]).take(order)
     starts = np.searchsorted(code[order.to_numpy()], np.arange(len(names) + 1)).astype(np.int64)
     out = pa.table(
         {
@@ -330,6 +337,7 @@ def read_samples(unit: Unit) -> TopicSamples:
             "mib_in": pc.divide(ordered.column("bytes_in_per_s"), _MIB),
             "records_in": ordered.column("records_in_per_s"),
             "mib_out": pc.divide(ordered.column("bytes_out_per_s"), _MIB),
+            "mib_out_busiest": pc.divide(ordered.column("busiest_group_bytes_out_per_s"), _MIB),
         }
     )
     return TopicSamples(names.to_pylist(), starts, out)

@@ -225,6 +225,10 @@ def _check_domain(rule: str, values: pa.Array, name: str, raw: pa.Array, check: 
                 check.fail(present & (arr < 0), name, raw, "negative")
             else:
                 check.fail(present & (arr <= 0), name, raw, "must be above zero")
+    elif rule == "share":
+        arr = values.to_numpy(zero_copy_only=False)
+        with np.errstate(invalid="ignore"):
+            check.fail(present & ~((arr >= 0) & (arr <= 1)), name, raw, "not a share from 0 to 1")
     elif rule in {"count", "whole"}:
         arr = pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
         floor = 1 if rule == "count" else 0

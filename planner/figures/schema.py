@@ -52,7 +52,8 @@ class Column:
         required: A source must provide it (an optional column may be absent or null).
         check: The domain rule a value must meet: `topic` (Kafka's name rule), `rate`
             (finite, >= 0), `positive` (finite, > 0), `count` (whole, >= 1), `whole`
-            (whole, >= 0), `partitioner`, `strategy`, `protocol`, `hex`, or "" for none.
+            (whole, >= 0), `share` (finite, 0 to 1), `partitioner`, `strategy`,
+            `protocol`, `hex`, or "" for none.
         doc: What it means, with its unit.
         may_be_empty: A required column whose value may still be empty, where empty
             says something (a topic's `partitions`: not created yet). A source must
@@ -135,6 +136,15 @@ THROUGHPUT = Table(
             required=False,
         ),
         _SOURCE,
+        _c(
+            "busiest_group_bytes_out_per_s",
+            pa.float64(),
+            "rate",
+            "bytes/s read by the consumer group that read the most in the sample (from "
+            "observations: its committed offsets' advance, catch-up beyond production left "
+            "out); planned as one group's read rate instead of bytes_out_per_s / groups",
+            required=False,
+        ),
     ),
     ("topic", "ts"),
     "one rate sample of one topic",
@@ -162,6 +172,14 @@ TOPICS = Table(
         ),
         _c("retention_ms", pa.int64(), "whole", "retention.ms of the topic", required=False),
         _c("source", pa.string(), "", _SOURCE.doc, required=False),
+        _c(
+            "observed_share",
+            pa.float64(),
+            "share",
+            "the share of the interval the observations cover for the topic (0 to 1); "
+            "empty when its figures are not observations",
+            required=False,
+        ),
     ),
     ("topic",),
     "one topic as it is today",

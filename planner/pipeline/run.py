@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
-from planner.config import PlannerConfig
+from planner.config import PlannerConfig, observe_settings
 from planner.figures.dataset import DataInterval
 from planner.pipeline.workspace import Workspace
 
@@ -179,6 +179,7 @@ def run_pipeline(
                 key,
                 lookback_days=settings.lookback_days,
                 max_bad_share=config.max_bad_row_share,
+                min_coverage=observe_settings(config).min_coverage,
             ),
             ValidationStageFailed,
             MissingFigures,

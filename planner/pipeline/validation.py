@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from planner.figures.dataset import MANIFEST, interval_path
 from planner.figures.set_aside import FILE as SET_ASIDE_FILE
 from planner.figures.set_aside import SetAside, save_set_aside
+from planner.observe.settings import DEFAULT_MIN_COVERAGE
 from planner.pipeline import jobs
 from planner.pipeline.row_checks import DEFAULT_MAX_BAD_SHARE
 from planner.pipeline.state import StageResult, dataset_files, fingerprint, save_stage
@@ -135,6 +136,7 @@ def validate_inputs(
     *,
     lookback_days: float,
     max_bad_share: float = DEFAULT_MAX_BAD_SHARE,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> StageResult:
     """Validate the figures the sizing job will read for `run`, and set bad topics aside.
 
@@ -145,6 +147,8 @@ def validate_inputs(
         lookback_days: Days of history the sizing job reads (the same setting).
         max_bad_share: The share of a table's rows, and of the run's topics, that
             row-level failures may set aside before the run stops instead (0..1).
+        min_coverage: The share of the interval a topic's observations must cover
+            (`[sources.kafka] min_coverage`); a topic below it is set aside.
 
     Returns:
         The saved result (the run may go on: every run-level expectation met, and any
@@ -176,7 +180,9 @@ def validate_inputs(
     # The broker count the sizing job uses (distinct broker ids), so the suite's
     # replication-factor bound and the job's agree.
     brokers = figures.brokers()
-    parameters: dict[str, dict[str, Any]] = {"topics": {"broker_count": brokers}}
+    parameters: dict[str, dict[str, Any]] = {
+        "topics": {"broker_count": brokers, "min_coverage": min_coverage}
+    }
     reports = [
         validate(frame, f"{name}.input", **parameters.get(name, {}))
         for name, frame in frames.items()
@@ -310,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one validation stage as a Spark application; returns the exit code."""
     import dataclasses
 
-    from planner.config import ConfigError, load_config
+    from planner.config import ConfigError, load_config, observe_settings
     from spark_jobs.figures import MissingFigures
     from spark_jobs.session import build_session, stop_session
     from spark_jobs.settings import SettingsError, load_settings
@@ -337,6 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.interval,
                 lookback_days=settings.lookback_days,
                 max_bad_share=config.max_bad_row_share,
+                min_coverage=observe_settings(config).min_coverage,
             )
         else:
             result = validate_outputs(spark, workspace, jobs.run_key(args.interval))

@@ -28,7 +28,9 @@ def planning_samples(history: TopicHistory, *, fan_out: int) -> dict[str, npt.ND
     Args:
         history: The topic's figures.
         fan_out: The consumer groups its bytes out are divided over (at least 1): every
-            group fetches all of them, so `mib_out` is one group's read rate.
+            group fetches all of them, so `mib_out` is one group's read rate. A sample
+            that has the busiest group's own read rate (`mib_out_busiest_group`,
+            observed) takes that instead.
 
     Returns:
         `mib_in`, `records_in` (MiB/s, records/s) and `mib_out` (MiB/s per group), for
@@ -40,6 +42,10 @@ def planning_samples(history: TopicHistory, *, fan_out: int) -> dict[str, npt.ND
             samples[dim] = np.asarray(values, dtype=np.float64)
     if history.mib_out is not None:
         samples["mib_out"] = np.asarray(history.mib_out, dtype=np.float64) / fan_out
+    if history.mib_out_busiest_group is not None:
+        busiest = np.asarray(history.mib_out_busiest_group, dtype=np.float64)
+        divided = samples.get("mib_out", np.full(busiest.shape, np.nan))
+        samples["mib_out"] = np.where(np.isnan(busiest), divided, busiest)
     return samples
 
 

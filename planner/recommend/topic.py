@@ -455,6 +455,14 @@ def _fmt(value: float) -> str:
 
 
 def _fan_out_rationale(history: TopicHistory, consuming: int) -> tuple[str, ...]:
+    if (
+        history.mib_out_busiest_group is not None
+        and not np.isnan(np.asarray(history.mib_out_busiest_group, dtype=np.float64)).all()
+    ):
+        return (
+            f"{_UNITS['mib_out']}: the busiest consumer group's own read rate where it was "
+            f"observed (its committed offsets, catch-up beyond production left out)",
+        )
     if history.mib_out is None or consuming == 1:
         return ()
     if consuming == 0:

@@ -164,6 +164,9 @@ class TopicHistory:
         mib_in: MiB/s in per sample (or None).
         records_in: Records/s in per sample (or None).
         mib_out: MiB/s out per sample, all groups together (or None).
+        mib_out_busiest_group: MiB/s read by the busiest consumer group per sample, where
+            observed (NaN elsewhere; or None): planned instead of `mib_out` divided over
+            the groups, which counts today's groups in every past sample.
         current_partitions: Partitions today (None for a new topic).
         replication_factor: Replicas per partition.
         keyed: Whether records carry keys.
@@ -178,6 +181,7 @@ class TopicHistory:
     mib_in: npt.ArrayLike | None = None
     records_in: npt.ArrayLike | None = None
     mib_out: npt.ArrayLike | None = None
+    mib_out_busiest_group: npt.ArrayLike | None = None
     current_partitions: int | None = None
     replication_factor: int = 3
     keyed: bool = False

@@ -80,9 +80,9 @@ def test_output_suites_gate_every_column_of_their_schema() -> None:
         assert first.column_set == [f.name for f in schema.fields]
 
 
-def test_only_topics_input_takes_a_parameter() -> None:
+def test_only_topics_input_takes_parameters() -> None:
     assert {name: suite_parameters(name) for name in SUITES} == {
-        name: ("broker_count",) if name == "topics.input" else () for name in SUITES
+        name: ("broker_count", "min_coverage") if name == "topics.input" else () for name in SUITES
     }
 
 

@@ -72,7 +72,7 @@ def test_throughput_good_passes(spark: Any) -> None:
     rows = [sample(t, h) for t in ("orders", "payments.v2", "a_b-c") for h in range(3)]
     report = validate(figures_frame(spark, "throughput", rows), "throughput.input")
     assert report.success, report.message()
-    assert len(report.outcomes) == 19
+    assert len(report.outcomes) == 21
     report.raise_for_failure()
 
 
@@ -112,7 +112,7 @@ def test_failure_message_names_suite_expectations_and_examples(
 ) -> None:
 
     message = throughput_bad.message()
-    assert message.startswith("suite throughput.input failed 7 of 19 expectations:")
+    assert message.startswith("suite throughput.input failed 7 of 21 expectations:")
     assert "expect_compound_columns_to_be_unique on topic,ts: one row per (topic, ts)" in message
     assert "2 of 11 rows" in message
     assert "'bad topic!'" in message
@@ -128,7 +128,7 @@ def test_failure_message_names_suite_expectations_and_examples(
     assert str(caught.value) == message
     assert caught.value.report is throughput_bad
     summary = throughput_bad.summary()
-    assert summary["failed"] == 7 and summary["evaluated"] == 19
+    assert summary["failed"] == 7 and summary["evaluated"] == 21
     assert {f["target"] for f in summary["failures"]} >= {"topic,ts", "source"}
 
 
@@ -186,7 +186,7 @@ def good_topics(spark: Any) -> Any:
 def test_topics_good_passes(good_topics: Any) -> None:
     report = validate(good_topics, "topics.input", broker_count=3)
     assert report.success, report.message()
-    assert report.parameters == {"broker_count": 3}
+    assert report.parameters == {"broker_count": 3, "min_coverage": 0.8}
 
 
 def test_replication_factor_above_broker_count_fails(good_topics: Any) -> None:

@@ -70,7 +70,7 @@ def test_the_fleets_inputs_pass_but_for_the_topic_with_too_many_replicas(
         ("expect_column_values_to_be_between", "replication_factor")
     ]
     assert report.topics == ("wide",)
-    assert f"(with broker_count={brokers})" in report.message()
+    assert f"(with broker_count={brokers}, min_coverage=0.8)" in report.message()
 
 
 @pytest.mark.parametrize("dataset", ["sizing", "simulations", "recommendations"])

@@ -216,6 +216,7 @@ def throughput_rows(day: date, topics: tuple[TopicSpec, ...] = TOPICS) -> pa.Tab
         out = None if spec.out_ratio is None else (mib * MIB * spec.out_ratio).tolist()
         cols["bytes_out_per_s"] += out if out is not None else [None] * 24
         cols["source"] += ["test"] * 24
+    cols["busiest_group_bytes_out_per_s"] = [None] * len(cols["topic"])
     return pa.Table.from_pydict(
         {**cols, "ts": pa.array(cols["ts"], pa.timestamp("us", tz="UTC"))},
         schema=TABLES["throughput"].schema,

@@ -41,6 +41,7 @@ def test_the_unit_reference_gives_the_jvm_reference_s_maxima(
         rows.append(("a", ts, 100.0 + (hour * 7) % 31, 10.0 * (hour % 5), float(hour), "s"))
         rows.append(("b", ts, 50.0 - hour, 1.0 + hour, None, "s"))
     rows.append(("c", TS, 3.5, 1.0, 2.0, "s"))
+    rows = [(*r, None) for r in rows]  # busiest_group_bytes_out_per_s: not observed
     schema = TABLES["throughput"].schema
     throughput = pa.Table.from_pylist(
         [dict(zip(schema.names, r, strict=True)) for r in rows], schema

@@ -248,6 +248,7 @@ def _throughput_file(path: Path, tables: list[pa.Table]) -> Path:
             "records_in_per_s": rows.column("records_in"),
             "bytes_out_per_s": pc.multiply(rows.column("mib_out"), float(MIB)),
             "source": pa.array(["test"] * rows.num_rows),
+            "busiest_group_bytes_out_per_s": pa.nulls(rows.num_rows, pa.float64()),
         },
         schema=TABLES["throughput"].schema,
     )

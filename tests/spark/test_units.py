@@ -140,7 +140,7 @@ def test_reading_every_unit_gives_the_samples_spark_reads(
         .transform(throughput_mib)
         .orderBy("topic", "ts")
         .toArrow()
-        .select(["topic", "ts", "mib_in", "records_in", "mib_out"])
+        .select(["topic", "ts", "mib_in", "records_in", "mib_out", "mib_out_busiest"])
     )
     assert ours.num_rows == 4 * 24 * len(NAMES)  # three days before the run, and its day
     assert ours.equals(expected.cast(ours.schema))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 from typing import Any
 
@@ -876,3 +877,26 @@ def test_one_idle_member_and_a_one_partition_rule_read_in_the_singular() -> None
     assert "the rule asks for 1 partition, decided by MiB/s in on both sides (a tie)" in (
         light.rationale
     )
+
+
+def test_an_observed_busiest_group_is_planned_instead_of_today_s_groups_dividing_the_past() -> None:
+    # Two groups read 24 MiB/s in all today, but for the first week only one existed and
+    # read it all: dividing the past by today's two halves it. Where the busiest group's
+    # own read rate was observed it is planned as it is; elsewhere the division stands.
+    ts = np.arange(14 * 24) * HOUR
+    busiest = np.where(ts < 7 * 24 * HOUR, 24.0, 12.0)
+    busiest[:24] = np.nan  # the first day was not observed
+    history = TopicHistory(
+        "orders",
+        ts,
+        mib_in=np.full(ts.size, 24.0),
+        mib_out=np.full(ts.size, 24.0),
+        mib_out_busiest_group=busiest,
+    )
+    out = planning_samples(history, fan_out=2)["mib_out"]
+    assert out[:24].tolist() == [12.0] * 24
+    assert out[24 : 7 * 24].tolist() == [24.0] * (6 * 24)
+    assert out[7 * 24 :].tolist() == [12.0] * (7 * 24)
+    # With no bytes-out total at all, the observed samples alone are planned.
+    alone = planning_samples(dataclasses.replace(history, mib_out=None), fan_out=2)["mib_out"]
+    assert np.isnan(alone[:24]).all() and alone[24:].tolist() == busiest[24:].tolist()
