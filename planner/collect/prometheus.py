@@ -59,23 +59,20 @@ number: a query result has none.
 
 from __future__ import annotations
 
-import base64
-import http.client
-import json
-import urllib.error
-import urllib.parse
-import urllib.request
-import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from planner.collect.base import Collected, retry
+from planner.collect.base import Collected
 from planner.collect.kafka_groups import INTERNAL_PREFIX
+from planner.collect.prometheus_api import (
+    MAX_POINTS,
+    PrometheusClient,
+    PrometheusQueryError,
+    Series,
+)
 from planner.figures.conform import Conformed, FiguresError, conform, empty, rejections
 from planner.figures.dataset import DataInterval
 from planner.figures.schema import TIMESTAMP
@@ -108,54 +105,6 @@ the planner does not size, as the Kafka admin source skips them."""
 
 COLUMNS = tuple(DEFAULT_QUERIES)
 _REQUIRED = ("bytes_in_per_s", "records_in_per_s")
-_TRANSIENT_ERRORS = frozenset({"timeout", "canceled", "unavailable", "internal"})
-_MAX_POINTS = 11_000  # Prometheus refuses a range query with more points per series.
-
-
-class PrometheusQueryError(FiguresError):
-    """Prometheus answered, but not with figures: a rejected query or an unusable answer.
-
-    Retrying cannot help, so it is raised at once; the message names the server, the
-    column, the query and what Prometheus said.
-    """
-
-
-class _Transient(OSError):
-    """A failure worth retrying (5xx, 429, timeout); an OSError so `retry` retries it."""
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Refuse redirects: urllib turns a redirected POST into a GET without the query
-    and would forward the Authorization header to wherever it points."""
-
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: Any,
-        code: int,
-        msg: str,
-        headers: Any,
-        newurl: str,
-    ) -> urllib.request.Request | None:
-        return None
-
-
-@dataclass(frozen=True)
-class _Series:
-    """One series of a range-query answer: its labels and (evaluation s, value) points."""
-
-    labels: Mapping[str, str]
-    times: list[int]
-    values: list[float]
-
-    @property
-    def topic(self) -> str | None:
-        topic = self.labels.get("topic")
-        return topic if topic else None
-
-    def describe(self) -> str:
-        inner = ",".join(f'{k}="{v}"' for k, v in sorted(self.labels.items()))
-        return "{" + inner + "}"
 
 
 def _duration(seconds: int) -> str:
@@ -164,20 +113,6 @@ def _duration(seconds: int) -> str:
         if seconds % size == 0:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
-
-
-def _check_url(url: str) -> str:
-    parts = urllib.parse.urlsplit(url.strip())
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise ValueError(f"Prometheus URL {url!r}: expected http(s)://host[:port][/prefix]")
-    if parts.username is not None or parts.password is not None:
-        raise ValueError(
-            "Prometheus URL must not carry credentials: pass basic_auth or bearer_token "
-            "(read from the config or the environment)"
-        )
-    if parts.query or parts.fragment:
-        raise ValueError(f"Prometheus URL {url!r}: no query string or fragment, please")
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
 
 
 class PrometheusSource:
@@ -205,7 +140,7 @@ class PrometheusSource:
         bearer_token: str | None = None,
         basic_auth: tuple[str, str] | None = None,
         name: str = "prometheus",
-        max_points_per_query: int = _MAX_POINTS,
+        max_points_per_query: int = MAX_POINTS,
         max_response_bytes: int = 256 * 1024 * 1024,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
@@ -239,42 +174,29 @@ class PrometheusSource:
             ValueError: a malformed URL, step or query mapping, or two kinds of
                 credentials at once.
         """
-        self.url = _check_url(url)
+        self._client = PrometheusClient(
+            url,
+            timeout_s=timeout_s,
+            query_timeout_s=query_timeout_s,
+            attempts=attempts,
+            first_delay_s=first_delay_s,
+            bearer_token=bearer_token,
+            basic_auth=basic_auth,
+            max_response_bytes=max_response_bytes,
+            sleep=sleep,
+        )
+        self.url = self._client.url
         self.name = name
         step_s = step.total_seconds()
         if step_s < 1 or step_s != int(step_s):
             raise ValueError(f"Prometheus step must be whole seconds, at least 1; got {step}")
         self.step = step
         self._step_s = int(step_s)
-        if bearer_token is not None and basic_auth is not None:
-            raise ValueError("give bearer_token or basic_auth, not both")
-        if timeout_s <= 0 or (query_timeout_s is not None and query_timeout_s <= 0):
-            raise ValueError("timeouts must be above zero seconds")
-        if attempts < 1 or first_delay_s < 0:
-            raise ValueError("attempts must be 1 or more and first_delay_s 0 or more")
-        if not 1 <= max_points_per_query <= _MAX_POINTS:
-            raise ValueError(f"max_points_per_query must be within 1..{_MAX_POINTS}")
+        if not 1 <= max_points_per_query <= MAX_POINTS:
+            raise ValueError(f"max_points_per_query must be within 1..{MAX_POINTS}")
         self._fixed_window: list[str] = []
         self.queries = self._resolve(queries or {})
-        self._timeout_s = timeout_s
-        self._query_timeout_s = timeout_s if query_timeout_s is None else query_timeout_s
-        self._attempts = attempts
-        self._first_delay_s = first_delay_s
-        self._sleep = sleep
         self._max_points = max_points_per_query
-        self._max_bytes = max_response_bytes
-        self._headers = {
-            "Accept": "application/json",
-            "Accept-Encoding": "gzip",
-            "Content-Type": "application/x-www-form-urlencoded",
-            "User-Agent": "kafka-partition-planner",
-        }
-        if bearer_token is not None:
-            self._headers["Authorization"] = f"Bearer {bearer_token}"
-        if basic_auth is not None:
-            pair = f"{basic_auth[0]}:{basic_auth[1]}".encode()
-            self._headers["Authorization"] = f"Basic {base64.b64encode(pair).decode('ascii')}"
-        self._opener = urllib.request.build_opener(_NoRedirect())
 
     def __repr__(self) -> str:  # never the credentials
         return f"PrometheusSource({self.url!r}, step={_duration(self._step_s)})"
@@ -363,9 +285,9 @@ class PrometheusSource:
 
     def _fetch(
         self, column: str, query: str, start_s: int, steps: int, notes: list[str]
-    ) -> list[_Series]:
+    ) -> list[Series]:
         """All series of one query over `steps` windows from `start_s`, merged over chunks."""
-        merged: dict[tuple[tuple[str, str], ...], _Series] = {}
+        merged: dict[tuple[tuple[str, str], ...], Series] = {}
         for first in range(0, steps, self._max_points):
             last = min(first + self._max_points, steps)
             # Point k is evaluated at the end of window k and describes the window.
@@ -382,155 +304,21 @@ class PrometheusSource:
 
     def _query_range(
         self, column: str, query: str, begin_s: int, end_s: int, notes: list[str]
-    ) -> list[_Series]:
-        form = {
-            "query": query,
-            "start": str(begin_s),
-            "end": str(end_s),
-            "step": str(self._step_s),
-            "timeout": str(self._query_timeout_s),  # float seconds, as the API accepts
-        }
-        what = f"Prometheus {self.url} ({column} query {query!r})"
-        payload = retry(
-            lambda: self._post(column, query, urllib.parse.urlencode(form).encode()),
-            what=what,
-            attempts=self._attempts,
-            first_delay_s=self._first_delay_s,
-            sleep=self._sleep,
+    ) -> list[Series]:
+        answer = self._client.query_range(
+            column, query, begin_s=begin_s, end_s=end_s, step_s=self._step_s
         )
-        for key in ("warnings", "infos"):
-            for text in payload.get(key) or []:
-                notes.append(f"{self.source}: Prometheus {key[:-1]} on the {column} query: {text}")
-        return self._parse(column, query, payload)
+        for kind, text in answer.warnings:
+            notes.append(f"{self.source}: Prometheus {kind} on the {column} query: {text}")
+        # Point k is evaluated at the end of window k and describes the window.
+        return [
+            Series(one.labels, [t - self._step_s for t in one.times], one.values)
+            for one in answer.series
+        ]
 
-    def _post(self, column: str, query: str, body: bytes) -> dict[str, Any]:
-        """One POST to `/api/v1/query_range`; transient failures raise OSError."""
-        request = urllib.request.Request(
-            f"{self.url}/api/v1/query_range", data=body, headers=self._headers, method="POST"
-        )
-        try:
-            with self._opener.open(request, timeout=self._timeout_s) as response:
-                data = self._read(response, column, query)
-        except urllib.error.HTTPError as exc:
-            raise self._http_error(exc, column, query) from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise _Transient(f"no answer within {self._timeout_s:g} s") from exc
-            raise _Transient(f"cannot connect: {exc.reason}") from exc
-        except TimeoutError as exc:
-            raise _Transient(f"no answer within {self._timeout_s:g} s") from exc
-        except http.client.HTTPException as exc:
-            raise _Transient(f"broken HTTP answer: {exc!r}") from exc
-        payload = self._decode(data, column, query)
-        if payload.get("status") == "error":
-            raise self._api_error(payload, None, column, query)
-        return payload
-
-    def _read(self, response: Any, column: str, query: str) -> bytes:
-        """The body, decompressed, refusing more than `max_response_bytes`."""
-        limit = self._max_bytes
-        data: bytes = response.read(limit + 1)
-        too_big = len(data) > limit
-        if not too_big and (response.headers.get("Content-Encoding") or "").lower() == "gzip":
-            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            try:
-                data = inflater.decompress(data, limit + 1)
-            except zlib.error as exc:
-                raise _Transient(f"corrupt gzip answer: {exc}") from exc
-            too_big = len(data) > limit or bool(inflater.unconsumed_tail)
-        if too_big:
-            raise PrometheusQueryError(
-                f"{self.url}: the {column} answer is larger than {limit} bytes "
-                f"(query {query!r}); use a larger step, a shorter interval or raise "
-                "max_response_bytes"
-            )
-        return data
-
-    def _decode(self, data: bytes, column: str, query: str) -> dict[str, Any]:
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            payload = None
-        if not isinstance(payload, dict) or "status" not in payload:
-            head = data[:200].decode("utf-8", errors="replace")
-            raise PrometheusQueryError(
-                f"{self.url}: the {column} answer is not a Prometheus API answer "
-                f"(query {query!r}); it starts: {head!r}"
-            )
-        return payload
-
-    def _http_error(
-        self, exc: urllib.error.HTTPError, column: str, query: str
-    ) -> _Transient | PrometheusQueryError:
-        try:
-            body = exc.read(64 * 1024) if exc.fp is not None else b""
-        except (OSError, http.client.HTTPException):
-            body = b""
-        if (exc.headers.get("Content-Encoding") or "").lower() == "gzip":
-            try:
-                body = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body, 64 * 1024)
-            except zlib.error:
-                body = b""
-        try:
-            payload = json.loads(body)
-        except ValueError:
-            payload = None
-        if isinstance(payload, dict) and payload.get("status") == "error":
-            return self._api_error(payload, exc.code, column, query)
-        text = body[:300].decode("utf-8", errors="replace").strip()
-        detail = f"HTTP {exc.code} {exc.reason}" + (f": {text}" if text else "")
-        if exc.code >= 500 or exc.code in {408, 429}:
-            return _Transient(detail)
-        if 300 <= exc.code < 400:
-            detail += f" (redirected to {exc.headers.get('Location')}; give the final URL)"
-        return PrometheusQueryError(f"{self.url}: the {column} query failed, {detail}: {query}")
-
-    def _api_error(
-        self, payload: Mapping[str, Any], code: int | None, column: str, query: str
-    ) -> _Transient | PrometheusQueryError:
-        kind = str(payload.get("errorType") or "unknown")
-        message = str(payload.get("error") or "no message")
-        status = f"HTTP {code}, " if code is not None else ""
-        if kind in _TRANSIENT_ERRORS or (code is not None and (code >= 500 or code == 429)):
-            return _Transient(f"{status}{kind}: {message}")
-        return PrometheusQueryError(
-            f"{self.url} rejected the {column} query ({status}{kind}): {message}; query: {query}"
-        )
-
-    def _parse(self, column: str, query: str, payload: Mapping[str, Any]) -> list[_Series]:
-        def bad(why: str) -> PrometheusQueryError:
-            return PrometheusQueryError(
-                f"{self.url}: unusable answer to the {column} query ({why}); query: {query}"
-            )
-
-        data = payload.get("data")
-        if not isinstance(data, dict):
-            raise bad("no data")
-        kind = data.get("resultType")
-        if kind != "matrix":
-            raise bad(f"result type {kind!r}, a range query must give a matrix")
-        result = data.get("result")
-        if not isinstance(result, list):
-            raise bad("result is not a list")
-        out: list[_Series] = []
-        for entry in result:
-            if not isinstance(entry, dict):
-                raise bad("a series is not an object")
-            labels = entry.get("metric")
-            points = entry.get("values")
-            if not isinstance(labels, dict) or not isinstance(points, list):
-                raise bad("a series without metric or values")
-            try:
-                times = [round(float(p[0])) - self._step_s for p in points]
-                values = [float(p[1]) for p in points]
-            except (TypeError, ValueError, IndexError) as exc:
-                raise bad(f"a malformed point: {exc}") from None
-            out.append(_Series({str(k): str(v) for k, v in labels.items()}, times, values))
-        return out
-
-    def _frame(self, column: str, series: Sequence[_Series]) -> tuple[pa.Table, list[pa.Table]]:
+    def _frame(self, column: str, series: Sequence[Series]) -> tuple[pa.Table, list[pa.Table]]:
         """One column's samples as (topic, ts seconds, value), less series-level faults."""
-        by_topic: dict[str | None, list[_Series]] = {}
+        by_topic: dict[str | None, list[Series]] = {}
         for one in series:
             by_topic.setdefault(one.topic, []).append(one)
         topics: list[str] = []
