@@ -9,7 +9,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -194,6 +194,115 @@ def test_the_rate_model_of_the_live_tests_is_prometheus_own(
     )
     (rate,) = _instant_query(prometheus.url, f"rate({selector}[{range_s}s])", end_s)
     assert (values[-1] - values[0]) * factor == pytest.approx(float(rate["value"][1]), rel=1e-12)
+
+
+# --- only complete windows ------------------------------------------------------------
+
+
+def _at(moment: datetime) -> Any:
+    """A clock stopped at `moment`."""
+    return lambda: moment
+
+
+@pytest.mark.integration
+def test_a_window_still_open_when_the_query_runs_is_left_out_with_a_note(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    # The server holds the whole day, as a live one would hold the part seen so far:
+    # only the clock says the query runs at 10:30 on the first day.
+    now = history.start + timedelta(hours=10, minutes=30)
+    day = DataInterval.day(history.start.date())
+    got = PrometheusSource(prometheus.url, clock=_at(now)).collect(day)
+    rows = _rows(_table(got), "orders")
+    assert [_hour(history, row) for row in rows] == list(range(10))
+    for row in rows:
+        expected = history.expected("records_in_per_s", "orders", _hour(history, row))
+        assert row["records_in_per_s"] == pytest.approx(expected, rel=1e-9)
+    (note,) = [n for n in got.notes if "left out" in n]
+    assert "14 window(s) of 1h from 2026-11-19T10:00:00Z to 2026-11-20T00:00:00Z" in note
+    assert "at 2026-11-19T10:30:00Z" in note and "60 s" in note
+    assert "collect again after 2026-11-20T00:01:00Z" in note
+    assert got.covered == [history.start + timedelta(hours=h) for h in range(10)]
+
+
+@pytest.mark.integration
+def test_a_window_ended_less_than_settle_ago_is_left_out_too(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    now = history.start + timedelta(hours=10, seconds=30)  # hour 9 ended 30 s ago
+    day = DataInterval.day(history.start.date())
+    default = PrometheusSource(prometheus.url, clock=_at(now)).collect(day)
+    assert _hour(history, _rows(_table(default), "orders")[-1]) == 8
+    at_once = PrometheusSource(prometheus.url, clock=_at(now), settle=timedelta(0)).collect(day)
+    assert _hour(history, _rows(_table(at_once), "orders")[-1]) == 9
+    late = PrometheusSource(
+        prometheus.url, clock=_at(now + timedelta(minutes=4)), settle=timedelta(minutes=5)
+    ).collect(day)
+    assert _hour(history, _rows(_table(late), "orders")[-1]) == 8
+
+
+@pytest.mark.integration
+def test_before_the_first_window_is_complete_nothing_is_asked(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    now = history.start + timedelta(minutes=50)
+    with FrontProxy(prometheus.url) as front:
+        got = PrometheusSource(front.url, clock=_at(now)).collect(
+            DataInterval.day(history.start.date())
+        )
+    assert front.requests == 0
+    assert _table(got).num_rows == 0 and got.covered == []
+    assert any("24 window(s) of 1h from 2026-11-19T00:00:00Z" in n for n in got.notes)
+
+
+def test_a_negative_settle_is_refused() -> None:
+    with pytest.raises(ValueError, match="settle must be 0 s or more"):
+        PrometheusSource("http://prom:9090", settle=timedelta(seconds=-1))
+
+
+# --- coverage: which windows prove a topic idle ---------------------------------------
+
+
+@pytest.fixture(scope="session")
+def around_the_start(history: History) -> DataInterval:
+    """Three hours before the history (Prometheus holds nothing) and three in it."""
+    return DataInterval(history.start - timedelta(hours=3), history.start + timedelta(hours=3))
+
+
+@pytest.mark.integration
+def test_windows_with_data_are_covered_and_windows_without_are_not(
+    prometheus: PrometheusServer, history: History, around_the_start: DataInterval
+) -> None:
+    got = PrometheusSource(prometheus.url).collect(around_the_start)
+    inside = [history.start + timedelta(hours=h) for h in range(3)]
+    assert got.source == f"prometheus:{prometheus.url}"
+    assert got.covered == inside
+    assert got.covered_bytes_out == inside
+    # Topics it saw but kept no row for are not idle: audit lacks records, orders/eu
+    # has an illegal name; neither may get a zero row.
+    assert got.withheld == {(t, m) for t in ("audit", "orders/eu") for m in inside}
+    (note,) = [n for n in got.notes if "not covered" in n]
+    assert "3 of 6 window(s) of 1h (from 2026-11-18T21:00:00Z to 2026-11-18T23:00:00Z)" in note
+
+
+@pytest.mark.integration
+def test_without_a_bytes_out_query_no_window_covers_bytes_out(
+    prometheus: PrometheusServer, around_the_start: DataInterval
+) -> None:
+    source = PrometheusSource(prometheus.url, queries={"bytes_out_per_s": None})
+    got = source.collect(around_the_start)
+    assert len(got.covered) == 3 and got.covered_bytes_out == []
+
+
+@pytest.mark.integration
+def test_a_partial_answer_covers_nothing(
+    prometheus: PrometheusServer, around_the_start: DataInterval
+) -> None:
+    partial = Reply(warnings=("store eu-1 unreachable, answer may be partial",))
+    with FrontProxy(prometheus.url, [partial]) as front:
+        got = PrometheusSource(front.url).collect(around_the_start)
+    assert _table(got).num_rows == 3 * 3  # what it returned is still written
+    assert got.covered == [] and got.withheld == set()
 
 
 # --- bytes out, optional ----------------------------------------------------------------

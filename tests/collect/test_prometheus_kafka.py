@@ -224,7 +224,10 @@ def run(exported: ExportedKafka) -> Run:
     # before the first window and compare only the windows of production.
     start = datetime.fromtimestamp(first - first % 60, UTC)
     interval = DataInterval(start, datetime.fromtimestamp(end, UTC))
-    collected = PrometheusSource(url, step=timedelta(seconds=STEP_S)).collect(interval)
+    # Waiting for a scrape after the last window did what `settle` does in production,
+    # where the collector cannot wait for a scrape it does not know the interval of.
+    source = PrometheusSource(url, step=timedelta(seconds=STEP_S), settle=timedelta(0))
+    collected = source.collect(interval)
     logged = batches(exported.cluster.node(1).data_dir, [t.name for t in TOPICS])
     topics = "|".join(t.name for t in TOPICS)
     scrapes = {
