@@ -10,18 +10,23 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from planner.collect.base import Collected, SourceUnavailable
+from planner.collect.idle import IDLE_LABEL
+from planner.collect.landing import LandingSource
 from planner.collect.prometheus import (
     DEFAULT_QUERIES,
     PrometheusQueryError,
     PrometheusSource,
 )
+from planner.collect.run import collect_interval
 from planner.figures import DataInterval, FiguresError
+from planner.figures.dataset import read_table
 from tests.support.ports import free_port
 from tests.support.prometheus import (
     FrontProxy,
@@ -303,6 +308,49 @@ def test_a_partial_answer_covers_nothing(
         got = PrometheusSource(front.url).collect(around_the_start)
     assert _table(got).num_rows == 3 * 3  # what it returned is still written
     assert got.covered == [] and got.withheld == set()
+
+
+def _landing_topics(root: Path, topics: list[str]) -> Path:
+    folder = root / "topics"
+    folder.mkdir(parents=True)
+    lines = ["topic,partitions,replication_factor,keyed"]
+    lines += [f"{topic},6,3,false" for topic in topics]
+    (folder / "topics.csv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.mark.integration
+def test_a_listed_topic_without_series_gets_zero_rows_in_covered_windows_only(
+    prometheus: PrometheusServer,
+    history: History,
+    around_the_start: DataInterval,
+    tmp_path: Path,
+) -> None:
+    """`refunds` exists (the topics table lists it) and was never written to."""
+    listed = ["orders", "payments", "clicks.v1", "audit", "refunds"]
+    landing = _landing_topics(tmp_path / "landing", listed)
+    figures = tmp_path / "figures"
+    sources = [LandingSource(landing), PrometheusSource(prometheus.url)]
+    report = collect_interval(sources, around_the_start, figures)
+    table = read_table(figures, around_the_start, "throughput")
+    assert table is not None
+    source = f"prometheus:{prometheus.url}"
+    refunds = _rows(table, "refunds")
+    assert [row["ts"] for row in refunds] == [
+        history.start + timedelta(hours=h) for h in range(3)
+    ]  # and none in the three hours before, when Prometheus had nothing
+    for row in refunds:
+        assert (row["bytes_in_per_s"], row["records_in_per_s"]) == (0.0, 0.0)
+        assert row["bytes_out_per_s"] == 0.0  # others have bytes-out series then
+        assert row["source"] == source + IDLE_LABEL
+    # audit's samples were rejected (no records): no zero is invented for it.
+    assert _rows(table, "audit") == []
+    orders = _rows(table, "orders")
+    assert [_hour(history, row) for row in orders] == [0, 1, 2]
+    assert {row["source"] for row in orders} == {source}
+    (note,) = [n for n in report.notes if "zero-rate" in n]
+    assert "1 topic(s) of the topics table had no sample in some (refunds)" in note
+    assert "3 zero-rate row(s)" in note and "bytes out 0 in 3, unknown in 0" in note
 
 
 # --- bytes out, optional ----------------------------------------------------------------
