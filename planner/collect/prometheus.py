@@ -114,6 +114,7 @@ __all__ = [
     "STEP_TOKEN",
     "PrometheusQueryError",
     "PrometheusSource",
+    "promql_duration",
 ]
 
 STEP_TOKEN = "$step"
@@ -140,7 +141,7 @@ DEFAULT_SETTLE = timedelta(seconds=60)
 _REQUIRED = ("bytes_in_per_s", "records_in_per_s")
 
 
-def _duration(seconds: int) -> str:
+def promql_duration(seconds: int) -> str:
     """A PromQL duration for whole seconds: 3600 -> `1h`, 300 -> `5m`, 90 -> `90s`."""
     for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
         if seconds % size == 0:
@@ -245,7 +246,7 @@ class PrometheusSource:
         self._max_points = max_points_per_query
 
     def __repr__(self) -> str:  # never the credentials
-        return f"PrometheusSource({self.url!r}, step={_duration(self._step_s)})"
+        return f"PrometheusSource({self.url!r}, step={promql_duration(self._step_s)})"
 
     @property
     def source(self) -> str:
@@ -259,7 +260,7 @@ class PrometheusSource:
                 f"Prometheus queries: unknown column(s) {', '.join(unknown)} "
                 f"(known: {', '.join(COLUMNS)})"
             )
-        window = _duration(self._step_s)
+        window = promql_duration(self._step_s)
         resolved: dict[str, str] = {}
         for column in COLUMNS:
             query = overrides.get(column, DEFAULT_QUERIES[column])
@@ -290,13 +291,13 @@ class PrometheusSource:
         if steps == 0:
             raise FiguresError(
                 f"{self.source}: interval {interval} is shorter than the step "
-                f"{_duration(self._step_s)}"
+                f"{promql_duration(self._step_s)}"
             )
         collected = Collected(source=self.source)
         if rest_s:
             collected.notes.append(
                 f"{self.source}: the last {rest_s} s of {interval} make no whole step of "
-                f"{_duration(self._step_s)} and were not collected"
+                f"{promql_duration(self._step_s)} and were not collected"
             )
         now = self._clock()
         complete = self._complete_steps(interval.start, steps, now)
@@ -343,7 +344,7 @@ class PrometheusSource:
         topics = len(set(table.column("topic").to_pylist()))
         collected.notes.append(
             f"{self.source}: {table.num_rows} samples of {topics} topics over {complete} "
-            f"steps of {_duration(self._step_s)}"
+            f"steps of {promql_duration(self._step_s)}"
         )
         return collected
 
@@ -402,7 +403,7 @@ class PrometheusSource:
         first = start + complete * self.step
         end = start + steps * self.step
         return (
-            f"{self.source}: {steps - complete} window(s) of {_duration(self._step_s)} from "
+            f"{self.source}: {steps - complete} window(s) of {promql_duration(self._step_s)} from "
             f"{first:%Y-%m-%dT%H:%M:%SZ} to {end:%Y-%m-%dT%H:%M:%SZ} were left out: at "
             f"{now.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ} they had not ended "
             f"{self.settle.total_seconds():g} s before (the settle time for their last "
@@ -549,11 +550,11 @@ class PrometheusSource:
         )
         if gaps:
             collected.notes.append(
-                f"{self.source}: {len(gaps)} of {steps} window(s) of {_duration(self._step_s)} "
-                f"(from {_iso(gaps[0])} to {_iso(gaps[-1])}) are not covered: no data of a "
-                "required column (Prometheus down, not running yet, not scraping the "
-                "brokers) or a partial answer; only what it returned is written for them, "
-                "and no topic is taken for idle there"
+                f"{self.source}: {len(gaps)} of {steps} window(s) of "
+                f"{promql_duration(self._step_s)} (from {_iso(gaps[0])} to {_iso(gaps[-1])}) "
+                "are not covered: no data of a required column (Prometheus down, not "
+                "running yet, not scraping the brokers) or a partial answer; only what it "
+                "returned is written for them, and no topic is taken for idle there"
             )
 
 
