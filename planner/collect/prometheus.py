@@ -49,7 +49,9 @@ has so far and extrapolates them by at most half a scrape interval, so the row w
 describe part of the window as the whole (seen live: 100.8 records/s at 17:45 and 256 at
 17:51 for an hour whose true rate was 2,000). So `collect` takes the time it runs at
 (`clock`) and asks only for the windows that ended at least `settle` before it; a note
-names how many were left out, from when to when, and when to collect again. `settle`
+names how many were left out, from when to when, and when to collect again. A window
+that has ended but not settled is waited for instead (at most `settle`): a scheduled run
+starts seconds after its day ends and would otherwise always lose the last hour. `settle`
 (default 60 s) is the time a window's last scrape may need to be stored: that scrape
 starts at most one scrape interval before the window's end and is stored when it
 completes, within its scrape timeout, which Prometheus keeps at or below the interval
@@ -88,6 +90,7 @@ number: a query result has none.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -205,13 +208,14 @@ class PrometheusSource:
                 split into several requests (Prometheus refuses more than 11,000).
             max_response_bytes: Largest answer accepted (after decompression); a larger
                 one is an error rather than a memory blow-up.
-            sleep: Replaces `time.sleep` between tries.
+            sleep: Replaces `time.sleep` between tries and while a window settles.
             settle: How long after a window's end it counts as complete: the time its
                 last scrapes may take to be stored (default 60 s; see the module
                 docstring). Raise it for a Prometheus that receives samples late
                 (remote write, an agent, Thanos' sidecar uploads).
             clock: The current time, UTC (default `datetime.now(UTC)`); the windows not
-                complete by then are left out.
+                complete by then are left out, except that a collection started less
+                than `settle` after a window ended waits for it.
 
         Raises:
             ValueError: a malformed URL, step, settle or query mapping, or two kinds of
@@ -241,6 +245,7 @@ class PrometheusSource:
             raise ValueError(f"Prometheus settle must be 0 s or more; got {settle}")
         self.settle = settle
         self._clock = clock or (lambda: datetime.now(UTC))
+        self._pause = sleep or time.sleep
         self._fixed_window: list[str] = []
         self.queries = self._resolve(queries or {})
         self._max_points = max_points_per_query
@@ -299,7 +304,7 @@ class PrometheusSource:
                 f"{self.source}: the last {rest_s} s of {interval} make no whole step of "
                 f"{promql_duration(self._step_s)} and were not collected"
             )
-        now = self._clock()
+        now = self._settled_now(interval.start, steps, collected.notes)
         complete = self._complete_steps(interval.start, steps, now)
         if complete < steps:
             collected.notes.append(self._unfinished(interval.start, complete, steps, now))
@@ -393,6 +398,27 @@ class PrometheusSource:
         )
         held = sorted({t for one in answer.series for t in one.times})
         return [datetime.fromtimestamp(t - self._step_s, UTC) for t in held]
+
+    def _settled_now(self, start: datetime, steps: int, notes: list[str]) -> datetime:
+        """The time to collect at: now, or, when a window has ended but not settled, the
+        moment it has (after waiting at most `settle`).
+
+        A scheduled run starts seconds after its interval ends (Airflow's daily run at
+        00:00): without the wait its last hour would always be left out.
+        """
+        now = self._clock()
+        ended = self._complete_steps(start, steps, now + self.settle)
+        if ended == self._complete_steps(start, steps, now):
+            return now
+        wait_s = (start + ended * self.step + self.settle - now).total_seconds()
+        self._pause(wait_s)
+        last_end = start + ended * self.step
+        notes.append(
+            f"{self.source}: waited {wait_s:g} s for the window ending at "
+            f"{last_end:%Y-%m-%dT%H:%M:%SZ} to settle (its last scrapes get "
+            f"{self.settle.total_seconds():g} s)"
+        )
+        return self._clock()
 
     def _complete_steps(self, start: datetime, steps: int, now: datetime) -> int:
         """How many of the `steps` windows from `start` had ended `settle` before `now`."""

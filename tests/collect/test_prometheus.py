@@ -204,9 +204,23 @@ def test_the_rate_model_of_the_live_tests_is_prometheus_own(
 # --- only complete windows ------------------------------------------------------------
 
 
-def _at(moment: datetime) -> Any:
-    """A clock stopped at `moment`."""
-    return lambda: moment
+class _Clock:
+    """A clock that stands still except when the source sleeps on it."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self.pauses: list[float] = []
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.now += timedelta(seconds=seconds)
+
+
+def _source(url: str, clock: _Clock, **kwargs: Any) -> PrometheusSource:
+    return PrometheusSource(url, clock=clock, sleep=clock.sleep, **kwargs)
 
 
 @pytest.mark.integration
@@ -215,9 +229,9 @@ def test_a_window_still_open_when_the_query_runs_is_left_out_with_a_note(
 ) -> None:
     # The server holds the whole day, as a live one would hold the part seen so far:
     # only the clock says the query runs at 10:30 on the first day.
-    now = history.start + timedelta(hours=10, minutes=30)
+    clock = _Clock(history.start + timedelta(hours=10, minutes=30))
     day = DataInterval.day(history.start.date())
-    got = PrometheusSource(prometheus.url, clock=_at(now)).collect(day)
+    got = _source(prometheus.url, clock).collect(day)
     rows = _rows(_table(got), "orders")
     assert [_hour(history, row) for row in rows] == list(range(10))
     for row in rows:
@@ -228,34 +242,56 @@ def test_a_window_still_open_when_the_query_runs_is_left_out_with_a_note(
     assert "at 2026-11-19T10:30:00Z" in note and "60 s" in note
     assert "collect again after 2026-11-20T00:01:00Z" in note
     assert got.covered == [history.start + timedelta(hours=h) for h in range(10)]
+    assert clock.pauses == []  # the last window it asks for had settled long before
 
 
 @pytest.mark.integration
-def test_a_window_ended_less_than_settle_ago_is_left_out_too(
+def test_a_window_that_ended_moments_ago_is_waited_for(
     prometheus: PrometheusServer, history: History
 ) -> None:
-    now = history.start + timedelta(hours=10, seconds=30)  # hour 9 ended 30 s ago
+    """As the scheduled run, which starts seconds after its day ends."""
     day = DataInterval.day(history.start.date())
-    default = PrometheusSource(prometheus.url, clock=_at(now)).collect(day)
-    assert _hour(history, _rows(_table(default), "orders")[-1]) == 8
-    at_once = PrometheusSource(prometheus.url, clock=_at(now), settle=timedelta(0)).collect(day)
-    assert _hour(history, _rows(_table(at_once), "orders")[-1]) == 9
-    late = PrometheusSource(
-        prometheus.url, clock=_at(now + timedelta(minutes=4)), settle=timedelta(minutes=5)
-    ).collect(day)
-    assert _hour(history, _rows(_table(late), "orders")[-1]) == 8
+    clock = _Clock(day.end + timedelta(seconds=5))
+    got = _source(prometheus.url, clock).collect(day)
+    assert clock.pauses == [55.0]
+    assert [_hour(history, row) for row in _rows(_table(got), "orders")] == list(range(24))
+    assert not [n for n in got.notes if "left out" in n]
+    assert any("waited 55 s for the window ending at 2026-11-20T00:00:00Z" in n for n in got.notes)
+    # Inside the day: the window that just ended is waited for, the open one left out.
+    clock = _Clock(history.start + timedelta(hours=10, seconds=30))
+    got = _source(prometheus.url, clock).collect(day)
+    assert clock.pauses == [30.0]
+    assert _hour(history, _rows(_table(got), "orders")[-1]) == 9
+    # settle is the config's settle_s; 0 asks at once for every window that has ended.
+    clock = _Clock(history.start + timedelta(hours=10, seconds=30))
+    got = _source(prometheus.url, clock, settle=timedelta(0)).collect(day)
+    assert clock.pauses == [] and _hour(history, _rows(_table(got), "orders")[-1]) == 9
+    clock = _Clock(history.start + timedelta(hours=10, minutes=4))
+    got = _source(prometheus.url, clock, settle=timedelta(minutes=5)).collect(day)
+    assert clock.pauses == [60.0] and _hour(history, _rows(_table(got), "orders")[-1]) == 9
+
+
+@pytest.mark.integration
+def test_a_clock_that_does_not_move_leaves_an_unsettled_window_out(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    now = history.start + timedelta(hours=10, seconds=30)
+    pauses: list[float] = []
+    source = PrometheusSource(prometheus.url, clock=lambda: now, sleep=pauses.append)
+    got = source.collect(DataInterval.day(history.start.date()))
+    assert pauses == [30.0]
+    assert _hour(history, _rows(_table(got), "orders")[-1]) == 8
+    assert any("15 window(s) of 1h from 2026-11-19T09:00:00Z" in n for n in got.notes)
 
 
 @pytest.mark.integration
 def test_before_the_first_window_is_complete_nothing_is_asked(
     prometheus: PrometheusServer, history: History
 ) -> None:
-    now = history.start + timedelta(minutes=50)
+    clock = _Clock(history.start + timedelta(minutes=50))
     with FrontProxy(prometheus.url) as front:
-        got = PrometheusSource(front.url, clock=_at(now)).collect(
-            DataInterval.day(history.start.date())
-        )
-    assert front.requests == 0
+        got = _source(front.url, clock).collect(DataInterval.day(history.start.date()))
+    assert front.requests == 0 and clock.pauses == []
     assert _table(got).num_rows == 0 and got.covered == []
     assert any("24 window(s) of 1h from 2026-11-19T00:00:00Z" in n for n in got.notes)
 
