@@ -301,6 +301,29 @@ def test_a_negative_settle_is_refused() -> None:
         PrometheusSource("http://prom:9090", settle=timedelta(seconds=-1))
 
 
+@pytest.mark.integration
+def test_windows_held_names_the_complete_windows_with_data_in_one_series(
+    prometheus: PrometheusServer, history: History, around_the_start: DataInterval
+) -> None:
+    clock = _Clock(history.start + timedelta(hours=10, minutes=30))
+    day = DataInterval.day(history.start.date())
+    hours = [history.start + timedelta(hours=h) for h in range(10)]
+    with FrontProxy(prometheus.url) as front:
+        assert _source(front.url, clock).windows_held(day) == hours
+        assert front.requests == 1
+        # Split like collect when one request may not hold every point.
+        split = _source(front.url, clock, max_points_per_query=4).windows_held(day)
+        assert split == hours and front.requests == 1 + 3
+    source = PrometheusSource(prometheus.url)
+    assert source.windows_held(around_the_start) == hours[:3]  # none before the history
+    # One window a day, counted back from the last complete one: 23:00 of each day held.
+    month = DataInterval(history.start - timedelta(days=30), history.end + timedelta(days=3))
+    daily = source.windows_held(month, every=timedelta(days=1))
+    assert daily == [history.start + timedelta(hours=23), history.start + timedelta(hours=47)]
+    with pytest.raises(ValueError, match="whole number of steps"):
+        source.windows_held(day, every=timedelta(minutes=90))
+
+
 # --- coverage: which windows prove a topic idle ---------------------------------------
 
 
