@@ -18,6 +18,7 @@ Airflow fills those from its connections. Relative paths are relative to the fil
     [sources.prometheus]
     url = "http://prometheus:9090"
     step_s = 3600                            # one sample per step, labelled by its start
+    settle_s = 60                            # a window counts once it ended this long ago
     timeout_s = 30                           # per HTTP request; attempts = 4 with backoff
     token_env = "PLANNER_PROMETHEUS_TOKEN"   # optional bearer token (or user_env/password_env)
     [sources.prometheus.queries]             # optional PromQL overrides per column ($step)
@@ -107,6 +108,7 @@ _KAFKA_KEYS = {
 _PROMETHEUS_KEYS = {
     "url",
     "step_s",
+    "settle_s",
     "queries",
     "timeout_s",
     "query_timeout_s",
@@ -331,6 +333,8 @@ def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
     args: dict[str, Any] = {"url": str(settings["url"])}
     if "step_s" in settings:
         args["step"] = timedelta(seconds=float(settings["step_s"]))
+    if "settle_s" in settings:
+        args["settle"] = timedelta(seconds=float(settings["settle_s"]))
     if "queries" in settings:
         args["queries"] = {str(k): (str(v) or None) for k, v in settings["queries"].items()}
     for key in ("timeout_s", "query_timeout_s", "first_delay_s"):

@@ -43,6 +43,7 @@ path = "in"
 [sources.prometheus]
 url = "http://127.0.0.1:9090"
 step_s = 1800
+settle_s = 300
 token_env = "TEST_PROM_TOKEN"
 [sources.prometheus.queries]
 bytes_out_per_s = ""
@@ -88,6 +89,7 @@ dir = "/srv/report"
     assert isinstance(landing, LandingSource) and landing.root == tmp_path / "in"
     assert isinstance(prometheus, PrometheusSource)
     assert prometheus.step == timedelta(minutes=30)
+    assert prometheus.settle == timedelta(minutes=5)
     assert "s3cret" not in repr(prometheus)
     assert "s3cret" not in path.read_text()
 

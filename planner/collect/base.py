@@ -1,9 +1,23 @@
-"""The one interface every figures source implements, and what it hands back."""
+"""The one interface every figures source implements, and what it hands back.
+
+Coverage: how a missing row is told from a quiet topic
+-------------------------------------------------------
+A source that reads the whole cluster at once (Prometheus' topic meters, the observer's
+samples of every partition) knows more than its rows say: in a window where it saw the
+cluster, a topic it has nothing for had no traffic. A topic that exists but was never
+written to has no Prometheus series at all, and without this it would have no figures.
+Such a source lists those windows in `Collected.covered`, and the merge
+(`planner.collect.run.merge`, `planner.collect.idle`) writes a zero-rate row for each
+topic of the `topics` table that no source gave a row for at a covered window. A window
+in which the source could not see the cluster (the server down, no scrape, a partial
+answer) is not covered, so nothing is invented for it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol, TypeVar
 
 import pyarrow as pa
@@ -29,11 +43,31 @@ class Collected:
             pieces win when keys repeat).
         rejected: Rows of the `rejected` table (already in its schema).
         notes: Plain-language facts worth reporting (e.g. "3 topics had no samples").
+        source: The `source` value of this source's rows (`prometheus:<url>`); the
+            zero-rate rows the merge writes for its covered windows are named after it.
+            Required when `covered` is not empty.
+        covered: Starts of the throughput windows (the `ts` its rows would carry) in
+            which this source saw the **whole** cluster, so that a topic with no row
+            there had no traffic: no records and no bytes in. Leave a window out when
+            that is not certain (the source was down, saw part of the cluster, or got
+            a partial answer). Empty (the default): the source proves no absence, as
+            for landing files and the Kafka admin source's one sample of now.
+        covered_bytes_out: Those of `covered` in which it also measured bytes out, so
+            that a zero row there has `bytes_out_per_s` 0 (no series: nobody fetched);
+            in the other covered windows a zero row's bytes out is null (unknown).
+        withheld: (topic, window start) pairs in covered windows for which the source
+            saw something of the topic but gave no row (its sample was rejected, or it
+            had bytes out and no bytes in): the topic was not idle there, so no zero is
+            written for it.
     """
 
     parts: dict[str, list[Conformed]] = field(default_factory=dict)
     rejected: list[pa.Table] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    source: str = ""
+    covered: list[datetime] = field(default_factory=list)
+    covered_bytes_out: list[datetime] = field(default_factory=list)
+    withheld: set[tuple[str, datetime]] = field(default_factory=set)
 
     def add(self, name: str, conformed: Conformed) -> None:
         """Add one conformed piece of table `name` (its rejected rows go to `rejected`).

@@ -40,8 +40,39 @@ that drops is read as a restart from zero (a broker restart), so restarts do not
 into negative or huge rates; what a broker counted after its last scrape before dying is
 lost to every tool. Prometheus 2.x selects the scrapes in [E-step, E], 3.x in
 (E-step, E]: they differ only for a scrape exactly on a step boundary, which 2.x counts in
-both windows. A window that has not closed yet when the query runs gives the rate over
-the part seen so far: collect an interval after it ends (plus a scrape interval).
+both windows.
+
+Only complete windows
+---------------------
+Asked for a window that has not ended, Prometheus evaluates `rate()` over the scrapes it
+has so far and extrapolates them by at most half a scrape interval, so the row would
+describe part of the window as the whole (seen live: 100.8 records/s at 17:45 and 256 at
+17:51 for an hour whose true rate was 2,000). So `collect` takes the time it runs at
+(`clock`) and asks only for the windows that ended at least `settle` before it; a note
+names how many were left out, from when to when, and when to collect again. A window
+that has ended but not settled is waited for instead (at most `settle`): a scheduled run
+starts seconds after its day ends and would otherwise always lose the last hour. `settle`
+(default 60 s) is the time a window's last scrape may need to be stored: that scrape
+starts at most one scrape interval before the window's end and is stored when it
+completes, within its scrape timeout, which Prometheus keeps at or below the interval
+(10 s by default). The planner does not know the scrape interval, so the default covers
+any up to a minute, which is what deployments use (15-60 s), and costs nothing on an
+hourly step; a server that receives samples later (remote write, an agent, Thanos'
+sidecar) needs a larger `settle_s` in the config. A window closed that long still has
+its rate: `rate()` at E uses scrapes up to E only.
+
+Which windows are covered
+-------------------------
+A window in which both required queries returned a sample of some topic, with no
+warning (a partial answer), is *covered* (`Collected.covered`): Prometheus was
+evaluating the brokers' meters then, and a topic with no series had no appends (Kafka
+creates a topic's meters on first use; a topic never written to since its leaders
+started has none). The merge writes zero rows for such topics (`planner.collect.idle`).
+A window without data (Prometheus down, not yet running, not scraping the brokers) is
+not covered, and nothing is invented for it. The bytes-out column is covered where its
+query returned some sample too; elsewhere a zero row's bytes out stays unknown. Not
+detected: one broker's target down while the others are scraped, which lowers the sums
+of the topics it leads and makes a topic led by it alone look idle for that window.
 
 What is rejected, and why
 -------------------------
@@ -59,23 +90,22 @@ number: a query result has none.
 
 from __future__ import annotations
 
-import base64
-import http.client
-import json
-import urllib.error
-import urllib.parse
-import urllib.request
-import zlib
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from planner.collect.base import Collected, retry
+from planner.collect.base import Collected
 from planner.collect.kafka_groups import INTERNAL_PREFIX
+from planner.collect.prometheus_api import (
+    MAX_POINTS,
+    PrometheusClient,
+    PrometheusQueryError,
+    Series,
+)
 from planner.figures.conform import Conformed, FiguresError, conform, empty, rejections
 from planner.figures.dataset import DataInterval
 from planner.figures.schema import TIMESTAMP
@@ -83,9 +113,11 @@ from planner.figures.schema import TIMESTAMP
 __all__ = [
     "COLUMNS",
     "DEFAULT_QUERIES",
+    "DEFAULT_SETTLE",
     "STEP_TOKEN",
     "PrometheusQueryError",
     "PrometheusSource",
+    "promql_duration",
 ]
 
 STEP_TOKEN = "$step"
@@ -107,77 +139,17 @@ internal topics (`__consumer_offsets` counts every offset commit as bytes in), w
 the planner does not size, as the Kafka admin source skips them."""
 
 COLUMNS = tuple(DEFAULT_QUERIES)
+DEFAULT_SETTLE = timedelta(seconds=60)
+"""How long after its end a window counts as complete (see the module docstring)."""
 _REQUIRED = ("bytes_in_per_s", "records_in_per_s")
-_TRANSIENT_ERRORS = frozenset({"timeout", "canceled", "unavailable", "internal"})
-_MAX_POINTS = 11_000  # Prometheus refuses a range query with more points per series.
 
 
-class PrometheusQueryError(FiguresError):
-    """Prometheus answered, but not with figures: a rejected query or an unusable answer.
-
-    Retrying cannot help, so it is raised at once; the message names the server, the
-    column, the query and what Prometheus said.
-    """
-
-
-class _Transient(OSError):
-    """A failure worth retrying (5xx, 429, timeout); an OSError so `retry` retries it."""
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Refuse redirects: urllib turns a redirected POST into a GET without the query
-    and would forward the Authorization header to wherever it points."""
-
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: Any,
-        code: int,
-        msg: str,
-        headers: Any,
-        newurl: str,
-    ) -> urllib.request.Request | None:
-        return None
-
-
-@dataclass(frozen=True)
-class _Series:
-    """One series of a range-query answer: its labels and (evaluation s, value) points."""
-
-    labels: Mapping[str, str]
-    times: list[int]
-    values: list[float]
-
-    @property
-    def topic(self) -> str | None:
-        topic = self.labels.get("topic")
-        return topic if topic else None
-
-    def describe(self) -> str:
-        inner = ",".join(f'{k}="{v}"' for k, v in sorted(self.labels.items()))
-        return "{" + inner + "}"
-
-
-def _duration(seconds: int) -> str:
+def promql_duration(seconds: int) -> str:
     """A PromQL duration for whole seconds: 3600 -> `1h`, 300 -> `5m`, 90 -> `90s`."""
     for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
         if seconds % size == 0:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
-
-
-def _check_url(url: str) -> str:
-    parts = urllib.parse.urlsplit(url.strip())
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise ValueError(f"Prometheus URL {url!r}: expected http(s)://host[:port][/prefix]")
-    if parts.username is not None or parts.password is not None:
-        raise ValueError(
-            "Prometheus URL must not carry credentials: pass basic_auth or bearer_token "
-            "(read from the config or the environment)"
-        )
-    if parts.query or parts.fragment:
-        raise ValueError(f"Prometheus URL {url!r}: no query string or fragment, please")
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
 
 
 class PrometheusSource:
@@ -187,6 +159,7 @@ class PrometheusSource:
         name: The source's name in the planner config and in reports.
         url: The server's base URL (with any path prefix), no trailing slash.
         step: The sample length; one row per topic per step.
+        settle: How long after its end a window counts as complete.
         queries: The PromQL per throughput column, the step already written in.
     """
 
@@ -205,9 +178,11 @@ class PrometheusSource:
         bearer_token: str | None = None,
         basic_auth: tuple[str, str] | None = None,
         name: str = "prometheus",
-        max_points_per_query: int = _MAX_POINTS,
+        max_points_per_query: int = MAX_POINTS,
         max_response_bytes: int = 256 * 1024 * 1024,
         sleep: Callable[[float], None] | None = None,
+        settle: timedelta = DEFAULT_SETTLE,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         """Configure the source; nothing is contacted until `collect`.
 
@@ -233,51 +208,50 @@ class PrometheusSource:
                 split into several requests (Prometheus refuses more than 11,000).
             max_response_bytes: Largest answer accepted (after decompression); a larger
                 one is an error rather than a memory blow-up.
-            sleep: Replaces `time.sleep` between tries.
+            sleep: Replaces `time.sleep` between tries and while a window settles.
+            settle: How long after a window's end it counts as complete: the time its
+                last scrapes may take to be stored (default 60 s; see the module
+                docstring). Raise it for a Prometheus that receives samples late
+                (remote write, an agent, Thanos' sidecar uploads).
+            clock: The current time, UTC (default `datetime.now(UTC)`); the windows not
+                complete by then are left out, except that a collection started less
+                than `settle` after a window ended waits for it.
 
         Raises:
-            ValueError: a malformed URL, step or query mapping, or two kinds of
+            ValueError: a malformed URL, step, settle or query mapping, or two kinds of
                 credentials at once.
         """
-        self.url = _check_url(url)
+        self._client = PrometheusClient(
+            url,
+            timeout_s=timeout_s,
+            query_timeout_s=query_timeout_s,
+            attempts=attempts,
+            first_delay_s=first_delay_s,
+            bearer_token=bearer_token,
+            basic_auth=basic_auth,
+            max_response_bytes=max_response_bytes,
+            sleep=sleep,
+        )
+        self.url = self._client.url
         self.name = name
         step_s = step.total_seconds()
         if step_s < 1 or step_s != int(step_s):
             raise ValueError(f"Prometheus step must be whole seconds, at least 1; got {step}")
         self.step = step
         self._step_s = int(step_s)
-        if bearer_token is not None and basic_auth is not None:
-            raise ValueError("give bearer_token or basic_auth, not both")
-        if timeout_s <= 0 or (query_timeout_s is not None and query_timeout_s <= 0):
-            raise ValueError("timeouts must be above zero seconds")
-        if attempts < 1 or first_delay_s < 0:
-            raise ValueError("attempts must be 1 or more and first_delay_s 0 or more")
-        if not 1 <= max_points_per_query <= _MAX_POINTS:
-            raise ValueError(f"max_points_per_query must be within 1..{_MAX_POINTS}")
+        if not 1 <= max_points_per_query <= MAX_POINTS:
+            raise ValueError(f"max_points_per_query must be within 1..{MAX_POINTS}")
+        if settle < timedelta(0):
+            raise ValueError(f"Prometheus settle must be 0 s or more; got {settle}")
+        self.settle = settle
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._pause = sleep or time.sleep
         self._fixed_window: list[str] = []
         self.queries = self._resolve(queries or {})
-        self._timeout_s = timeout_s
-        self._query_timeout_s = timeout_s if query_timeout_s is None else query_timeout_s
-        self._attempts = attempts
-        self._first_delay_s = first_delay_s
-        self._sleep = sleep
         self._max_points = max_points_per_query
-        self._max_bytes = max_response_bytes
-        self._headers = {
-            "Accept": "application/json",
-            "Accept-Encoding": "gzip",
-            "Content-Type": "application/x-www-form-urlencoded",
-            "User-Agent": "kafka-partition-planner",
-        }
-        if bearer_token is not None:
-            self._headers["Authorization"] = f"Bearer {bearer_token}"
-        if basic_auth is not None:
-            pair = f"{basic_auth[0]}:{basic_auth[1]}".encode()
-            self._headers["Authorization"] = f"Basic {base64.b64encode(pair).decode('ascii')}"
-        self._opener = urllib.request.build_opener(_NoRedirect())
 
     def __repr__(self) -> str:  # never the credentials
-        return f"PrometheusSource({self.url!r}, step={_duration(self._step_s)})"
+        return f"PrometheusSource({self.url!r}, step={promql_duration(self._step_s)})"
 
     @property
     def source(self) -> str:
@@ -291,7 +265,7 @@ class PrometheusSource:
                 f"Prometheus queries: unknown column(s) {', '.join(unknown)} "
                 f"(known: {', '.join(COLUMNS)})"
             )
-        window = _duration(self._step_s)
+        window = promql_duration(self._step_s)
         resolved: dict[str, str] = {}
         for column in COLUMNS:
             query = overrides.get(column, DEFAULT_QUERIES[column])
@@ -307,6 +281,10 @@ class PrometheusSource:
     def collect(self, interval: DataInterval) -> Collected:
         """Query every column's rates over `interval`, one sample per topic per step.
 
+        Only windows that had ended `settle` before the query ran are asked for (see the
+        module docstring); a note names the ones left out. The windows in which both
+        required queries had data are `covered` (`planner.collect.base`).
+
         Raises:
             SourceUnavailable: the server could not be reached (or kept failing) within
                 the tries; names the URL, the query and the last error.
@@ -318,27 +296,39 @@ class PrometheusSource:
         if steps == 0:
             raise FiguresError(
                 f"{self.source}: interval {interval} is shorter than the step "
-                f"{_duration(self._step_s)}"
+                f"{promql_duration(self._step_s)}"
             )
-        collected = Collected()
+        collected = Collected(source=self.source)
         if rest_s:
             collected.notes.append(
                 f"{self.source}: the last {rest_s} s of {interval} make no whole step of "
-                f"{_duration(self._step_s)} and were not collected"
+                f"{promql_duration(self._step_s)} and were not collected"
             )
+        now = self._settled_now(interval.start, steps, collected.notes)
+        complete = self._complete_steps(interval.start, steps, now)
+        if complete < steps:
+            collected.notes.append(self._unfinished(interval.start, complete, steps, now))
         collected.notes.extend(
             f"{self.source}: the {column} query has no {STEP_TOKEN}, so its range window "
             "does not follow the step; a sample may not cover its whole step"
             for column in self._fixed_window
         )
+        if complete == 0:
+            collected.add("throughput", Conformed(empty("throughput"), empty("rejected"), None))
+            return collected
         start_s = int(interval.start.timestamp())
         frames: dict[str, pa.Table] = {}
         refused: list[pa.Table] = []
+        seen: dict[str, np.ndarray] = {}
+        warned: dict[str, set[int]] = {}
+        glimpsed: list[pa.Table] = []
         for column, query in self.queries.items():
-            series = self._fetch(column, query, start_s, steps, collected.notes)
-            frame, bad = self._frame(column, series)
+            series, warned[column] = self._fetch(column, query, start_s, complete, collected.notes)
+            frame, bad, faulty = self._frame(column, series)
             frames[column] = frame
             refused.extend(bad)
+            glimpsed.append(faulty)
+            seen[column] = _windows(series)
             if not series:
                 collected.notes.append(
                     f"{self.source}: the {column} query returned no series"
@@ -348,195 +338,161 @@ class PrometheusSource:
                         else " (is the meter exported?); the column is left empty"
                     )
                 )
-        raw, missing = _join(frames, self.source)
+        raw, missing, unpaired = _join(frames, self.source)
         refused.append(missing)
         conformed = conform("throughput", raw, source=self.source, first_row=0)
         refused.append(_with_context(conformed.rejected, raw))
         table = conformed.table
         collected.add("throughput", Conformed(table, pa.concat_tables(refused), None))
+        glimpsed += [unpaired, _rejected_pairs(conformed.rejected, raw)]
+        self._cover(collected, seen, warned, glimpsed, start_s, complete)
         topics = len(set(table.column("topic").to_pylist()))
         collected.notes.append(
-            f"{self.source}: {table.num_rows} samples of {topics} topics over {steps} steps "
-            f"of {_duration(self._step_s)}"
+            f"{self.source}: {table.num_rows} samples of {topics} topics over {complete} "
+            f"steps of {promql_duration(self._step_s)}"
         )
         return collected
 
+    def windows_held(
+        self,
+        span: DataInterval,
+        *,
+        now: datetime | None = None,
+        every: timedelta | None = None,
+    ) -> list[datetime]:
+        """The starts of the windows of `span` in which Prometheus holds throughput.
+
+        One request, `count(<the bytes_in_per_s query>)`: the server evaluates the rates
+        as a collection would, but answers one number per window, so this costs about
+        what collecting that one column of `span` costs, and a one-series answer. Only
+        windows that had ended `settle` before `now` are asked for. `planner.pipeline`
+        asks it which windows of yesterday there are before a `plan` run starts.
+
+        Args:
+            span: The span to look in.
+            now: The time of the question (default: the source's clock).
+            every: Look at one window per `every` (a whole number of steps), counting
+                back from the last complete one: one a day over a month names the days
+                held without reading them whole. Default: every window.
+
+        Raises:
+            SourceUnavailable, PrometheusQueryError: as `collect`.
+            ValueError: `every` is not a whole number of steps.
+        """
+        every_s = self._step_s if every is None else int(every.total_seconds())
+        if every_s < self._step_s or every_s % self._step_s:
+            raise ValueError(f"every must be a whole number of steps of {self.step}, got {every}")
+        start_s = int(span.start.timestamp())
+        steps = int((span.end - span.start).total_seconds()) // self._step_s
+        complete = self._complete_steps(span.start, steps, now or self._clock())
+        if complete == 0:
+            return []
+        last_end = start_s + complete * self._step_s
+        first_end = last_end - (last_end - start_s - self._step_s) // every_s * every_s
+        query = f"count({self.queries['bytes_in_per_s']})"
+        held: set[int] = set()
+        chunk_s = self._max_points * every_s
+        for begin_s in range(first_end, last_end + 1, chunk_s):
+            answer = self._client.query_range(
+                "bytes_in_per_s coverage",
+                query,
+                begin_s=begin_s,
+                end_s=min(begin_s + chunk_s - every_s, last_end),
+                step_s=every_s,
+            )
+            held.update(t for one in answer.series for t in one.times)
+        return [datetime.fromtimestamp(t - self._step_s, UTC) for t in sorted(held)]
+
+    def _settled_now(self, start: datetime, steps: int, notes: list[str]) -> datetime:
+        """The time to collect at: now, or, when a window has ended but not settled, the
+        moment it has (after waiting at most `settle`).
+
+        A scheduled run starts seconds after its interval ends (Airflow's daily run at
+        00:00): without the wait its last hour would always be left out.
+        """
+        now = self._clock()
+        ended = self._complete_steps(start, steps, now + self.settle)
+        if ended == self._complete_steps(start, steps, now):
+            return now
+        wait_s = (start + ended * self.step + self.settle - now).total_seconds()
+        self._pause(wait_s)
+        last_end = start + ended * self.step
+        notes.append(
+            f"{self.source}: waited {wait_s:g} s for the window ending at "
+            f"{last_end:%Y-%m-%dT%H:%M:%SZ} to settle (its last scrapes get "
+            f"{self.settle.total_seconds():g} s)"
+        )
+        return self._clock()
+
+    def _complete_steps(self, start: datetime, steps: int, now: datetime) -> int:
+        """How many of the `steps` windows from `start` had ended `settle` before `now`."""
+        settled_s = (now - self.settle - start).total_seconds()
+        return max(0, min(steps, int(settled_s // self._step_s)))
+
+    def _unfinished(self, start: datetime, complete: int, steps: int, now: datetime) -> str:
+        first = start + complete * self.step
+        end = start + steps * self.step
+        return (
+            f"{self.source}: {steps - complete} window(s) of {promql_duration(self._step_s)} from "
+            f"{first:%Y-%m-%dT%H:%M:%SZ} to {end:%Y-%m-%dT%H:%M:%SZ} were left out: at "
+            f"{now.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ} they had not ended "
+            f"{self.settle.total_seconds():g} s before (the settle time for their last "
+            "scrapes), and an open window reads the part seen so far as the whole step's "
+            f"rate; collect again after {end + self.settle:%Y-%m-%dT%H:%M:%SZ} for them"
+        )
+
     def _fetch(
         self, column: str, query: str, start_s: int, steps: int, notes: list[str]
-    ) -> list[_Series]:
-        """All series of one query over `steps` windows from `start_s`, merged over chunks."""
-        merged: dict[tuple[tuple[str, str], ...], _Series] = {}
+    ) -> tuple[list[Series], set[int]]:
+        """All series of one query over `steps` windows from `start_s`, merged over
+        chunks, and the window starts of the chunks that came with a warning."""
+        merged: dict[tuple[tuple[str, str], ...], Series] = {}
+        warned: set[int] = set()
         for first in range(0, steps, self._max_points):
             last = min(first + self._max_points, steps)
             # Point k is evaluated at the end of window k and describes the window.
             begin = start_s + (first + 1) * self._step_s
             end = start_s + last * self._step_s
-            for series in self._query_range(column, query, begin, end, notes):
-                key = tuple(sorted(series.labels.items()))
+            series, warning = self._query_range(column, query, begin, end, notes)
+            if warning:
+                warned.update(range(begin - self._step_s, end, self._step_s))
+            for one in series:
+                key = tuple(sorted(one.labels.items()))
                 if key in merged:
-                    merged[key].times.extend(series.times)
-                    merged[key].values.extend(series.values)
+                    merged[key].times.extend(one.times)
+                    merged[key].values.extend(one.values)
                 else:
-                    merged[key] = series
-        return list(merged.values())
+                    merged[key] = one
+        return list(merged.values()), warned
 
     def _query_range(
         self, column: str, query: str, begin_s: int, end_s: int, notes: list[str]
-    ) -> list[_Series]:
-        form = {
-            "query": query,
-            "start": str(begin_s),
-            "end": str(end_s),
-            "step": str(self._step_s),
-            "timeout": str(self._query_timeout_s),  # float seconds, as the API accepts
-        }
-        what = f"Prometheus {self.url} ({column} query {query!r})"
-        payload = retry(
-            lambda: self._post(column, query, urllib.parse.urlencode(form).encode()),
-            what=what,
-            attempts=self._attempts,
-            first_delay_s=self._first_delay_s,
-            sleep=self._sleep,
+    ) -> tuple[list[Series], bool]:
+        answer = self._client.query_range(
+            column, query, begin_s=begin_s, end_s=end_s, step_s=self._step_s
         )
-        for key in ("warnings", "infos"):
-            for text in payload.get(key) or []:
-                notes.append(f"{self.source}: Prometheus {key[:-1]} on the {column} query: {text}")
-        return self._parse(column, query, payload)
+        for kind, text in answer.warnings:
+            notes.append(f"{self.source}: Prometheus {kind} on the {column} query: {text}")
+        # Point k is evaluated at the end of window k and describes the window.
+        series = [
+            Series(one.labels, [t - self._step_s for t in one.times], one.values)
+            for one in answer.series
+        ]
+        return series, any(kind == "warning" for kind, _ in answer.warnings)
 
-    def _post(self, column: str, query: str, body: bytes) -> dict[str, Any]:
-        """One POST to `/api/v1/query_range`; transient failures raise OSError."""
-        request = urllib.request.Request(
-            f"{self.url}/api/v1/query_range", data=body, headers=self._headers, method="POST"
-        )
-        try:
-            with self._opener.open(request, timeout=self._timeout_s) as response:
-                data = self._read(response, column, query)
-        except urllib.error.HTTPError as exc:
-            raise self._http_error(exc, column, query) from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise _Transient(f"no answer within {self._timeout_s:g} s") from exc
-            raise _Transient(f"cannot connect: {exc.reason}") from exc
-        except TimeoutError as exc:
-            raise _Transient(f"no answer within {self._timeout_s:g} s") from exc
-        except http.client.HTTPException as exc:
-            raise _Transient(f"broken HTTP answer: {exc!r}") from exc
-        payload = self._decode(data, column, query)
-        if payload.get("status") == "error":
-            raise self._api_error(payload, None, column, query)
-        return payload
-
-    def _read(self, response: Any, column: str, query: str) -> bytes:
-        """The body, decompressed, refusing more than `max_response_bytes`."""
-        limit = self._max_bytes
-        data: bytes = response.read(limit + 1)
-        too_big = len(data) > limit
-        if not too_big and (response.headers.get("Content-Encoding") or "").lower() == "gzip":
-            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            try:
-                data = inflater.decompress(data, limit + 1)
-            except zlib.error as exc:
-                raise _Transient(f"corrupt gzip answer: {exc}") from exc
-            too_big = len(data) > limit or bool(inflater.unconsumed_tail)
-        if too_big:
-            raise PrometheusQueryError(
-                f"{self.url}: the {column} answer is larger than {limit} bytes "
-                f"(query {query!r}); use a larger step, a shorter interval or raise "
-                "max_response_bytes"
-            )
-        return data
-
-    def _decode(self, data: bytes, column: str, query: str) -> dict[str, Any]:
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            payload = None
-        if not isinstance(payload, dict) or "status" not in payload:
-            head = data[:200].decode("utf-8", errors="replace")
-            raise PrometheusQueryError(
-                f"{self.url}: the {column} answer is not a Prometheus API answer "
-                f"(query {query!r}); it starts: {head!r}"
-            )
-        return payload
-
-    def _http_error(
-        self, exc: urllib.error.HTTPError, column: str, query: str
-    ) -> _Transient | PrometheusQueryError:
-        try:
-            body = exc.read(64 * 1024) if exc.fp is not None else b""
-        except (OSError, http.client.HTTPException):
-            body = b""
-        if (exc.headers.get("Content-Encoding") or "").lower() == "gzip":
-            try:
-                body = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body, 64 * 1024)
-            except zlib.error:
-                body = b""
-        try:
-            payload = json.loads(body)
-        except ValueError:
-            payload = None
-        if isinstance(payload, dict) and payload.get("status") == "error":
-            return self._api_error(payload, exc.code, column, query)
-        text = body[:300].decode("utf-8", errors="replace").strip()
-        detail = f"HTTP {exc.code} {exc.reason}" + (f": {text}" if text else "")
-        if exc.code >= 500 or exc.code in {408, 429}:
-            return _Transient(detail)
-        if 300 <= exc.code < 400:
-            detail += f" (redirected to {exc.headers.get('Location')}; give the final URL)"
-        return PrometheusQueryError(f"{self.url}: the {column} query failed, {detail}: {query}")
-
-    def _api_error(
-        self, payload: Mapping[str, Any], code: int | None, column: str, query: str
-    ) -> _Transient | PrometheusQueryError:
-        kind = str(payload.get("errorType") or "unknown")
-        message = str(payload.get("error") or "no message")
-        status = f"HTTP {code}, " if code is not None else ""
-        if kind in _TRANSIENT_ERRORS or (code is not None and (code >= 500 or code == 429)):
-            return _Transient(f"{status}{kind}: {message}")
-        return PrometheusQueryError(
-            f"{self.url} rejected the {column} query ({status}{kind}): {message}; query: {query}"
-        )
-
-    def _parse(self, column: str, query: str, payload: Mapping[str, Any]) -> list[_Series]:
-        def bad(why: str) -> PrometheusQueryError:
-            return PrometheusQueryError(
-                f"{self.url}: unusable answer to the {column} query ({why}); query: {query}"
-            )
-
-        data = payload.get("data")
-        if not isinstance(data, dict):
-            raise bad("no data")
-        kind = data.get("resultType")
-        if kind != "matrix":
-            raise bad(f"result type {kind!r}, a range query must give a matrix")
-        result = data.get("result")
-        if not isinstance(result, list):
-            raise bad("result is not a list")
-        out: list[_Series] = []
-        for entry in result:
-            if not isinstance(entry, dict):
-                raise bad("a series is not an object")
-            labels = entry.get("metric")
-            points = entry.get("values")
-            if not isinstance(labels, dict) or not isinstance(points, list):
-                raise bad("a series without metric or values")
-            try:
-                times = [round(float(p[0])) - self._step_s for p in points]
-                values = [float(p[1]) for p in points]
-            except (TypeError, ValueError, IndexError) as exc:
-                raise bad(f"a malformed point: {exc}") from None
-            out.append(_Series({str(k): str(v) for k, v in labels.items()}, times, values))
-        return out
-
-    def _frame(self, column: str, series: Sequence[_Series]) -> tuple[pa.Table, list[pa.Table]]:
-        """One column's samples as (topic, ts seconds, value), less series-level faults."""
-        by_topic: dict[str | None, list[_Series]] = {}
+    def _frame(
+        self, column: str, series: Sequence[Series]
+    ) -> tuple[pa.Table, list[pa.Table], pa.Table]:
+        """One column's samples as (topic, ts seconds, value), less series-level faults;
+        the rejected rows; and the (topic, ts seconds) of the faulty series' samples."""
+        by_topic: dict[str | None, list[Series]] = {}
         for one in series:
             by_topic.setdefault(one.topic, []).append(one)
         topics: list[str] = []
         times: list[int] = []
         values: list[float] = []
         bad: list[tuple[str, str]] = []
+        faulty: list[tuple[str, int]] = []
         for topic, group in by_topic.items():
             if topic is None:
                 bad.extend(
@@ -556,6 +512,7 @@ class PrometheusSource:
                     )
                     for one in group
                 )
+                faulty.extend((topic, t) for one in group for t in one.times)
             else:
                 (one,) = group
                 topics.extend([topic] * len(one.times))
@@ -580,19 +537,92 @@ class PrometheusSource:
                     [reason for _, reason in bad],
                 )
             )
-        return frame, refused
+        return frame, refused, _pairs([t for t, _ in faulty], [s for _, s in faulty])
+
+    def _cover(
+        self,
+        collected: Collected,
+        seen: Mapping[str, np.ndarray],
+        warned: Mapping[str, set[int]],
+        glimpsed: Sequence[pa.Table],
+        start_s: int,
+        steps: int,
+    ) -> None:
+        """Fill `covered`, `covered_bytes_out` and `withheld` (`planner.collect.base`).
+
+        A window is covered when both required queries returned a sample of some topic
+        in it and neither answer came with a warning: Prometheus was then evaluating
+        the brokers' meters, so a topic it has no series for had no appends (Kafka
+        creates a topic's meters on first use, so a topic never written to since its
+        leaders started has none).
+        """
+        covered = np.intersect1d(seen["bytes_in_per_s"], seen["records_in_per_s"])
+        doubtful = set().union(*(warned[c] for c in _REQUIRED))
+        covered = covered[~np.isin(covered, np.array(sorted(doubtful), dtype=np.int64))]
+        out = np.zeros(0, dtype=np.int64)
+        if "bytes_out_per_s" in seen:
+            out = np.intersect1d(covered, seen["bytes_out_per_s"])
+            out = out[~np.isin(out, np.array(sorted(warned["bytes_out_per_s"]), dtype=np.int64))]
+        pairs = pa.concat_tables(glimpsed)
+        pairs = pairs.filter(pc.is_in(pairs.column("ts_s"), pa.array(covered, pa.int64())))
+        pairs = pairs.group_by(["topic", "ts_s"], use_threads=False).aggregate([])
+        collected.covered = [_moment(s) for s in covered.tolist()]
+        collected.covered_bytes_out = [_moment(s) for s in out.tolist()]
+        collected.withheld = {
+            (topic, _moment(s))
+            for topic, s in zip(
+                pairs.column("topic").to_pylist(), pairs.column("ts_s").to_pylist(), strict=True
+            )
+        }
+        gaps = sorted(
+            set(range(start_s, start_s + steps * self._step_s, self._step_s))
+            - set(covered.tolist())
+        )
+        if gaps:
+            collected.notes.append(
+                f"{self.source}: {len(gaps)} of {steps} window(s) of "
+                f"{promql_duration(self._step_s)} (from {_iso(gaps[0])} to {_iso(gaps[-1])}) "
+                "are not covered: no data of a required column (Prometheus down, not "
+                "running yet, not scraping the brokers) or a partial answer; only what it "
+                "returned is written for them, and no topic is taken for idle there"
+            )
 
 
-def _join(frames: Mapping[str, pa.Table], source: str) -> tuple[pa.Table, pa.Table]:
-    """The columns side by side per (topic, ts); rows lacking a required column refused."""
+def _windows(series: Sequence[Series]) -> np.ndarray:
+    """The window starts (seconds) at which any of `series` has a sample, sorted."""
+    if not series:
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(np.concatenate([np.asarray(one.times, dtype=np.int64) for one in series]))
+
+
+def _pairs(topics: Sequence[str], seconds: Sequence[int]) -> pa.Table:
+    return pa.table({"topic": pa.array(topics, pa.string()), "ts_s": pa.array(seconds, pa.int64())})
+
+
+def _moment(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def _join(frames: Mapping[str, pa.Table], source: str) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """The columns side by side per (topic, ts); rows lacking a required column refused.
+
+    Returns:
+        The rows; the refused ones; and the (topic, ts seconds) with a sample of some
+        column but no row: the refused, and those with bytes out and no bytes in.
+    """
     keys = ["topic", "ts_s"]
     both = frames["bytes_in_per_s"].join(
         frames["records_in_per_s"], keys=keys, join_type="full outer", use_threads=False
     )
+    unpaired = [_pairs([], [])]
     if "bytes_out_per_s" in frames:
-        both = both.join(
-            frames["bytes_out_per_s"], keys=keys, join_type="left outer", use_threads=False
+        out = frames["bytes_out_per_s"]
+        unpaired.append(
+            out.join(both.select(keys), keys=keys, join_type="left anti", use_threads=False).select(
+                keys
+            )
         )
+        both = both.join(out, keys=keys, join_type="left outer", use_threads=False)
     both = both.sort_by([("topic", "ascending"), ("ts_s", "ascending")])
     has: dict[str, np.ndarray] = {
         c: ~np.asarray(both.column(c).is_null().to_numpy(zero_copy_only=False), dtype=bool)
@@ -617,12 +647,22 @@ def _join(frames: Mapping[str, pa.Table], source: str) -> tuple[pa.Table, pa.Tab
     refused = rejections(
         "throughput", source, [None] * len(reasons), fields, [None] * len(reasons), reasons
     )
+    unpaired.append(both.filter(pa.array(lacking)).select(keys))
     kept = both.filter(pa.array(~lacking))
     seconds = kept.column("ts_s").combine_chunks()
     raw = kept.drop_columns(["ts_s"]).append_column(
         "ts", pa.array(seconds.to_numpy() * 1_000_000, pa.int64()).cast(TIMESTAMP)
     )
-    return raw, refused
+    return raw, refused, pa.concat_tables(unpaired)
+
+
+def _rejected_pairs(rejected: pa.Table, raw: pa.Table) -> pa.Table:
+    """The (topic, ts seconds) of the rows conform rejected (`row` is the index in `raw`)."""
+    if rejected.num_rows == 0:
+        return _pairs([], [])
+    picked = raw.take(rejected.column("row")).select(["topic", "ts"])
+    seconds = pc.divide(pc.cast(picked.column("ts"), pa.int64()), 1_000_000)
+    return pa.table({"topic": picked.column("topic"), "ts_s": seconds})
 
 
 def _iso(seconds: int) -> str:

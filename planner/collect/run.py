@@ -9,6 +9,10 @@ Cross-table rules checked here (a row is rejected, the rest kept):
 - a group or key-sample row for a topic the `topics` table does not list;
 - a throughput row for a topic the `topics` table does not list (when there is one).
 
+Then a topic of the `topics` table that no source gave a row for at a window some
+source *covered* (saw the whole cluster in: `Collected.covered`) had no traffic there,
+and gets a zero-rate row named after that source (`planner.collect.idle`).
+
 History: sizing needs weeks of throughput for the growth fit. With `history_days`, the
 days before the interval that the dataset does not have yet are collected in the same
 pass and written as throughput-only intervals, so a first run (or a new deployment)
@@ -27,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.collect.base import Collected, Source
+from planner.collect.idle import add_idle_rows
 from planner.figures.conform import Conformed, dedupe, empty, rejections
 from planner.figures.dataset import DataInterval, list_intervals, remove_staging, write_interval
 from planner.figures.schema import SNAPSHOT_TABLES, TABLES
@@ -149,6 +154,10 @@ def _reject_unknown_topics(
 def merge(collected: Sequence[Collected]) -> tuple[dict[str, pa.Table], pa.Table, list[str]]:
     """Merge what the sources collected, in priority order.
 
+    Rows for topics the `topics` table does not list are rejected; topics it lists
+    that have no row at a window a source covered get zero-rate rows
+    (`planner.collect.idle`).
+
     Returns:
         One canonical table per name (every name present, maybe empty), the rejected
         rows, and the notes.
@@ -173,6 +182,10 @@ def merge(collected: Sequence[Collected]) -> tuple[dict[str, pa.Table], pa.Table
             kept, rows, bad = _reject_unknown_topics(name, tables[name], rows_of[name], known)
             tables[name], rows_of[name] = kept, rows
             rejected.append(bad)
+        tables["throughput"], idle = add_idle_rows(
+            tables["throughput"], tables["topics"], collected
+        )
+        notes.extend(idle)
     rejected_table = pa.concat_tables([empty("rejected"), *rejected])
     return tables, rejected_table, notes
 

@@ -37,7 +37,9 @@ def add_parser(sub: Any) -> None:
         metavar="DATE|START/END",
         help="data interval: a UTC day or START/END in ISO 8601 (default: yesterday, UTC, "
         "or, when the landing files hold no throughput for yesterday, the last complete "
-        "day they hold: one with a sample in its last hour, or followed by another day)",
+        "day they hold: one with a sample in its last hour, or followed by another day; "
+        "with live sources, yesterday when Prometheus or the landing files hold it, "
+        "else the run stops at once saying what they hold)",
     )
     p.add_argument(
         "--store", metavar="URL", help="store URL (default: OUT/store.db or the config's)"
@@ -46,8 +48,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.collect.base import SourceUnavailable
     from planner.config import ConfigError, load_config
-    from planner.figures import DataInterval
+    from planner.figures import DataInterval, FiguresError
     from planner.pipeline.interval import NoFiguresForInterval, choose_interval
     from planner.pipeline.run import PipelineFailed, run_pipeline
     from planner.pipeline.workspace import Workspace
@@ -70,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
         )
     except NoFiguresForInterval as exc:
         raise cli.Failed(f"{exc}\nnothing was collected or published") from None
+    except (SourceUnavailable, FiguresError) as exc:
+        raise cli.Failed(
+            f"cannot tell which day the live sources hold: {exc}\n"
+            "give --interval to plan a day without asking; nothing was collected or published"
+        ) from None
     # First, so whoever reads the log knows which day the rest is about.
     print(f"[plan] interval: {choice.reason}", file=sys.stderr, flush=True)
     interval = choice.interval

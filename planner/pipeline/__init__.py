@@ -11,7 +11,9 @@ hand each other files, never in-memory state, so each can run in its own process
 - `row_checks`, `set_aside`: row-level input failures turned into topics set aside
   (status `invalid-figures`), or into a run-level stop when they are too many.
 - `state`: what the validations hand the publish step (results, fingerprints).
-- `interval`: which day `partition-planner plan` plans when not told.
+- `interval`: which day `partition-planner plan` plans when not told; `live_days`:
+  what each live source holds of a day, asked before any step; `sample_days`: the
+  days a source holds.
 - `publish`: store, site and Data Docs, only for a validated run.
 - `connections`: Airflow connections over the config file.
 - `run`: all of it in one process.

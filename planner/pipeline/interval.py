@@ -19,16 +19,25 @@ With `--interval` for a day the figures hold no throughput for, the run stops be
 collecting anything and names the days they do hold, and the flag.
 
 "The figures" are what the run would collect: the landing files' throughput (read and
-conformed as collection does, without writing anything). A run whose sources include
-Prometheus or the Kafka admin API reads a live cluster, which holds yesterday: those
-runs plan yesterday, as a scheduled one would.
+conformed as collection does, without writing anything).
+
+A run whose sources include a live one (Prometheus, the Kafka admin API) cannot read
+its figures without collecting them, and a live source does not always hold yesterday:
+Prometheus may have started today or been down, and the admin source reads only the
+cluster as it is. So such a run asks each live source, before any step, what it holds
+of yesterday (`planner.pipeline.live_days`: for Prometheus one cheap query) and plans
+yesterday when one of them, or the landing files among the sources, holds some of it;
+the first line says who holds how much. Otherwise it stops at once, naming what each
+source holds and how to get the day (for the admin source alone: `partition-planner
+observe`, Prometheus or a landing export). It does not fall back to an earlier day, as
+a scheduled run against a live cluster would not: the refusal suggests one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -37,9 +46,12 @@ import pyarrow.compute as pc
 
 from planner.config import PlannerConfig
 from planner.figures.dataset import DataInterval
+from planner.pipeline.live_days import DayCover, live_covers
+from planner.pipeline.sample_days import FLAG, SampleDays
 
 __all__ = [
     "FLAG",
+    "DayCover",
     "IntervalChoice",
     "NoFiguresForInterval",
     "SampleDays",
@@ -47,71 +59,10 @@ __all__ = [
     "landing_days",
 ]
 
-#: The flag that picks the interval, named in every message that suggests one.
-FLAG = "--interval"
-# A day whose figures reach its last hour is complete (hourly samples start at 23:00).
-_LAST_HOUR = timedelta(hours=23)
-
 
 class NoFiguresForInterval(ValueError):
     """The interval asked for has no throughput in the figures; the message says which
     days have, and the flag to plan one of them."""
-
-
-@dataclass(frozen=True)
-class SampleDays:
-    """The UTC days the figures hold throughput for.
-
-    Attributes:
-        days: Every day with at least one sample, oldest first.
-        complete: Those that are complete (see the module docstring), oldest first.
-    """
-
-    days: tuple[date, ...]
-    complete: tuple[date, ...]
-
-    @classmethod
-    def of(cls, timestamps: Iterable[datetime]) -> SampleDays:
-        """The days of sample times (time-zone aware, any order)."""
-        latest: dict[date, datetime] = {}
-        for moment in timestamps:
-            day = moment.astimezone(UTC).date()
-            if day not in latest or moment > latest[day]:
-                latest[day] = moment
-        days = sorted(latest)
-        complete = tuple(
-            d
-            for i, d in enumerate(days)
-            if i + 1 < len(days) or latest[d] >= _start(d) + _LAST_HOUR
-        )
-        return cls(tuple(days), complete)
-
-    def holds(self, interval: DataInterval) -> bool:
-        """Whether any day with samples overlaps `interval`."""
-        return any(
-            _start(d) < interval.end and interval.start < _start(d) + timedelta(days=1)
-            for d in self.days
-        )
-
-    def listing(self) -> str:
-        """The days in a few words: `2026-11-01 .. 2026-11-14 (14 days)`, gaps shown."""
-        if not self.days:
-            return "no day at all"
-        runs: list[tuple[date, date]] = []
-        for d in self.days:
-            if runs and d - runs[-1][1] == timedelta(days=1):
-                runs[-1] = (runs[-1][0], d)
-            else:
-                runs.append((d, d))
-        shown = [f"{a}" if a == b else f"{a} .. {b}" for a, b in runs]
-        if len(shown) > 4:
-            shown = [*shown[:2], "...", *shown[-2:]]
-        count = len(self.days)
-        return f"{', '.join(shown)} ({count} day{'s' if count != 1 else ''})"
-
-
-def _start(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -180,8 +131,13 @@ def choose_interval(
     landing: Path | None,
     now: datetime,
     days: SampleDays | None = None,
+    live: Sequence[DayCover] | None = None,
 ) -> IntervalChoice:
     """The interval to plan: the one asked for, else yesterday or the last complete day.
+
+    Decided before any step runs: on landing files only, from their throughput; with
+    live sources, yesterday when one of them (or the landing files among them) holds
+    it, else a refusal naming what each holds and how to get the day.
 
     Args:
         config: The run's config (its sources say whether the figures can be looked at
@@ -189,26 +145,34 @@ def choose_interval(
         asked: `--interval` as given, or None.
         landing: The landing folder replacing the configured one, if any.
         now: The current time (UTC).
-        days: The days the figures hold (default: read from the landing folder when
-            the run reads landing files only).
+        days: The days the landing files hold (default: read from the landing folder
+            when the run reads it).
+        live: What each live source holds of yesterday (default: asked with
+            `planner.pipeline.live_days.live_covers`, only when no `asked`).
 
     Raises:
         ValueError: `asked` is not a day or an interval.
-        NoFiguresForInterval: the interval asked for has no throughput in the figures.
+        NoFiguresForInterval: the interval asked for has no throughput in the figures,
+            or, without `asked`, no source holds yesterday.
+        SourceUnavailable, FiguresError: a live source could not be asked.
     """
     yesterday = DataInterval.day((now.astimezone(UTC) - timedelta(days=1)).date())
+    if "landing" not in config.sources:
+        landing = None  # --landing replaces a configured landing source, adds none
+    elif landing is None:
+        landing = config.resolve(config.source_settings["landing"]["path"])
     if days is None and config.sources == ("landing",):
-        days = landing_days(landing or config.resolve(config.source_settings["landing"]["path"]))
+        assert landing is not None
+        days = landing_days(landing)
     if asked is not None:
         interval = DataInterval.parse(asked)
         if days is not None and not days.holds(interval):
             raise NoFiguresForInterval(_missing(f"{FLAG} {asked}", interval, days))
         return IntervalChoice(interval, f"{interval.start.date()} ({FLAG} {asked})")
-    if days is None:
-        return IntervalChoice(
-            yesterday,
-            f"{yesterday.start.date()} (no {FLAG} given: yesterday, UTC; the live sources hold it)",
-        )
+    if config.sources != ("landing",):
+        covers = live_covers(config, yesterday, now) if live is None else list(live)
+        return _live_choice(yesterday, covers, landing, days)
+    assert days is not None
     if days.holds(yesterday):
         return IntervalChoice(
             yesterday, f"{yesterday.start.date()} (no {FLAG} given: yesterday, UTC)"
@@ -225,6 +189,44 @@ def choose_interval(
         f"throughput in the figures: they hold {days.listing()}, and {chosen} is the last "
         f"complete day; plan another with {FLAG} DAY)",
     )
+
+
+def _live_choice(
+    yesterday: DataInterval,
+    covers: Sequence[DayCover],
+    landing: Path | None,
+    days: SampleDays | None,
+) -> IntervalChoice:
+    """Yesterday when a live source or the landing files hold some of it; else refuse.
+
+    A source holding part of yesterday is enough, as landing files holding part of it
+    are on their own: the reason says how much, and `collect` notes the rest. The
+    landing folder (when configured) is read only when no live source holds the day.
+    """
+    day = yesterday.start.date()
+    holding = [c.share() for c in covers if c.held]
+    files = None
+    if not holding and landing is not None:
+        files = days if days is not None else landing_days(landing)
+        if files.holds(yesterday):
+            holding.append(f"the landing files ({landing}) hold throughput for it")
+    if holding:
+        return IntervalChoice(
+            yesterday, f"{day} (no {FLAG} given: yesterday, UTC; {'; '.join(holding)})"
+        )
+    lines = [f"no {FLAG} given, and no source holds yesterday, {day} (UTC):"]
+    lines += [f"- {c.source} {c.holds}; {c.remedy}" for c in covers]
+    if files is not None:
+        lines.append(
+            f"- the landing files ({landing}) hold "
+            + (
+                f"{files.listing()}; plan one of those days with {FLAG} "
+                f"(e.g. {FLAG} {(files.complete or files.days)[-1]})"
+                if files.days
+                else "no throughput at all"
+            )
+        )
+    raise NoFiguresForInterval("\n".join(lines))
 
 
 def _missing(what: str, interval: DataInterval, days: SampleDays) -> str:

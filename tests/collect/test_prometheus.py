@@ -9,19 +9,24 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from planner.collect.base import Collected, SourceUnavailable
+from planner.collect.idle import IDLE_LABEL
+from planner.collect.landing import LandingSource
 from planner.collect.prometheus import (
     DEFAULT_QUERIES,
     PrometheusQueryError,
     PrometheusSource,
 )
+from planner.collect.run import collect_interval
 from planner.figures import DataInterval, FiguresError
+from planner.figures.dataset import read_table
 from tests.support.ports import free_port
 from tests.support.prometheus import (
     FrontProxy,
@@ -194,6 +199,217 @@ def test_the_rate_model_of_the_live_tests_is_prometheus_own(
     )
     (rate,) = _instant_query(prometheus.url, f"rate({selector}[{range_s}s])", end_s)
     assert (values[-1] - values[0]) * factor == pytest.approx(float(rate["value"][1]), rel=1e-12)
+
+
+# --- only complete windows ------------------------------------------------------------
+
+
+class _Clock:
+    """A clock that stands still except when the source sleeps on it."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self.pauses: list[float] = []
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.now += timedelta(seconds=seconds)
+
+
+def _source(url: str, clock: _Clock, **kwargs: Any) -> PrometheusSource:
+    return PrometheusSource(url, clock=clock, sleep=clock.sleep, **kwargs)
+
+
+@pytest.mark.integration
+def test_a_window_still_open_when_the_query_runs_is_left_out_with_a_note(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    # The server holds the whole day, as a live one would hold the part seen so far:
+    # only the clock says the query runs at 10:30 on the first day.
+    clock = _Clock(history.start + timedelta(hours=10, minutes=30))
+    day = DataInterval.day(history.start.date())
+    got = _source(prometheus.url, clock).collect(day)
+    rows = _rows(_table(got), "orders")
+    assert [_hour(history, row) for row in rows] == list(range(10))
+    for row in rows:
+        expected = history.expected("records_in_per_s", "orders", _hour(history, row))
+        assert row["records_in_per_s"] == pytest.approx(expected, rel=1e-9)
+    (note,) = [n for n in got.notes if "left out" in n]
+    assert "14 window(s) of 1h from 2026-11-19T10:00:00Z to 2026-11-20T00:00:00Z" in note
+    assert "at 2026-11-19T10:30:00Z" in note and "60 s" in note
+    assert "collect again after 2026-11-20T00:01:00Z" in note
+    assert got.covered == [history.start + timedelta(hours=h) for h in range(10)]
+    assert clock.pauses == []  # the last window it asks for had settled long before
+
+
+@pytest.mark.integration
+def test_a_window_that_ended_moments_ago_is_waited_for(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    """As the scheduled run, which starts seconds after its day ends."""
+    day = DataInterval.day(history.start.date())
+    clock = _Clock(day.end + timedelta(seconds=5))
+    got = _source(prometheus.url, clock).collect(day)
+    assert clock.pauses == [55.0]
+    assert [_hour(history, row) for row in _rows(_table(got), "orders")] == list(range(24))
+    assert not [n for n in got.notes if "left out" in n]
+    assert any("waited 55 s for the window ending at 2026-11-20T00:00:00Z" in n for n in got.notes)
+    # Inside the day: the window that just ended is waited for, the open one left out.
+    clock = _Clock(history.start + timedelta(hours=10, seconds=30))
+    got = _source(prometheus.url, clock).collect(day)
+    assert clock.pauses == [30.0]
+    assert _hour(history, _rows(_table(got), "orders")[-1]) == 9
+    # settle is the config's settle_s; 0 asks at once for every window that has ended.
+    clock = _Clock(history.start + timedelta(hours=10, seconds=30))
+    got = _source(prometheus.url, clock, settle=timedelta(0)).collect(day)
+    assert clock.pauses == [] and _hour(history, _rows(_table(got), "orders")[-1]) == 9
+    clock = _Clock(history.start + timedelta(hours=10, minutes=4))
+    got = _source(prometheus.url, clock, settle=timedelta(minutes=5)).collect(day)
+    assert clock.pauses == [60.0] and _hour(history, _rows(_table(got), "orders")[-1]) == 9
+
+
+@pytest.mark.integration
+def test_a_clock_that_does_not_move_leaves_an_unsettled_window_out(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    now = history.start + timedelta(hours=10, seconds=30)
+    pauses: list[float] = []
+    source = PrometheusSource(prometheus.url, clock=lambda: now, sleep=pauses.append)
+    got = source.collect(DataInterval.day(history.start.date()))
+    assert pauses == [30.0]
+    assert _hour(history, _rows(_table(got), "orders")[-1]) == 8
+    assert any("15 window(s) of 1h from 2026-11-19T09:00:00Z" in n for n in got.notes)
+
+
+@pytest.mark.integration
+def test_before_the_first_window_is_complete_nothing_is_asked(
+    prometheus: PrometheusServer, history: History
+) -> None:
+    clock = _Clock(history.start + timedelta(minutes=50))
+    with FrontProxy(prometheus.url) as front:
+        got = _source(front.url, clock).collect(DataInterval.day(history.start.date()))
+    assert front.requests == 0 and clock.pauses == []
+    assert _table(got).num_rows == 0 and got.covered == []
+    assert any("24 window(s) of 1h from 2026-11-19T00:00:00Z" in n for n in got.notes)
+
+
+def test_a_negative_settle_is_refused() -> None:
+    with pytest.raises(ValueError, match="settle must be 0 s or more"):
+        PrometheusSource("http://prom:9090", settle=timedelta(seconds=-1))
+
+
+@pytest.mark.integration
+def test_windows_held_names_the_complete_windows_with_data_in_one_series(
+    prometheus: PrometheusServer, history: History, around_the_start: DataInterval
+) -> None:
+    clock = _Clock(history.start + timedelta(hours=10, minutes=30))
+    day = DataInterval.day(history.start.date())
+    hours = [history.start + timedelta(hours=h) for h in range(10)]
+    with FrontProxy(prometheus.url) as front:
+        assert _source(front.url, clock).windows_held(day) == hours
+        assert front.requests == 1
+        # Split like collect when one request may not hold every point.
+        split = _source(front.url, clock, max_points_per_query=4).windows_held(day)
+        assert split == hours and front.requests == 1 + 3
+    source = PrometheusSource(prometheus.url)
+    assert source.windows_held(around_the_start) == hours[:3]  # none before the history
+    # One window a day, counted back from the last complete one: 23:00 of each day held.
+    month = DataInterval(history.start - timedelta(days=30), history.end + timedelta(days=3))
+    daily = source.windows_held(month, every=timedelta(days=1))
+    assert daily == [history.start + timedelta(hours=23), history.start + timedelta(hours=47)]
+    with pytest.raises(ValueError, match="whole number of steps"):
+        source.windows_held(day, every=timedelta(minutes=90))
+
+
+# --- coverage: which windows prove a topic idle ---------------------------------------
+
+
+@pytest.fixture(scope="session")
+def around_the_start(history: History) -> DataInterval:
+    """Three hours before the history (Prometheus holds nothing) and three in it."""
+    return DataInterval(history.start - timedelta(hours=3), history.start + timedelta(hours=3))
+
+
+@pytest.mark.integration
+def test_windows_with_data_are_covered_and_windows_without_are_not(
+    prometheus: PrometheusServer, history: History, around_the_start: DataInterval
+) -> None:
+    got = PrometheusSource(prometheus.url).collect(around_the_start)
+    inside = [history.start + timedelta(hours=h) for h in range(3)]
+    assert got.source == f"prometheus:{prometheus.url}"
+    assert got.covered == inside
+    assert got.covered_bytes_out == inside
+    # Topics it saw but kept no row for are not idle: audit lacks records, orders/eu
+    # has an illegal name; neither may get a zero row.
+    assert got.withheld == {(t, m) for t in ("audit", "orders/eu") for m in inside}
+    (note,) = [n for n in got.notes if "not covered" in n]
+    assert "3 of 6 window(s) of 1h (from 2026-11-18T21:00:00Z to 2026-11-18T23:00:00Z)" in note
+
+
+@pytest.mark.integration
+def test_without_a_bytes_out_query_no_window_covers_bytes_out(
+    prometheus: PrometheusServer, around_the_start: DataInterval
+) -> None:
+    source = PrometheusSource(prometheus.url, queries={"bytes_out_per_s": None})
+    got = source.collect(around_the_start)
+    assert len(got.covered) == 3 and got.covered_bytes_out == []
+
+
+@pytest.mark.integration
+def test_a_partial_answer_covers_nothing(
+    prometheus: PrometheusServer, around_the_start: DataInterval
+) -> None:
+    partial = Reply(warnings=("store eu-1 unreachable, answer may be partial",))
+    with FrontProxy(prometheus.url, [partial]) as front:
+        got = PrometheusSource(front.url).collect(around_the_start)
+    assert _table(got).num_rows == 3 * 3  # what it returned is still written
+    assert got.covered == [] and got.withheld == set()
+
+
+def _landing_topics(root: Path, topics: list[str]) -> Path:
+    folder = root / "topics"
+    folder.mkdir(parents=True)
+    lines = ["topic,partitions,replication_factor,keyed"]
+    lines += [f"{topic},6,3,false" for topic in topics]
+    (folder / "topics.csv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.mark.integration
+def test_a_listed_topic_without_series_gets_zero_rows_in_covered_windows_only(
+    prometheus: PrometheusServer,
+    history: History,
+    around_the_start: DataInterval,
+    tmp_path: Path,
+) -> None:
+    """`refunds` exists (the topics table lists it) and was never written to."""
+    listed = ["orders", "payments", "clicks.v1", "audit", "refunds"]
+    landing = _landing_topics(tmp_path / "landing", listed)
+    figures = tmp_path / "figures"
+    sources = [LandingSource(landing), PrometheusSource(prometheus.url)]
+    report = collect_interval(sources, around_the_start, figures)
+    table = read_table(figures, around_the_start, "throughput")
+    assert table is not None
+    source = f"prometheus:{prometheus.url}"
+    refunds = _rows(table, "refunds")
+    assert [row["ts"] for row in refunds] == [
+        history.start + timedelta(hours=h) for h in range(3)
+    ]  # and none in the three hours before, when Prometheus had nothing
+    for row in refunds:
+        assert (row["bytes_in_per_s"], row["records_in_per_s"]) == (0.0, 0.0)
+        assert row["bytes_out_per_s"] == 0.0  # others have bytes-out series then
+        assert row["source"] == source + IDLE_LABEL
+    # audit's samples were rejected (no records): no zero is invented for it.
+    assert _rows(table, "audit") == []
+    orders = _rows(table, "orders")
+    assert [_hour(history, row) for row in orders] == [0, 1, 2]
+    assert {row["source"] for row in orders} == {source}
+    (note,) = [n for n in report.notes if "zero-rate" in n]
+    assert "1 topic(s) of the topics table had no sample in some (refunds)" in note
+    assert "3 zero-rate row(s)" in note and "bytes out 0 in 3, unknown in 0" in note
 
 
 # --- bytes out, optional ----------------------------------------------------------------

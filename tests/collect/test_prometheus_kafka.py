@@ -33,8 +33,11 @@ import pyarrow as pa
 import pytest
 
 from planner.collect.base import Collected
+from planner.collect.idle import IDLE_LABEL
 from planner.collect.prometheus import PrometheusSource
+from planner.collect.run import merge
 from planner.figures import DataInterval
+from planner.figures.conform import conform
 from tests.support.jmx_exporter import ExportedKafka, exported_kafka, instant, raw_samples
 from tests.support.kafka_log import LOG_APPEND_TIME, Batch, Running, appended, batches
 from tests.support.load import Readers, SteadyTopic, create_topics, leaders, produce_steadily
@@ -65,6 +68,8 @@ ORDERS = SteadyTopic(
 )
 CLICKS = SteadyTopic("clicks", partitions=3, records_per_s=500, value_bytes=100)
 TOPICS = (ORDERS, CLICKS)
+IDLE = SteadyTopic("refunds", partitions=3, records_per_s=0, value_bytes=0)
+"""Created with the others and never written to or read."""
 # Column -> (the meter it reads, whether its truth is records (0) or bytes (1)).
 METERS = {
     "records_in_per_s": ("messagesin", 0),
@@ -209,7 +214,7 @@ def run(exported: ExportedKafka) -> Run:
     """Produce for three whole windows while two groups read along, then collect."""
     bootstrap = exported.cluster.bootstrap
     url = exported.prometheus_url
-    create_topics(bootstrap, TOPICS, replication_factor=3, config=LOG_APPEND_TIME)
+    create_topics(bootstrap, (*TOPICS, IDLE), replication_factor=3, config=LOG_APPEND_TIME)
     with Readers(bootstrap, TOPICS) as readers:
         readers.wait_assigned(timeout_s=60)
         # Production starts at least LEAD_S before the first window: the topic meters
@@ -224,7 +229,10 @@ def run(exported: ExportedKafka) -> Run:
     # before the first window and compare only the windows of production.
     start = datetime.fromtimestamp(first - first % 60, UTC)
     interval = DataInterval(start, datetime.fromtimestamp(end, UTC))
-    collected = PrometheusSource(url, step=timedelta(seconds=STEP_S)).collect(interval)
+    # Waiting for a scrape after the last window did what `settle` does in production,
+    # where the collector cannot wait for a scrape it does not know the interval of.
+    source = PrometheusSource(url, step=timedelta(seconds=STEP_S), settle=timedelta(0))
+    collected = source.collect(interval)
     logged = batches(exported.cluster.node(1).data_dir, [t.name for t in TOPICS])
     topics = "|".join(t.name for t in TOPICS)
     scrapes = {
@@ -430,3 +438,38 @@ def test_internal_topics_stay_out_of_the_figures(exported: ExportedKafka, run: R
 
 def test_default_collection_rejects_nothing(run: Run) -> None:
     assert [row for table in run.collected.rejected for row in table.to_pylist()] == []
+
+
+def test_a_topic_never_written_to_has_no_series_and_merges_as_idle(
+    exported: ExportedKafka, run: Run
+) -> None:
+    """Why a covered window proves a topic idle: Kafka creates its meters on first use."""
+    url = exported.prometheus_url
+    for meter, _ in METERS.values():
+        name = f"kafka_server_brokertopicmetrics_{meter}_total"
+        assert instant(url, f'{name}{{topic="{IDLE.name}"}}') == [], meter
+    assert set(run.windows) <= set(run.collected.covered)  # production windows all covered
+    names = [t.name for t in (*TOPICS, IDLE)]
+    topics = Collected()
+    raw = pa.table(
+        {
+            "topic": names,
+            "partitions": ["6"] * len(names),
+            "replication_factor": ["3"] * len(names),
+            "keyed": ["false"] * len(names),
+        }
+    )
+    topics.add("topics", conform("topics", raw, source="kafka-admin:test"))
+    tables, _, _ = merge([topics, run.collected])
+    idle = [r for r in tables["throughput"].to_pylist() if r["topic"] == IDLE.name]
+    assert sorted(r["ts"] for r in idle) == run.collected.covered
+    measured_out = set(run.collected.covered_bytes_out)
+    assert set(run.windows) <= measured_out  # orders' groups fetched in every one
+    for row in idle:
+        assert (row["records_in_per_s"], row["bytes_in_per_s"]) == (0.0, 0.0)
+        assert row["bytes_out_per_s"] == (0.0 if row["ts"] in measured_out else None)
+        assert row["source"] == f"prometheus:{url}{IDLE_LABEL}"
+    # The written topics keep their own rows: no zero where they had one.
+    for topic in TOPICS:
+        mine = [r for r in tables["throughput"].to_pylist() if r["topic"] == topic.name]
+        assert {r["source"] for r in mine} == {f"prometheus:{url}"}
