@@ -304,7 +304,13 @@ def build_sources(config: PlannerConfig, *, landing: str | Path | None = None) -
                 args["bearer_token"] = token
             out.append(PrometheusSource(**args))
         elif name == "kafka":
-            out.append(build_kafka_source(config))
+            observations = observe_settings(config)
+            if observations.observations is not None:
+                from planner.collect.observations import ObservationsSource
+
+                out.append(ObservationsSource(observations.observations, observations))
+            else:
+                out.append(build_kafka_source(config))
     return out
 
 

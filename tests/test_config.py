@@ -154,12 +154,44 @@ group_tools_command_config = "/etc/planner/admin.properties"
     )
     [kafka] = build_sources(load_config(path))
     assert isinstance(kafka, KafkaAdminSource)
-    assert kafka._group_tools is False
-    assert kafka._kafka_home == Path("/opt/kafka")
-    assert kafka._tools_config == Path("/etc/planner/admin.properties")
+    assert kafka.group_tools is False
+    assert kafka.kafka_home == Path("/opt/kafka")
+    assert kafka.tools_config == Path("/etc/planner/admin.properties")
     bad = _config(
         tmp_path,
         '[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "b"\ngroup_tools = "no"\n',
     )
     with pytest.raises(ConfigError, match="group_tools must be true or false"):
         build_sources(load_config(bad))
+
+
+def test_the_observation_settings_and_the_source_they_choose(tmp_path: Path) -> None:
+    from planner.collect.kafka_admin import KafkaAdminSource
+    from planner.collect.observations import ObservationsSource
+    from planner.config import observe_settings
+
+    path = tmp_path / "planner.toml"
+    path.write_text(
+        '[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "k:9092"\n'
+        'observations = "obs"\nobserve_every_s = 10\nmin_coverage = 0.5\nstep_s = 600\n'
+    )
+    config = load_config(path)
+    settings = observe_settings(config)
+    assert settings.observations == tmp_path / "obs"
+    assert (settings.observe_every_s, settings.min_coverage, settings.step_s) == (10, 0.5, 600)
+    assert settings.retention_days == 35 and settings.key_sample_size == 1000
+    (source,) = build_sources(config)
+    assert isinstance(source, ObservationsSource)
+    path.write_text('[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "k:9092"\n')
+    (source,) = build_sources(load_config(path))
+    assert isinstance(source, KafkaAdminSource)
+    for bad, why in (
+        ("min_coverage = 1.5", "min_coverage must be from 0 to 1"),
+        ("observe_every_s = 0", "observe_every_s must be a number of seconds above zero"),
+        ("step_s = 5", "step_s .5. must be at least observe_every_s"),
+        ('retention_days = "a week"', "retention_days: a number"),
+        ("key_sample_size = 10.5", "key_sample_size: a whole number"),
+    ):
+        path.write_text(f'[sources.kafka]\nbootstrap = "k:9092"\n{bad}\n')
+        with pytest.raises(ConfigError, match=why):
+            observe_settings(load_config(path))

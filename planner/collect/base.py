@@ -87,9 +87,16 @@ class Source(Protocol):
 
     name: str
 
-    def collect(self, interval: DataInterval) -> Collected:
+    def collect(self, interval: DataInterval, *, run: DataInterval | None = None) -> Collected:
         """Read the figures that belong to `interval` (throughput samples with `ts` in it;
         the tables that describe the fleet as it is now).
+
+        Args:
+            interval: What to read throughput for: the run interval, and the history
+                days before it when a collection fills those in the same pass.
+            run: The run interval itself (None: `interval`). A source that records the
+                cluster over time describes the fleet as it was in `run`; the others
+                describe it as it is.
 
         Raises:
             FiguresError: input that cannot be used at all (named by file, row, field).

@@ -166,7 +166,7 @@ class LandingSource:
             p for p in base.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
         )
 
-    def collect(self, interval: DataInterval) -> Collected:
+    def collect(self, interval: DataInterval, *, run: DataInterval | None = None) -> Collected:
         """Read every landing file; throughput rows outside `interval` are left out.
 
         Raises:

@@ -278,7 +278,7 @@ class PrometheusSource:
             resolved[column] = query.strip().replace(STEP_TOKEN, window)
         return resolved
 
-    def collect(self, interval: DataInterval) -> Collected:
+    def collect(self, interval: DataInterval, *, run: DataInterval | None = None) -> Collected:
         """Query every column's rates over `interval`, one sample per topic per step.
 
         Only windows that had ended `settle` before the query ran are asked for (see the

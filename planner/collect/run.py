@@ -249,7 +249,7 @@ def _collect(
         else []
     )
     span = DataInterval(history[0].start, interval.end) if history else interval
-    collected = [source.collect(span) for source in sources]
+    collected = [source.collect(span, run=interval) for source in sources]
     tables, rejected, notes = merge(collected)
     throughput = tables["throughput"]
     written_history: list[DataInterval] = []

@@ -45,10 +45,9 @@ from planner.collect.kafka_admin.offsets import (
     read_partitions,
 )
 from planner.collect.kafka_groups import DescribedGroup
-from planner.figures.schema import TIMESTAMP
 from planner.observe.groups import GroupChild, GroupsObserved
 from planner.observe.reservoir import KeyReservoir, hash_key_bytes
-from planner.observe.tables import TABLES
+from planner.observe.tables import sample_rows
 
 if TYPE_CHECKING:
     from planner.collect.kafka_admin import KafkaAdminSource
@@ -163,7 +162,7 @@ class ClusterSampler:
         tool_groups = self._finish_tools(tools, findings)
         notes = findings.collected.notes
         tables = {
-            "partitions": _table(
+            "partitions": sample_rows(
                 "partitions",
                 ts,
                 topic=[t for t, _ in readable],
@@ -171,7 +170,7 @@ class ClusterSampler:
                 end_offset=[offsets.ends.get(tp) for tp in readable],
                 leader=[metadata.topics[t][p].leader for t, p in readable],
             ),
-            "topics": _table(
+            "topics": sample_rows(
                 "topics",
                 ts,
                 topic=list(metadata.topics),
@@ -182,7 +181,7 @@ class ClusterSampler:
                 ],
                 retention_ms=[self._retention.get(t) for t in metadata.topics],
             ),
-            "brokers": _table(
+            "brokers": sample_rows(
                 "brokers",
                 ts,
                 broker_id=[*brokers.live, *brokers.down],
@@ -193,7 +192,7 @@ class ClusterSampler:
             "keys": keys,
             **_group_tables(ts, groups, tool_groups),
         }
-        tables["sample"] = _table(
+        tables["sample"] = sample_rows(
             "sample",
             ts,
             observer=[self._observer],
@@ -257,7 +256,7 @@ class ClusterSampler:
     ) -> tuple[pa.Table, pa.Table]:
         """The window's record reads per topic, and the keys the reservoir takes."""
         if previous is None:
-            return _table("records", ts), _table("keys", ts)
+            return sample_rows("records", ts), sample_rows("keys", ts)
         spans = _spans(previous, ends, counts, findings)
         self._rotation += 1
         readings: dict[tuple[str, int], PartitionRead] = {}
@@ -289,7 +288,7 @@ class ClusterSampler:
             if reading.records:
                 read_of[topic][p] = reading.records
         topics = list(spans)
-        records = _table(
+        records = sample_rows(
             "records",
             ts,
             topic=topics,
@@ -331,7 +330,7 @@ class ClusterSampler:
             columns["fnv1a"] += hashed.fnv1a.tolist()
             columns["empty"] += hashed.empty.tolist()
             columns["priority"] += priority.tolist()
-        return _table("keys", ts, day=[day] * len(columns["topic"]), **columns)
+        return sample_rows("keys", ts, day=[day] * len(columns["topic"]), **columns)
 
 
 def _spans(
@@ -431,22 +430,7 @@ def _group_tables(
             c["partition"].append(partition)
             c["offset"].append(offset)
     return {
-        "groups": _table("groups", ts, **g),
-        "members": _table("members", ts, **m),
-        "committed": _table("committed", ts, **c),
+        "groups": sample_rows("groups", ts, **g),
+        "members": sample_rows("members", ts, **m),
+        "committed": sample_rows("committed", ts, **c),
     }
-
-
-def _table(name: str, ts: datetime, **columns: list[Any]) -> pa.Table:
-    """Table `name` of a sample: `columns`, every row stamped `ts`; missing columns null."""
-    schema = TABLES[name]
-    rows = len(next(iter(columns.values()))) if columns else 0
-    arrays = []
-    for f in schema:
-        if f.name == "ts":
-            arrays.append(pa.array([ts] * rows, TIMESTAMP))
-        elif f.name in columns:
-            arrays.append(pa.array(columns[f.name], f.type))
-        else:
-            arrays.append(pa.nulls(rows, f.type))
-    return pa.Table.from_arrays(arrays, schema=schema)

@@ -27,13 +27,15 @@ Row timestamps are UTC microseconds, like the figures dataset's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from types import MappingProxyType
+from typing import Any
 
 import pyarrow as pa
 
 from planner.figures.schema import TIMESTAMP
 
-__all__ = ["SAMPLE_TABLE", "TABLES", "empty_table"]
+__all__ = ["SAMPLE_TABLE", "TABLES", "empty_table", "sample_rows"]
 
 _TS = pa.field("ts", TIMESTAMP, nullable=False)
 
@@ -147,3 +149,21 @@ SAMPLE_TABLE = "sample"
 def empty_table(name: str) -> pa.Table:
     """An empty table `name` with its schema."""
     return TABLES[name].empty_table()
+
+
+def sample_rows(name: str, ts: datetime, **columns: list[Any]) -> pa.Table:
+    """Table `name` of the sample taken at `ts`: `columns`, every row stamped `ts`.
+
+    Columns not given are null; the `ts` column is filled in.
+    """
+    schema = TABLES[name]
+    rows = len(next(iter(columns.values()))) if columns else 0
+    arrays = []
+    for f in schema:
+        if f.name == "ts":
+            arrays.append(pa.array([ts] * rows, TIMESTAMP))
+        elif f.name in columns:
+            arrays.append(pa.array(columns[f.name], f.type))
+        else:
+            arrays.append(pa.nulls(rows, f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)

@@ -12,14 +12,15 @@ One finder per source name of `[sources] use`, in `FINDERS`:
   (`PrometheusSource.windows_held`), one number per window; if it holds none, a
   second over the 30 days before, one window a day, to name the days it does hold.
   Both only look at windows complete by then (its `settle_s`).
-- `kafka`: the admin source reads the cluster as it is when `collect` runs (its
-  throughput sample is of now, kept only for the current interval), so it never holds
-  a past day: asked nothing, it answers at once.
+- `kafka`: with `[sources.kafka] observations`, what the observer recorded
+  (`ObservationsSource.coverage`): the day's windows whose two ends it saw, held only
+  when they make at least `min_coverage` of the day. Without it, the admin source reads
+  the cluster as it is when `collect` runs (its throughput sample is of now, kept only
+  for the current interval), so it never holds a past day: asked nothing, it answers at
+  once.
 
-A source that records a cluster over time (the observations of `partition-planner
-observe`) takes part by adding its finder to `FINDERS` under its source name (or
-replacing the `kafka` one when the admin source reads its observations): a function
-of the config, the day and the current time that returns a `DayCover`.
+Another source takes part by adding its finder to `FINDERS` under its source name: a
+function of the config, the day and the current time that returns a `DayCover`.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from planner.collect.prometheus import PrometheusSource, promql_duration
-from planner.config import PlannerConfig, build_sources
+from planner.config import PlannerConfig, build_sources, observe_settings
 from planner.figures.dataset import DataInterval
+from planner.observe.settings import ObserveSettings
 from planner.pipeline.sample_days import FLAG, SampleDays
 
 __all__ = ["FINDERS", "LOOKBACK_DAYS", "DayCover", "DayCoverFinder", "live_covers"]
@@ -108,6 +110,9 @@ def _prometheus(config: PlannerConfig, day: DataInterval, now: datetime) -> DayC
 
 
 def _kafka(config: PlannerConfig, day: DataInterval, now: datetime) -> DayCover:
+    settings = observe_settings(config)
+    if settings.observations is not None:
+        return _observed(settings, day)
     bootstrap = config.source_settings.get("kafka", {}).get("bootstrap", "?")
     return DayCover(
         source=f"kafka-admin:{bootstrap}",
@@ -122,6 +127,30 @@ def _kafka(config: PlannerConfig, day: DataInterval, now: datetime) -> DayCover:
             "run `partition-planner observe` to record the cluster over time, or add "
             "Prometheus ([sources.prometheus]) or a landing export with throughput files"
         ),
+    )
+
+
+def _observed(settings: ObserveSettings, day: DataInterval) -> DayCover:
+    """What the observations of `partition-planner observe` hold of `day`: its windows
+    count as held only when they cover at least `min_coverage` of it."""
+    from planner.collect.observations import ObservationsSource, how_to_cover
+
+    assert settings.observations is not None
+    source = ObservationsSource(settings.observations, settings)
+    cover = source.coverage(day)
+    label = promql_duration(int(settings.step_s))
+    windows = cover.windows
+    if cover.share >= settings.min_coverage and cover.windows_known:
+        return DayCover(source.label, cover.windows_known, windows, label, "", "")
+    days = ", ".join(str(d) for d in source.dataset.days()[-5:]) or "no day at all"
+    return DayCover(
+        source.label,
+        0,
+        windows,
+        label,
+        f"covers {cover.describe()}, below min_coverage {settings.min_coverage:.0%}; it "
+        f"holds samples of {days}",
+        how_to_cover(cover),
     )
 
 

@@ -296,7 +296,7 @@ class _HeldSource:
         self.entered = threading.Event()
         self.release = threading.Event()
 
-    def collect(self, interval: DataInterval) -> Any:
+    def collect(self, interval: DataInterval, *, run: DataInterval | None = None) -> Any:
         self.entered.set()
         assert self.release.wait(30)
         return self._inner.collect(interval)

@@ -326,3 +326,35 @@ def test_an_unreachable_prometheus_fails_the_run_before_collecting(
     err = capsys.readouterr().err
     assert "cannot tell which day the live sources hold" in err and url in err
     assert "give --interval" in err and not out.exists()
+
+
+def test_observations_that_cover_yesterday_plan_it_and_a_half_day_is_refused(
+    tmp_path: Path,
+) -> None:
+    from planner.observe.dataset import ObservationsDataset
+    from tests.observe.synthetic import PaperTopic, every, write_samples
+
+    obs = tmp_path / "obs"
+    config = PlannerConfig(
+        sources=("kafka",),
+        source_settings={
+            "kafka": {"bootstrap": "k:9092", "observations": str(obs), "observe_every_s": 600}
+        },
+    )
+    day = datetime(2026, 11, 25, tzinfo=UTC)
+    topic = PaperTopic("orders", 2, rate=1.0)
+    # Observed from 11:50 on the 25th: half of the day.
+    moments = every(day + timedelta(hours=11, minutes=50), day + timedelta(days=1, hours=1), 600)
+    write_samples(ObservationsDataset(obs), [topic], [], moments, every_s=600)
+    with pytest.raises(NoFiguresForInterval) as refused:
+        choose_interval(config, asked=None, landing=None, now=NOW)
+    text = str(refused.value)
+    assert f"- kafka-observations:{obs} holds none of" not in text
+    assert "covers 50% of 2026-11-25 (73 samples, 2026-11-25T11:50Z .. " in text
+    assert "--interval 2026-11-25T12:00Z/2026-11-26T00:00Z" in text
+    # Observed from before its start: planned.
+    early = every(day - timedelta(minutes=5), day + timedelta(hours=11, minutes=45), 600)
+    write_samples(ObservationsDataset(obs), [topic], [], early, every_s=600)
+    choice = choose_interval(config, asked=None, landing=None, now=NOW)
+    assert choice.interval == DataInterval.day(YESTERDAY)
+    assert f"kafka-observations:{obs} holds 24 of its 24 windows of 1h" in choice.reason

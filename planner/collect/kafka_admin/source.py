@@ -217,7 +217,7 @@ class KafkaAdminSource:
         read, _ = read_groups_isolated(self.client_config(), self.calls)
         return read.described
 
-    def collect(self, interval: DataInterval) -> Collected:
+    def collect(self, interval: DataInterval, *, run: DataInterval | None = None) -> Collected:
         """Read topics, brokers, groups, and sample throughput over `sample_window_s`.
 
         Args:

@@ -1,0 +1,84 @@
+"""The day's key reservoir: a weighted sample of the records produced, kept as hashes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+
+import numpy as np
+import pytest
+
+from planner.observe.reservoir import KeyReservoir, hash_key_bytes, top
+from planner.partitioners import partition_for_key
+
+DAY = date(2026, 11, 26)
+
+
+def test_the_hashes_place_keys_as_each_partitioner_does() -> None:
+    rng = np.random.default_rng(5)
+    keys = [b"", b"21", b"foobar", *(rng.bytes(int(n)) for n in rng.integers(1, 40, 500))]
+    hashed = hash_key_bytes(keys)
+    assert hashed.empty.tolist() == [len(k) == 0 for k in keys]
+    for n in (1, 7, 12, 100):
+        for column, partitioner in (
+            ("murmur2", "murmur2_random"),
+            ("crc32", "consistent"),
+            ("fnv1a", "fnv1a_random"),
+        ):
+            expected = [partition_for_key(k, n, partitioner) for k in keys]
+            assert (getattr(hashed, column) % n).tolist() == expected
+
+
+def _windows(rng: np.random.Generator) -> list[tuple[list[str], float]]:
+    # A day of windows: the records read of each (at most 50) and the weight each stands
+    # for (the window's production over what was read). Production varies 1 to 40 times
+    # between windows, so an unweighted sample would over-represent the quiet ones,
+    # where key "b" is hot.
+    windows = []
+    for i in range(300):
+        busy = i % 3 == 0
+        produced = 2000 if busy else 50
+        shares = {"a": 0.6, "b": 0.1} if busy else {"a": 0.1, "b": 0.6}
+        keys = rng.choice(
+            ["a", "b", "c"], size=min(50, produced), p=[shares["a"], shares["b"], 0.3]
+        )
+        windows.append((list(keys), produced / len(keys)))
+    return windows
+
+
+def test_the_reservoir_is_a_sample_of_the_records_produced_not_of_the_reads() -> None:
+    rng = np.random.default_rng(11)
+    windows = _windows(rng)
+    produced = Counter[str]()
+    for keys, weight in windows:
+        for key in keys:
+            produced[key] += weight
+    total = sum(produced.values())
+    size = 2000
+    reservoir = KeyReservoir(size, np.random.default_rng(3))
+    written: list[tuple[str, float]] = []
+    for keys, weight in windows:
+        at, priority = reservoir.offer("t", DAY, np.full(len(keys), weight))
+        written += [(keys[i], p) for i, p in zip(at, priority, strict=True)]
+    kept = top([p for _, p in written], size)
+    sample = Counter(written[i][0] for i in kept)
+    assert len(kept) == size
+    for key in "abc":
+        assert sample[key] / size == pytest.approx(produced[key] / total, abs=0.03)
+    # Written a few times the reservoir, not every record offered (15,000 offered).
+    assert size < len(written) < 4 * size
+
+
+def test_a_restarted_reservoir_keeps_what_was_written_before() -> None:
+    rng = np.random.default_rng(2)
+    first = KeyReservoir(10, rng)
+    _, priorities = first.offer("t", DAY, np.ones(100))
+    again = KeyReservoir(10, rng)
+    again.restore("t", DAY, priorities)
+    at, _ = again.offer("t", DAY, np.full(1000, 1e-9))  # records that stand for almost none
+    assert at.size == 0
+
+
+def test_weights_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        KeyReservoir(5).offer("t", DAY, [1.0, 0.0])
