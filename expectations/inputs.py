@@ -206,7 +206,9 @@ def groups_input() -> list[Expectation]:
 
 
 def keys_input() -> list[Expectation]:
-    """`keys.input`: key samples, counts finite and >= 0, text or hex but not both."""
+    """`keys.input`: key samples, counts finite and >= 0, one key in one form: text, hex,
+    or the partitioners' hashes (all three) of a key a live cluster's sample kept no
+    value of."""
     return _levelled(
         [
             *column_rules(TABLES["keys"]),
@@ -217,6 +219,16 @@ def keys_input() -> list[Expectation]:
                 WHERE key IS NOT NULL AND key_hex IS NOT NULL
                 """,
                 "a key is given as text or as hex bytes, not both",
+            ),
+            query(
+                "keys.hashes_whole",
+                """
+                SELECT topic, key, key_hex, hash_murmur2, hash_crc32, hash_fnv1a FROM {batch}
+                WHERE (hash_murmur2 IS NULL OR hash_crc32 IS NULL OR hash_fnv1a IS NULL)
+                  AND NOT (hash_murmur2 IS NULL AND hash_crc32 IS NULL AND hash_fnv1a IS NULL)
+                   OR (hash_murmur2 IS NOT NULL AND (key IS NOT NULL OR key_hex IS NOT NULL))
+                """,
+                "a key known by its hashes has all three, and no key or key_hex beside them",
             ),
         ]
     )

@@ -260,6 +260,8 @@ def _rule_expectations(column: Column) -> list[Expectation]:
                 description=f"{column.name} is a share from 0 to 1",
             )
         ]
+    if rule == "hash32":
+        return [at_least(column.name, 0, maximum=0xFFFFFFFF, why="a 32-bit hash")]
     if rule == "count":
         return [at_least(column.name, 1)]
     if rule == "whole":

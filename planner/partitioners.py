@@ -546,6 +546,8 @@ def key_array(keys: Any) -> Any:
         t = keys.type
         if pa.types.is_binary_view(t) or pa.types.is_string_view(t):
             return keys.cast(pa.large_binary())
+        if is_hashed(keys):
+            return keys
         if not (
             pa.types.is_binary(t)
             or pa.types.is_large_binary(t)
@@ -670,6 +672,8 @@ def hash_keys(keys: Sequence[bytes | None] | Any, partitioner: str = "murmur2_ra
     _check(1, partitioner)
     arrow = key_array(keys)
     base = _base(partitioner)
+    if is_hashed(arrow):
+        return _from_hashed(arrow, partitioner)
     folded = _fold(_raw_hashes(arrow, base), base)
     behaviour = KEYLESS_BEHAVIOUR[partitioner]
     if arrow.null_count == 0 and not behaviour.empty_key_spread:
@@ -685,6 +689,117 @@ def hash_keys(keys: Sequence[bytes | None] | Any, partitioner: str = "murmur2_ra
     if not behaviour.null_key_spread:
         # Null slots may carry arbitrary bytes in Arrow; librdkafka hashes them as b"".
         folded[null] = _fold(_raw_hashes(key_array([b""]), base), base)[0]
+    return KeyHashes(folded, null, spread, partitioner)
+
+
+# --- Hashed keys ------------------------------------------------------------------------
+# A key sample taken from a live cluster keeps no key, only what the partitioners need
+# of it (planner.observe): each base partitioner's g(key) and whether the key is empty.
+
+#: The fields of a hashed key sample: a label to name the key by, each base
+#: partitioner's g(key) (as `KeyHashes.folded` holds it), and whether the key is empty.
+HASHED_FIELDS: Final[tuple[str, ...]] = ("label", "murmur2", "crc32", "fnv1a", "empty")
+_HASH_OF_BASE: Final[Mapping[str, str]] = MappingProxyType(
+    {"murmur2": "murmur2", "consistent": "crc32", "fnv1a": "fnv1a"}
+)
+
+
+def hashed_label(murmur2_hash: int) -> bytes:
+    """How a hashed key is named where a key would be shown: `#murmur2:1a2b3c4d`."""
+    return f"#murmur2:{murmur2_hash:08x}".encode("ascii")
+
+
+def hashed_key_array(
+    murmur2_hash: npt.ArrayLike,
+    crc32_hash: npt.ArrayLike,
+    fnv1a_hash: npt.ArrayLike,
+    empty: npt.ArrayLike,
+    *,
+    labels: Sequence[bytes] | None = None,
+) -> Any:
+    """A key sample given by its hashes, in the form every function here takes as keys.
+
+    Args:
+        murmur2_hash: The Java client's `toPositive(murmur2(key))` per key.
+        crc32_hash: librdkafka's unsigned `crc32(key)`.
+        fnv1a_hash: The sign-folded FNV-1a.
+        empty: Whether each key has zero bytes (`consistent_random` spreads those).
+        labels: What to call each key where one is shown (default `hashed_label`).
+
+    Returns:
+        A PyArrow struct array of `HASHED_FIELDS`; `hash_keys` reads its hashes
+        instead of hashing.
+    """
+    import pyarrow as pa
+
+    m = np.asarray(murmur2_hash, dtype=np.uint32)
+    names = list(labels) if labels is not None else [hashed_label(int(h)) for h in m]
+    return pa.StructArray.from_arrays(
+        [
+            pa.array(names, pa.binary()),
+            pa.array(m, pa.uint32()),
+            pa.array(np.asarray(crc32_hash, dtype=np.uint32), pa.uint32()),
+            pa.array(np.asarray(fnv1a_hash, dtype=np.uint32), pa.uint32()),
+            pa.array(np.asarray(empty, dtype=bool), pa.bool_()),
+        ],
+        names=list(HASHED_FIELDS),
+    )
+
+
+def hash_to_hashed(keys: Sequence[bytes | None] | Any) -> Any:
+    """Keys given as bytes, in the hashed form (`hashed_key_array`): each base
+    partitioner's `g(key)` and whether it is empty, labelled by the key's own bytes.
+
+    A null key is a null entry. The inverse is not possible: that is the point.
+    """
+    import pyarrow as pa
+
+    arrow = key_array(keys)
+    null = np.asarray(arrow.is_null(), dtype=bool)
+    filled = [b"" if k is None else k for k in arrow.cast(pa.binary()).to_pylist()]
+    hashes = {h: hash_keys(filled, base).folded for base, h in _HASH_OF_BASE.items()}
+    empty = np.fromiter((len(k) == 0 for k in filled), dtype=bool, count=len(filled))
+    out = hashed_key_array(
+        hashes["murmur2"], hashes["crc32"], hashes["fnv1a"], empty, labels=filled
+    )
+    if null.any():
+        out = pa.StructArray.from_arrays(
+            out.flatten(), names=list(HASHED_FIELDS), mask=pa.array(null)
+        )
+    return out
+
+
+def is_hashed(keys: Any) -> bool:
+    """Whether `keys` is a hashed key sample (`hashed_key_array`)."""
+    import pyarrow as pa
+
+    t = getattr(keys, "type", None)
+    return (
+        t is not None
+        and pa.types.is_struct(t)
+        and tuple(t.field(i).name for i in range(t.num_fields)) == HASHED_FIELDS
+    )
+
+
+def _from_hashed(keys: Any, partitioner: str) -> KeyHashes:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    flat = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    column = _HASH_OF_BASE[_base(partitioner)]
+    folded = np.asarray(
+        pc.fill_null(flat.field(column), 0).to_numpy(zero_copy_only=False), dtype=np.uint32
+    ).copy()
+    null = np.asarray(flat.is_null(), dtype=bool)
+    empty = np.asarray(pc.fill_null(flat.field("empty"), False), dtype=bool) & ~null
+    behaviour = KEYLESS_BEHAVIOUR[partitioner]
+    spread = empty.copy() if behaviour.empty_key_spread else np.zeros_like(null)
+    if behaviour.null_key_spread:
+        spread |= null
+    else:
+        folded[null] = _fold(_raw_hashes(key_array([b""]), _base(partitioner)), _base(partitioner))[
+            0
+        ]
     return KeyHashes(folded, null, spread, partitioner)
 
 

@@ -14,6 +14,11 @@ Key bytes are what the Spark transform `size_partitions.key_rows` gives: `key` a
 else `key_hex` decoded as Spark's `unhex` does (an odd length gets a leading zero nibble,
 a character that is not hexadecimal makes the key null), else the null key. Pure:
 PyArrow and NumPy, no Spark.
+
+A topic with keys known only by their hashes (`hash_*` columns: a live cluster's key
+sample, `planner.observe`) gets its sample as hashed keys
+(`planner.partitioners.hashed_key_array`), which the partitioners place by those hashes;
+its keys given as bytes, if any, are hashed into the same form.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from planner.partitioners import hash_to_hashed, hashed_key_array, hashed_label
+
 __all__ = ["read_key_rows", "unhex"]
 
 _COLUMNS = ["topic", "key", "key_hex", "count"]
+# A key known only by its hashes (a live cluster's sample keeps no key value).
+_HASHED = ["hash_murmur2", "hash_crc32", "hash_fnv1a", "key_empty"]
 
 
 _HEX = np.full(256, 255, dtype=np.uint8)
@@ -203,9 +212,15 @@ def read_key_rows(
     wanted = pa.array(names, pa.string())
     tables, codes = [], []
     for file, indices in by_file.items():
-        table = pq.ParquetFile(file, read_dictionary=["topic"]).read_row_groups(
-            sorted(indices), columns=_COLUMNS, use_threads=False
+        parquet = pq.ParquetFile(file, read_dictionary=["topic"])
+        have = set(parquet.schema_arrow.names)
+        table = parquet.read_row_groups(
+            sorted(indices), columns=[c for c in _COLUMNS + _HASHED if c in have], use_threads=False
         )
+        for name in _HASHED:  # a file written before keys could be hashed
+            if name not in have:
+                kind = pa.bool_() if name == "key_empty" else pa.int64()
+                table = table.append_column(name, pa.nulls(table.num_rows, kind))
         code = _wanted_codes(table.column("topic"), wanted, lo, hi)
         keep = code >= 0
         if not keep.all():
@@ -216,6 +231,21 @@ def read_key_rows(
         return {}
     rows = pa.concat_tables(tables)
     code = np.concatenate(codes)
+    if rows.num_rows == 0:
+        return {}
+    hashed = np.asarray(rows.column("hash_murmur2").is_valid(), dtype=bool)
+    if hashed.any():
+        # Topics with a hashed key: all their rows as hashed keys, apart from the rest.
+        mine = np.isin(code, np.unique(code[hashed]))
+        found = _hashed_samples(rows.filter(pa.array(mine)), code[mine], names)
+        rows, code = rows.filter(pa.array(~mine)), code[~mine]
+        return {**_byte_samples(rows, code, names), **found}
+    return _byte_samples(rows, code, names)
+
+
+def _byte_samples(
+    rows: pa.Table, code: npt.NDArray[np.int64], names: list[str]
+) -> dict[str, pa.Table]:
     if rows.num_rows == 0:
         return {}
     samples = pa.table({"key": _key_bytes(rows), "count": rows.column("count")})
@@ -234,3 +264,68 @@ def read_key_rows(
         for i, name in enumerate(names)
         if starts[i + 1] > starts[i]
     }
+
+
+def _hashed_samples(
+    rows: pa.Table, code: npt.NDArray[np.int64], names: list[str]
+) -> dict[str, pa.Table]:
+    """Per topic, its rows as one hashed key each (`hashed_key_array`), in file order.
+
+    A key given as bytes beside hashed ones is hashed here (labelled by its bytes); the
+    null key is a null entry. Equal hashes given twice are one key, their counts added.
+    """
+    n = rows.num_rows
+    keys = _key_bytes(rows)
+    given = np.asarray(rows.column("hash_murmur2").is_valid(), dtype=bool)
+    as_bytes = np.flatnonzero(~given & np.asarray(keys.is_valid(), dtype=bool))
+    columns = {
+        h: np.array(pc.fill_null(rows.column(f"hash_{h}"), 0).to_numpy(), dtype=np.int64)
+        for h in ("murmur2", "crc32", "fnv1a")
+    }
+    empty = np.array(pc.fill_null(rows.column("key_empty"), False), dtype=bool)
+    labels: list[bytes] = [hashed_label(int(m)) for m in columns["murmur2"]]
+    if as_bytes.size:
+        raw = keys.take(pa.array(as_bytes))
+        hashed = hash_to_hashed(raw)
+        for column in ("murmur2", "crc32", "fnv1a"):
+            columns[column][as_bytes] = hashed.field(column).to_numpy()
+        empty[as_bytes] = hashed.field("empty").to_numpy(zero_copy_only=False)
+        for i, key in zip(as_bytes.tolist(), raw.to_pylist(), strict=True):
+            labels[i] = key
+    null = ~given & ~np.asarray(keys.is_valid(), dtype=bool)
+    struct = hashed_key_array(
+        columns["murmur2"], columns["crc32"], columns["fnv1a"], empty, labels=labels
+    )
+    if null.any():
+        struct = pa.StructArray.from_arrays(
+            struct.flatten(), names=[f.name for f in struct.type], mask=pa.array(null)
+        )
+    table = pa.table(
+        {
+            "code": pa.array(code),
+            "murmur2": columns["murmur2"],
+            "crc32": columns["crc32"],
+            "fnv1a": columns["fnv1a"],
+            "null": null,
+            "row": np.arange(n),
+            "count": rows.column("count"),
+        }
+    )
+    merged = (
+        table.group_by(["code", "murmur2", "crc32", "fnv1a", "null"], use_threads=False)
+        .aggregate([("row", "min"), ("count", "sum")])
+        .sort_by([("code", "ascending"), ("row_min", "ascending")])
+    )
+    first = merged.column("row_min")
+    out: dict[str, pa.Table] = {}
+    merged_code = merged.column("code").to_numpy()
+    keys_out = struct.take(first)
+    counts = merged.column("count_sum")
+    starts = np.searchsorted(merged_code, np.arange(len(names) + 1))
+    for i, name in enumerate(names):
+        lo, hi = int(starts[i]), int(starts[i + 1])
+        if hi > lo:
+            out[name] = pa.table(
+                {"key": keys_out.slice(lo, hi - lo), "count": counts.slice(lo, hi - lo)}
+            )
+    return out

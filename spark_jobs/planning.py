@@ -394,6 +394,7 @@ def _fill_plan(
                 "key_hex": None if h.key is None else h.key.hex(),
                 "share": h.share,
                 "partitions_worth": h.rate,
+                "hash": h.hash,
             }
             for h in plan.hot_keys
         ],

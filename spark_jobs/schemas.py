@@ -142,6 +142,8 @@ HOT_KEY = StructType(
         _f("key_hex", _S),
         _f("share", _D, False),
         _f("partitions_worth", _D, False),
+        # g(key) under the topic's partitioner, for a key known only by its hashes.
+        _f("hash", _L),
     ]
 )
 

@@ -56,6 +56,7 @@ from planner.figures.conform import FiguresError, conform, rejections
 from planner.figures.dataset import DataInterval
 from planner.figures.schema import TIMESTAMP
 from planner.observe.dataset import ObservationsDataset
+from planner.observe.reservoir import top
 from planner.observe.settings import ObserveSettings
 from planner.observed import at_moments, group_read, keyed_evidence
 
@@ -297,6 +298,13 @@ class ObservationsSource:
                     [b[1] for b in bad],
                 )
             )
+        first_day = datetime.combine(run.start.astimezone(UTC).date(), datetime.min.time(), UTC)
+        # Up to the interval's end only: the top records of a day's reservoir written
+        # before a moment are exactly the weighted sample of the day until then, so a
+        # collection an hour later finds the same sample.
+        reservoirs = read("keys", first_day, run.end)
+        sample = _key_sample(reservoirs, run, self.settings.key_sample_size, existing)
+        collected.add("keys", conform("keys", sample, source=source))
         keyed = _keyed(
             read("records", span.start - timedelta(days=self.settings.retention_days), run.end), run
         )
@@ -372,7 +380,9 @@ def how_to_cover(cover: Coverage) -> str:
 
 
 def _short(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+    # Whole minutes (intervals start on one) as such; other moments to the second.
+    at = moment.astimezone(UTC)
+    return at.strftime("%Y-%m-%dT%H:%MZ" if at.second == 0 else "%Y-%m-%dT%H:%M:%SZ")
 
 
 def _run_share(windows: _Windows, run: DataInterval) -> np.ndarray:
@@ -573,6 +583,43 @@ def _throughput(
         }
     )
     return table, bad
+
+
+def _key_sample(rows: pa.Table, run: DataInterval, size: int, existing: set[str]) -> pa.Table:
+    """The `keys` table: the reservoirs of the days `run` overlaps, up to its end, a key's
+    count being how many of their records carry it (each reservoir is a sample of its
+    day's records until then)."""
+    days = set()
+    day = run.start.astimezone(UTC).date()
+    while datetime.combine(day, datetime.min.time(), UTC) < run.end:
+        days.add(day)
+        day += timedelta(days=1)
+    picked: list[pa.Table] = []
+    if rows.num_rows:
+        day_of = rows.column("day").to_pylist()
+        topics = rows.column("topic").to_pylist()
+        groups: dict[tuple[str, Any], list[int]] = {}
+        for i, (topic, day) in enumerate(zip(topics, day_of, strict=True)):
+            if day in days and topic in existing:
+                groups.setdefault((topic, day), []).append(i)
+        priority = rows.column("priority").to_numpy()
+        for at in groups.values():
+            index = np.asarray(at)
+            picked.append(rows.take(pa.array(index[top(priority[index], size)])))
+    columns = ["topic", "murmur2", "crc32", "fnv1a", "empty"]
+    kept = pa.concat_tables(picked).select(columns) if picked else rows.select(columns).slice(0, 0)
+    counted = kept.group_by(columns, use_threads=False).aggregate([("topic", "count")])
+    counted = counted.sort_by([("topic", "ascending"), ("topic_count", "descending")])
+    return pa.table(
+        {
+            "topic": counted.column("topic"),
+            "hash_murmur2": counted.column("murmur2").cast(pa.int64()),
+            "hash_crc32": counted.column("crc32").cast(pa.int64()),
+            "hash_fnv1a": counted.column("fnv1a").cast(pa.int64()),
+            "key_empty": counted.column("empty"),
+            "count": counted.column("topic_count").cast(pa.float64()),
+        }
+    )
 
 
 def _keyed(records: pa.Table, run: DataInterval) -> dict[str, bool | None]:

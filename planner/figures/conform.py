@@ -42,6 +42,9 @@ _HEX = r"^([0-9a-fA-F]{2})*$"
 _TRUE = ("true", "t", "yes", "y", "1")
 _FALSE = ("false", "f", "no", "n", "0")
 _BYTE_COLUMNS = ("bytes_in_per_s", "bytes_out_per_s")
+# The hashes a key known only by them is given by (figures `keys` table).
+_KEY_HASHES = ("murmur2", "crc32", "fnv1a")
+_KEY_FORMS = ("key", "key_hex", *(f"hash_{h}" for h in _KEY_HASHES))
 
 
 class FiguresError(ValueError):
@@ -229,6 +232,14 @@ def _check_domain(rule: str, values: pa.Array, name: str, raw: pa.Array, check: 
         arr = values.to_numpy(zero_copy_only=False)
         with np.errstate(invalid="ignore"):
             check.fail(present & ~((arr >= 0) & (arr <= 1)), name, raw, "not a share from 0 to 1")
+    elif rule == "hash32":
+        arr = pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
+        check.fail(
+            present & ((arr < 0) | (arr > 0xFFFFFFFF)),
+            name,
+            raw,
+            "not a 32-bit hash (0 to 2^32 - 1)",
+        )
     elif rule in {"count", "whole"}:
         arr = pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
         floor = 1 if rule == "count" else 0
@@ -301,6 +312,21 @@ def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check
         has_key = ~_mask(pc.is_null(columns["key"]))
         has_hex = ~_mask(pc.is_null(columns["key_hex"]))
         check.fail(has_key & has_hex, "key", columns["key"], "give key or key_hex, not both")
+        hashes = np.zeros(len(has_key), dtype=np.int64)
+        for h in _KEY_HASHES:
+            hashes += ~_mask(pc.is_null(columns[f"hash_{h}"]))
+        check.fail(
+            (hashes > 0) & (hashes < len(_KEY_HASHES)),
+            "hash_murmur2",
+            columns["hash_murmur2"],
+            "a key given by its hashes needs all three: hash_murmur2, hash_crc32, hash_fnv1a",
+        )
+        check.fail(
+            (hashes > 0) & (has_key | has_hex),
+            "hash_murmur2",
+            columns["hash_murmur2"],
+            "give the key (key or key_hex) or its hashes, not both",
+        )
         if "key" in raw.column_names and not pa.types.is_string(raw.column("key").type):
             check.fail(has_key, "key", columns["key"], "key must be text")
     if spec.name == "throughput" and "unit" in raw.column_names:
@@ -440,17 +466,27 @@ def _grouping_columns(table: pa.Table, keys: list[str]) -> pa.Table:
 
     Text keys become dictionary codes when they repeat a lot (topic names) or come
     dictionary-encoded already (`compact`), and the
-    optional `key`/`key_hex` pair of the key-sample table becomes one column (a text
-    key and a hex key can never be equal, so they are told apart by a prefix; the null
-    key, neither of them, is a value of its own too).
+    optional `key`/`key_hex` pair of the key-sample table (and a key's hashes, when it
+    is known only by them) becomes one column (a text key, a hex key and hashes can
+    never be equal, so they are told apart by a prefix; the null key, none of them, is a
+    value of its own too).
     """
     columns: dict[str, pa.Array] = {}
     rest = list(keys)
     if "key" in rest and "key_hex" in rest:
-        rest = [k for k in rest if k not in {"key", "key_hex"}]
+        rest = [k for k in rest if k not in _KEY_FORMS]
         text = pc.binary_join_element_wise("t", table.column("key"), "")
         hexed = pc.binary_join_element_wise("h", table.column("key_hex"), "")
-        columns["__key"] = pc.coalesce(text, hexed, pa.scalar("n"))
+        forms = [text, hexed]
+        if "hash_murmur2" in keys:
+            forms.append(
+                pc.binary_join_element_wise(
+                    "x",
+                    *(table.column(f"hash_{h}").cast(pa.string()) for h in _KEY_HASHES),
+                    ":",
+                )
+            )
+        columns["__key"] = pc.coalesce(*forms, pa.scalar("n"))
     for k in rest:
         col = table.column(k)
         coded = pa.types.is_dictionary(col.type)
@@ -492,7 +528,10 @@ def _duplicates(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarra
 
 def _distinct_keys(part: pa.Table, rest: list[str]) -> int:
     """How many distinct values `rest` (the key after its topic) takes in `part`."""
-    if rest == ["key", "key_hex"]:
+    hashed = [k for k in rest if k.startswith("hash_")]
+    if rest[:2] == ["key", "key_hex"] and all(
+        part.column(k).null_count == part.num_rows for k in hashed
+    ):
         text, hexed = part.column("key"), part.column("key_hex")
         # One kind of key (or the null key) only: the column itself tells them apart.
         if hexed.null_count == part.num_rows:

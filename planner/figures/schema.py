@@ -52,7 +52,8 @@ class Column:
         required: A source must provide it (an optional column may be absent or null).
         check: The domain rule a value must meet: `topic` (Kafka's name rule), `rate`
             (finite, >= 0), `positive` (finite, > 0), `count` (whole, >= 1), `whole`
-            (whole, >= 0), `share` (finite, 0 to 1), `partitioner`, `strategy`,
+            (whole, >= 0), `share` (finite, 0 to 1), `hash32` (whole, 0 to 2^32 - 1),
+            `partitioner`, `strategy`,
             `protocol`, `hex`, or "" for none.
         doc: What it means, with its unit.
         may_be_empty: A required column whose value may still be empty, where empty
@@ -274,8 +275,29 @@ KEYS = Table(
         _c("key_hex", pa.string(), "hex", "the key's bytes, hex (binary keys)", required=False),
         _c("count", pa.float64(), "rate", "records (or bytes) seen with this key"),
         _c("source", pa.string(), "", _SOURCE.doc, required=False),
+        *(
+            _c(
+                f"hash_{name}",
+                pa.int64(),
+                "hash32",
+                f"a key known only by its hashes (a live cluster's sample): {doc}",
+                required=False,
+            )
+            for name, doc in (
+                ("murmur2", "the Java client's toPositive(murmur2(key))"),
+                ("crc32", "librdkafka's crc32(key), unsigned"),
+                ("fnv1a", "the sign-folded FNV-1a of Sarama and librdkafka"),
+            )
+        ),
+        _c(
+            "key_empty",
+            pa.bool_(),
+            "",
+            "with the hashes: whether the key has zero bytes (consistent_random spreads it)",
+            required=False,
+        ),
     ),
-    ("topic", "key", "key_hex"),
+    ("topic", "key", "key_hex", "hash_murmur2", "hash_crc32", "hash_fnv1a"),
     "how often one key was seen on a keyed topic",
 )
 

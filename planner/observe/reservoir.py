@@ -6,7 +6,8 @@ every partitioner places a key on `g(key) mod n` with `g` independent of `n`
 (`planner.partitioners.KeyHashes`), so the three `g`s (the positive murmur2 of the Java
 client, the unsigned CRC-32 of librdkafka's `consistent`, the sign-folded FNV-1a) and
 whether the key is empty (`consistent_random` spreads empty keys) are all a partition
-count needs. The observer stores those and nothing else of a key.
+count needs (`planner.partitioners.hash_to_hashed`). The observer stores those and
+nothing else of a key.
 
 **Which records.** Each sample reads a bounded number of the records appended since the
 previous one, from a few partitions per topic (`planner.observe.sampler`). A record read
@@ -27,54 +28,13 @@ thresholds from the day's rows (`restore`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
 import numpy.typing as npt
 
-from planner.partitioners import hash_keys
-
-__all__ = ["HASHES", "HashedKeys", "KeyReservoir", "hash_key_bytes", "top"]
-
-#: The base partitioner of each stored hash column (`planner.partitioners` names).
-HASHES: tuple[tuple[str, str], ...] = (
-    ("murmur2", "murmur2"),
-    ("crc32", "consistent"),
-    ("fnv1a", "fnv1a"),
-)
-
-
-@dataclass(frozen=True)
-class HashedKeys:
-    """Keys as the partitioners see them, one entry per key.
-
-    Attributes:
-        murmur2: The Java client's `toPositive(murmur2(key))`.
-        crc32: librdkafka's `crc32(key)`, unsigned.
-        fnv1a: The sign-folded FNV-1a of Sarama and librdkafka.
-        empty: Whether the key has zero bytes.
-    """
-
-    murmur2: npt.NDArray[np.uint32]
-    crc32: npt.NDArray[np.uint32]
-    fnv1a: npt.NDArray[np.uint32]
-    empty: npt.NDArray[np.bool_]
-
-    def __len__(self) -> int:
-        return int(self.empty.size)
-
-    def take(self, at: npt.NDArray[np.intp]) -> HashedKeys:
-        """The entries at `at`."""
-        return HashedKeys(self.murmur2[at], self.crc32[at], self.fnv1a[at], self.empty[at])
-
-
-def hash_key_bytes(keys: Sequence[bytes]) -> HashedKeys:
-    """Hash keys (not null) with every partitioner's `g`, as `planner.partitioners` does."""
-    columns = {column: hash_keys(keys, base).folded for column, base in HASHES}
-    empty = np.fromiter((len(k) == 0 for k in keys), dtype=bool, count=len(keys))
-    return HashedKeys(columns["murmur2"], columns["crc32"], columns["fnv1a"], empty)
+__all__ = ["KeyReservoir", "top"]
 
 
 @dataclass

@@ -46,8 +46,9 @@ from planner.collect.kafka_admin.offsets import (
 )
 from planner.collect.kafka_groups import DescribedGroup
 from planner.observe.groups import GroupChild, GroupsObserved
-from planner.observe.reservoir import KeyReservoir, hash_key_bytes
+from planner.observe.reservoir import KeyReservoir
 from planner.observe.tables import sample_rows
+from planner.partitioners import hash_to_hashed
 
 if TYPE_CHECKING:
     from planner.collect.kafka_admin import KafkaAdminSource
@@ -121,6 +122,10 @@ class ClusterSampler:
         self._retention: dict[str, int | None] = {}
         self._rotation = 0
         self._tools: ToolGroups | None = None
+        # The clients live as long as the observer: after a broker restart they must be
+        # back within a period or two, not after librdkafka's default 10 s backoff.
+        backoff_ms = int(min(10_000.0, max(500.0, every_s * 500.0)))
+        self._reconnect = {"reconnect.backoff.max.ms": backoff_ms}
 
     def close(self) -> None:
         """Stop the group child and the tools' thread."""
@@ -140,7 +145,7 @@ class ClusterSampler:
         started = time.monotonic()
         source, calls = self.source, self.source.calls
         if self._admin is None:
-            self._admin = source.admin_client()
+            self._admin = source.admin_client(**self._reconnect)
         findings = Findings(calls.where, source.name)
         tools = self._start_tools(started)
         metadata = read_metadata(calls, self._admin)
@@ -212,7 +217,9 @@ class ClusterSampler:
 
     def _groups(self, findings: Findings) -> GroupsObserved | None:
         try:
-            observed = self._child.read(self.source.client_config(), self.source.calls)
+            observed = self._child.read(
+                self.source.client_config(**self._reconnect), self.source.calls
+            )
         except SourceUnavailable as exc:
             findings.note(f"consumer groups not read: {exc}")
             return None
@@ -323,12 +330,10 @@ class ClusterSampler:
             at, priority = self.reservoir.offer(topic, day, weights)
             if not at.size:
                 continue
-            hashed = hash_key_bytes([found[i][1] for i in at])
+            hashed = hash_to_hashed([found[i][1] for i in at])
             columns["topic"] += [topic] * at.size
-            columns["murmur2"] += hashed.murmur2.tolist()
-            columns["crc32"] += hashed.crc32.tolist()
-            columns["fnv1a"] += hashed.fnv1a.tolist()
-            columns["empty"] += hashed.empty.tolist()
+            for name in ("murmur2", "crc32", "fnv1a", "empty"):
+                columns[name] += hashed.field(name).to_pylist()
             columns["priority"] += priority.tolist()
         return sample_rows("keys", ts, day=[day] * len(columns["topic"]), **columns)
 

@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from planner.partitioners import SPREAD, partitions_for_keys
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import PlanSettings
 from planner.recommend.group import member_headroom_pct
@@ -51,7 +50,7 @@ from planner.report.model import (
     TopicReport,
     cluster_replicas,
 )
-from planner.simulate import STRATEGIES, load_limit
+from planner.simulate import STRATEGIES, HotKey, hot_key_partitions, load_limit
 
 __all__ = ["fleet_report", "rejected_summaries", "report_settings", "topic_report"]
 
@@ -293,11 +292,14 @@ def _churn(rows: Sequence[Row], partitions: int, members: int | None) -> ChurnCh
     )
 
 
-def _hot_key_bytes(hot: Row) -> bytes | None:
+def _hot_key(hot: Row) -> HotKey:
+    key: bytes | None
     if hot["key_hex"] is not None:
-        return bytes.fromhex(hot["key_hex"])
-    text: str | None = hot["key"]
-    return None if text is None else text.encode("utf-8")
+        key = bytes.fromhex(hot["key_hex"])
+    else:
+        text: str | None = hot["key"]
+        key = None if text is None else text.encode("utf-8")
+    return HotKey(key, hot["partitions_worth"], hot["share"], hot.get("hash"))
 
 
 def _partition_load(
@@ -312,19 +314,9 @@ def _partition_load(
     partitioner = row["partitioner"] or "murmur2_random"
     # The row keeps each hot key's bytes; where it lands at the recommended count is the
     # partitioner's answer, as from_topic_plan asks it.
-    places = (
-        partitions_for_keys(
-            [_hot_key_bytes(h) for h in hot_keys], partitions, partitioner, keyless="mark"
-        ).tolist()
-        if hot_keys
-        else []
-    )
+    places = hot_key_partitions([_hot_key(h) for h in hot_keys], partitions, partitioner)
     marks = tuple(
-        HotKeyMark(
-            key=h["key"],
-            partition=None if place == SPREAD else int(place),
-            share=h["share"],
-        )
+        HotKeyMark(key=h["key"], partition=place, share=h["share"])
         for h, place in zip(hot_keys, places, strict=True)
     )
     # The loads are at the end of the horizon; the chart is at today's peak.

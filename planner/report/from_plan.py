@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.notes import Note, texts
-from planner.partitioners import SPREAD, partitions_for_keys
 from planner.recommend import (
     GroupPlan,
     PlanSettings,
@@ -41,7 +40,13 @@ from planner.report.model import (
     ThroughputHistory,
     TopicReport,
 )
-from planner.simulate import STRATEGIES, GridResult, TopicLoad, partition_loads
+from planner.simulate import (
+    STRATEGIES,
+    GridResult,
+    TopicLoad,
+    hot_key_partitions,
+    partition_loads,
+)
 from planner.sizing import PlanningTarget, fit_growth
 
 __all__ = ["from_topic_plan"]
@@ -129,17 +134,11 @@ def _partition_load(
     sample = TopicLoad(plan.utilisation_now, history.keys, history.key_counts, history.partitioner)
     loads = partition_loads(sample, partitions)
     hot = plan.hot_keys
-    places: Sequence[int] = (
-        partitions_for_keys(
-            [h.key for h in hot], partitions, history.partitioner, keyless="mark"
-        ).tolist()
-        if hot
-        else []
-    )
+    places = hot_key_partitions(hot, partitions, history.partitioner)
     marks = tuple(
         HotKeyMark(
             key=None if h.key is None else h.key.decode("utf-8", "backslashreplace"),
-            partition=None if place == SPREAD else int(place),
+            partition=place,
             share=h.share,
         )
         for h, place in zip(hot, places, strict=True)

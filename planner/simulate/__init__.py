@@ -36,6 +36,7 @@ from planner.simulate.loads import (
     TopicLoad,
     busiest_lower_bound,
     find_hot_keys,
+    hot_key_partitions,
     loads_by_count,
     partition_loads,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "busiest_lower_bound",
     "find_hot_keys",
     "grid_from_loads",
+    "hot_key_partitions",
     "imbalance",
     "load_limit",
     "loads_by_count",

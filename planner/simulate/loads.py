@@ -29,7 +29,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from planner.partitioners import PARTITIONERS, KeyHashes, hash_keys, key_array
+from planner.partitioners import (
+    PARTITIONERS,
+    SPREAD,
+    KeyHashes,
+    hash_keys,
+    is_hashed,
+    key_array,
+    partitions_for_keys,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -38,6 +46,7 @@ __all__ = [
     "TopicLoad",
     "busiest_lower_bound",
     "find_hot_keys",
+    "hot_key_partitions",
     "loads_by_count",
     "partition_loads",
 ]
@@ -61,8 +70,10 @@ class TopicLoad:
         load: The topic's total rate, in the caller's load unit (e.g. MiB/s), >= 0.
         keys: Distinct sampled keys, as a sequence of `bytes` or `str` (its UTF-8
             bytes: what `json.load` gives; None for a null key) or a PyArrow
-            binary/string array (chunked or not); None for a keyless topic. A sequence
-            is copied once into a PyArrow binary array.
+            binary/string array (chunked or not), or keys known only by their hashes
+            (`planner.partitioners.hashed_key_array`, from a live cluster's sample);
+            None for a keyless topic. A sequence is copied once into a PyArrow binary
+            array.
         key_counts: How much of the sample each key had (records or bytes: only the
             shares matter), one finite number >= 0 per key, not all zero.
         partitioner: The producer's partitioner, a librdkafka `partitioner` name from
@@ -210,7 +221,7 @@ def _hashable(keys: Any) -> bool:
     import pyarrow as pa
 
     t = keys.type
-    return bool(
+    return is_hashed(keys) or bool(
         pa.types.is_binary(t)
         or pa.types.is_large_binary(t)
         or pa.types.is_string(t)
@@ -232,6 +243,14 @@ def _distinct_keys(keys: Any, hashes: KeyHashes | None = None) -> int:
     import pyarrow.compute as pc
 
     flat = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    if is_hashed(flat):
+        # Keys known by their hashes are the same key when every hash is (a null is one).
+        columns = [
+            np.asarray(pc.fill_null(flat.field(f), 0).to_numpy(zero_copy_only=False), np.int64)
+            for f in ("murmur2", "crc32", "fnv1a")
+        ]
+        columns.append(np.asarray(flat.is_null(), dtype=np.int64))
+        return int(np.unique(np.stack(columns, axis=1), axis=0).shape[0])
     if hashes is None:
         return len(pc.unique(flat))
     ordered = np.sort(hashes.folded)
@@ -343,14 +362,18 @@ class HotKey:
 
     Attributes:
         key: The key's bytes (a string key as UTF-8); None for the null key under a
-            partitioner that puts every null-key record on one partition.
+            partitioner that puts every null-key record on one partition. A key known
+            only by its hashes has its label (`planner.partitioners.hashed_label`).
         rate: Its rate, `share x topic load`, in the topic's load unit.
         share: Its fraction of the sample (0..1).
+        hash: For a key known only by its hashes, `g(key)` under the topic's
+            partitioner (its partition is `hash % partitions`); None otherwise.
     """
 
     key: bytes | None
     rate: float
     share: float
+    hash: int | None = None
 
 
 def find_hot_keys(topic: TopicLoad, consumer_capacity: float) -> tuple[HotKey, ...]:
@@ -378,10 +401,17 @@ def find_hot_keys(topic: TopicLoad, consumer_capacity: float) -> tuple[HotKey, .
     if not candidates.size:
         return ()
     sample: Any = topic.keys
+    hashed = is_hashed(sample)
     keys = [_key_bytes(k) for k in sample.take(candidates).to_pylist()]
     placed = ~topic.hashes.spread[candidates]
+    folded = topic.hashes.folded
     hot = [
-        HotKey(key=key, rate=float(rates[i]), share=float(shares[i]))
+        HotKey(
+            key=key,
+            rate=float(rates[i]),
+            share=float(shares[i]),
+            hash=int(folded[i]) if hashed and key is not None else None,
+        )
         for key, i, keep in zip(keys, candidates.tolist(), placed.tolist(), strict=True)
         if keep
     ]
@@ -391,5 +421,31 @@ def find_hot_keys(topic: TopicLoad, consumer_capacity: float) -> tuple[HotKey, .
     return tuple(hot)
 
 
-def _key_bytes(key: bytes | str | None) -> bytes | None:
+def _key_bytes(key: bytes | str | dict[str, Any] | None) -> bytes | None:
+    if isinstance(key, dict):  # a key known by its hashes: its label
+        label: bytes = key["label"]
+        return label
     return key.encode("utf-8") if isinstance(key, str) else key
+
+
+def hot_key_partitions(
+    hot_keys: Sequence[HotKey], num_partitions: int, partitioner: str
+) -> list[int | None]:
+    """Where each hot key lands on `num_partitions` partitions (None: spread at run time).
+
+    A key given by its bytes is hashed with the topic's partitioner; one known only by
+    its hashes is placed by its own `hash`.
+    """
+    by_bytes = [h for h in hot_keys if h.hash is None]
+    placed = iter(
+        partitions_for_keys(
+            [h.key for h in by_bytes], num_partitions, partitioner, keyless="mark"
+        ).tolist()
+        if by_bytes
+        else []
+    )
+    out: list[int | None] = []
+    for h in hot_keys:
+        place = h.hash % num_partitions if h.hash is not None else next(placed)
+        out.append(None if place == SPREAD else int(place))
+    return out

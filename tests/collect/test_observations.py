@@ -20,6 +20,7 @@ from planner.figures import DataInterval, FiguresError
 from planner.figures.dataset import read_manifest, read_table
 from planner.observe.dataset import ObservationsDataset
 from planner.observe.settings import ObserveSettings
+from planner.partitioners import hash_to_hashed
 from tests.observe.synthetic import PaperGroup, PaperTopic, every, write_samples
 
 DAY = datetime(2026, 11, 26, tzinfo=UTC)
@@ -253,3 +254,23 @@ def test_collected_with_history_into_the_figures_dataset(tmp_path: Path) -> None
     manifest = read_manifest(tmp_path / "figures", INTERVAL)
     assert manifest is not None
     assert any("cover 100% of" in n for n in manifest["notes"]["notes"])
+
+
+def test_the_key_sample_is_the_day_s_reservoir_as_hashes(tmp_path: Path) -> None:
+    # One hot key with 30 % of the records among 200; the sample keeps no key value.
+    weights = {b"hot": 0.3, **{f"user-{i}".encode(): 0.7 / 200 for i in range(200)}}
+    orders = PaperTopic("orders", 6, rate=60.0, keyed=True, key_weights=weights)
+    write_samples(ObservationsDataset(tmp_path), [orders], [], _moments(), every_s=EVERY_S)
+    source = ObservationsSource(
+        tmp_path, ObserveSettings(observe_every_s=EVERY_S, key_sample_size=500)
+    )
+    keys = _tables(source)["keys"]
+    assert keys.column("key").null_count == keys.num_rows  # no key values
+    assert keys.column("key_hex").null_count == keys.num_rows
+    assert pc.sum(keys.column("count")).as_py() == 500  # the day's reservoir
+    hot = hash_to_hashed([b"hot"])
+    top = keys.sort_by([("count", "descending")]).slice(0, 1).to_pylist()[0]
+    assert [top["hash_murmur2"], top["hash_crc32"], top["hash_fnv1a"]] == [
+        hot.field(h)[0].as_py() for h in ("murmur2", "crc32", "fnv1a")
+    ]
+    assert top["count"] / 500 == pytest.approx(0.3, abs=0.05)

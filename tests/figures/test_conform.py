@@ -236,6 +236,10 @@ def test_small_pieces_with_differing_dictionaries_are_checked_together() -> None
     ]
 
 
+_HASH_COLUMNS = ("hash_murmur2", "hash_crc32", "hash_fnv1a", "key_empty")
+_KEY = "topic, key, key_hex, hash_murmur2, hash_crc32, hash_fnv1a"
+
+
 def _keys(topics: list[str], keys: list[str | None], hexes: list[str | None]) -> pa.Table:
     n = len(topics)
     return pa.table(
@@ -245,6 +249,7 @@ def _keys(topics: list[str], keys: list[str | None], hexes: list[str | None]) ->
             "key_hex": pa.array(hexes, pa.string()),
             "count": [float(i) for i in range(n)],
             "source": [f"f{i}.csv" for i in range(n)],
+            **{c: pa.nulls(n) for c in _HASH_COLUMNS},
         },
         schema=TABLES["keys"].schema,
     )
@@ -267,8 +272,8 @@ def test_a_key_is_text_hex_or_null_and_each_kind_is_a_key_of_its_own() -> None:
         "f6.csv",
     ]
     assert out.rejected.column("reason").to_pylist() == [
-        "duplicate (topic, key, key_hex): first given by f3.csv row 5",
-        "duplicate (topic, key, key_hex): first given by f0.csv row 2",
+        f"duplicate ({_KEY}): first given by f3.csv row 5",
+        f"duplicate ({_KEY}): first given by f0.csv row 2",
     ]
 
 
@@ -379,3 +384,31 @@ def test_an_empty_partition_count_is_a_topic_not_created_yet() -> None:
     # The column itself is still required: an export that forgot it is not "all new".
     with pytest.raises(FiguresError, match="missing required column 'partitions'"):
         conform("topics", _topics(["1"]).drop_columns(["partitions"]), source="topics.csv")
+
+
+def test_a_key_known_by_its_hashes_needs_all_three_and_no_key_beside_them() -> None:
+    m, c, f = 1_234, 3_000_000_000, 7
+    rows = [
+        {"topic": "t", "hash_murmur2": m, "hash_crc32": c, "hash_fnv1a": f, "count": 2},
+        {"topic": "t", "hash_murmur2": m, "hash_crc32": c, "count": 1},
+        {"topic": "t", "key": "k", "hash_murmur2": m, "hash_crc32": c, "hash_fnv1a": f, "count": 1},
+        {"topic": "t", "hash_murmur2": 2**32, "hash_crc32": c, "hash_fnv1a": f, "count": 1},
+        {"topic": "t", "hash_murmur2": m, "hash_crc32": c, "hash_fnv1a": f, "count": 5},
+        {"topic": "t", "key": "k", "count": 1},
+    ]
+    fields = ("topic", "key", "hash_murmur2", "hash_crc32", "hash_fnv1a", "count")
+    raw = pa.Table.from_pylist([{f: row.get(f) for f in fields} for row in rows])
+    out = conform("keys", raw, source="obs")
+    reasons = out.rejected.column("reason").to_pylist()
+    assert reasons == [
+        "a key given by its hashes needs all three: hash_murmur2, hash_crc32, hash_fnv1a",
+        "give the key (key or key_hex) or its hashes, not both",
+        "not a 32-bit hash (0 to 2^32 - 1)",
+    ]
+    assert out.rejected.column("row").to_pylist() == [2, 3, 4]
+    kept = dedupe("keys", out.table, out.rows)
+    # The same hashes twice are the same key: the second is a duplicate.
+    assert kept.table.column("count").to_pylist() == [2.0, 1.0]
+    assert kept.rejected.column("reason").to_pylist() == [
+        f"duplicate ({_KEY}): first given by obs row 1"
+    ]

@@ -11,10 +11,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+import numpy as np
 import pyarrow as pa
 
 from planner.observe.dataset import ObservationsDataset
+from planner.observe.reservoir import KeyReservoir
 from planner.observe.tables import sample_rows
+from planner.partitioners import hash_to_hashed
 
 
 @dataclass
@@ -34,6 +37,8 @@ class PaperTopic:
     leaderless: list[tuple[int, datetime, datetime]] = field(default_factory=list)
     # Quiet spells: no records produced in [start, end).
     lulls: list[tuple[datetime, datetime]] = field(default_factory=list)
+    # Keys and how often each is produced (a keyed topic's records read draw from it).
+    key_weights: dict[bytes, float] | None = None
 
     def offsets(self, at: datetime) -> float:
         """Offsets appended by `at` (records and markers)."""
@@ -72,9 +77,18 @@ def write_samples(
     moments: Iterable[datetime],
     *,
     every_s: float,
+    reservoir: KeyReservoir | None = None,
+    seed: int = 0,
 ) -> int:
-    """Append a sample at each of `moments`; returns how many."""
+    """Append a sample at each of `moments`; returns how many.
+
+    Keyed topics with `key_weights` offer the keys of their records read to
+    `reservoir` (a new one of 1,000 records per day by default), as the observer does.
+    """
     topics, groups = list(topics), list(groups)
+    # Two streams: the reservoir's draws must not be the draws that chose the keys.
+    reservoir = reservoir or KeyReservoir(1000, np.random.default_rng(seed + 1))
+    rng = np.random.default_rng(seed)
     previous: datetime | None = None
     count = 0
     for at in moments:
@@ -130,6 +144,7 @@ def write_samples(
                 keyed_read=[r if t.keyed else 0 for r, t in zip(records, live, strict=True)],
                 offsets_read=[int(r) for r in read],
             )
+            tables["keys"] = _keys(at, live, records, grown, reservoir, rng)
         active = [g for g in groups if g.active(at)]
         tables["groups"] = sample_rows(
             "groups",
@@ -167,6 +182,31 @@ def write_samples(
         previous = at
         count += 1
     return count
+
+
+def _keys(
+    at: datetime,
+    live: list[PaperTopic],
+    records: list[int],
+    grown: list[float],
+    reservoir: KeyReservoir,
+    rng: np.random.Generator,
+) -> pa.Table:
+    columns: dict[str, list] = {c: [] for c in ("topic", "murmur2", "crc32", "fnv1a", "empty")}
+    columns["priority"] = []
+    for topic, read, offsets in zip(live, records, grown, strict=True):
+        if not topic.key_weights or read == 0:
+            continue
+        names = list(topic.key_weights)
+        p = np.array([topic.key_weights[k] for k in names], dtype=np.float64)
+        drawn = rng.choice(len(names), size=read, p=p / p.sum())
+        chosen, priority = reservoir.offer(topic.name, at.date(), np.full(read, offsets / read))
+        hashed = hash_to_hashed([names[i] for i in drawn[chosen]])
+        columns["topic"] += [topic.name] * chosen.size
+        for name in ("murmur2", "crc32", "fnv1a", "empty"):
+            columns[name] += hashed.field(name).to_pylist()
+        columns["priority"] += priority.tolist()
+    return sample_rows("keys", at, day=[at.date()] * len(columns["topic"]), **columns)
 
 
 def every(

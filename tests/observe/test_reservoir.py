@@ -8,8 +8,8 @@ from datetime import date
 import numpy as np
 import pytest
 
-from planner.observe.reservoir import KeyReservoir, hash_key_bytes, top
-from planner.partitioners import partition_for_key
+from planner.observe.reservoir import KeyReservoir, top
+from planner.partitioners import hash_keys, hash_to_hashed, partition_for_key
 
 DAY = date(2026, 11, 26)
 
@@ -17,8 +17,8 @@ DAY = date(2026, 11, 26)
 def test_the_hashes_place_keys_as_each_partitioner_does() -> None:
     rng = np.random.default_rng(5)
     keys = [b"", b"21", b"foobar", *(rng.bytes(int(n)) for n in rng.integers(1, 40, 500))]
-    hashed = hash_key_bytes(keys)
-    assert hashed.empty.tolist() == [len(k) == 0 for k in keys]
+    hashed = hash_to_hashed(keys)
+    assert hashed.field("empty").to_pylist() == [len(k) == 0 for k in keys]
     for n in (1, 7, 12, 100):
         for column, partitioner in (
             ("murmur2", "murmur2_random"),
@@ -26,7 +26,22 @@ def test_the_hashes_place_keys_as_each_partitioner_does() -> None:
             ("fnv1a", "fnv1a_random"),
         ):
             expected = [partition_for_key(k, n, partitioner) for k in keys]
-            assert (getattr(hashed, column) % n).tolist() == expected
+            assert (hashed.field(column).to_numpy() % n).tolist() == expected
+    # The hashed form places keys as the keys themselves do, under every partitioner,
+    # the keyless ones (null, and empty under consistent_random) included.
+    with_null = [*keys, None]
+    for partitioner in (
+        "murmur2_random",
+        "murmur2",
+        "consistent_random",
+        "consistent",
+        "fnv1a_random",
+        "fnv1a",
+    ):
+        for n in (1, 7, 100):
+            assert hash_keys(hash_to_hashed(with_null), partitioner).partitions(n).tolist() == (
+                hash_keys(with_null, partitioner).partitions(n).tolist()
+            )
 
 
 def _windows(rng: np.random.Generator) -> list[tuple[list[str], float]]:

@@ -167,3 +167,43 @@ def test_lower_case_pairs_is_the_regex() -> None:
     ):
         regex = pc.fill_null(pc.match_substring_regex(hexes, "^([0-9a-f]{2})*$"), True)
         assert _lower_case_pairs(hexes).tolist() == regex.to_pylist()
+
+
+def test_a_topic_with_hashed_keys_is_read_as_hashed_keys_in_file_order(tmp_path: Path) -> None:
+    # Topic h: two keys known only by their hashes (a live cluster's sample), one given
+    # as bytes beside them, the null key, and a hashed key given twice (one key, counts
+    # added); topic p, keys as bytes only, is read as bytes as before.
+    from planner.partitioners import hash_keys, hash_to_hashed, hashed_label
+
+    known = hash_to_hashed([b"alpha", b"beta", b""])
+
+    def hashed(i: int, count: float) -> dict[str, object]:
+        row = {f"hash_{h}": known.field(h)[i].as_py() for h in ("murmur2", "crc32", "fnv1a")}
+        return {"topic": "h", **row, "key_empty": known.field("empty")[i].as_py(), "count": count}
+
+    table = pa.Table.from_pylist(
+        [
+            hashed(0, 5.0),
+            {"topic": "p", "key": "x", "count": 1.0},
+            {"topic": "h", "key": "gamma", "count": 2.0},
+            hashed(1, 3.0),
+            {"topic": "h", "count": 1.0},
+            hashed(0, 4.0),
+            hashed(2, 7.0),
+        ],
+        schema=SCHEMA,
+    )
+    path = _write(table, tmp_path / "keys.parquet", row_group_size=2)
+    rows = read_key_rows(_parts(path), ["h", "p"])
+    assert rows["p"].column("key").to_pylist() == [b"x"]
+    sample = rows["h"].column("key")
+    labels = [None if k is None else k["label"] for k in sample.to_pylist()]
+    m = known.field("murmur2").to_pylist()
+    assert labels == [hashed_label(m[0]), b"gamma", hashed_label(m[1]), None, hashed_label(m[2])]
+    assert rows["h"].column("count").to_pylist() == [9.0, 2.0, 3.0, 1.0, 7.0]
+    # Placed as the keys themselves are, under every partitioner.
+    truth = [b"alpha", b"gamma", b"beta", None, b""]
+    for partitioner in ("murmur2_random", "consistent_random", "fnv1a", "consistent"):
+        assert hash_keys(sample, partitioner).partitions(7).tolist() == (
+            hash_keys(truth, partitioner).partitions(7).tolist()
+        )

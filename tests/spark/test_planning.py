@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -272,6 +273,7 @@ def test_a_unit_sizes_each_of_its_topics_as_sizing_row_does(tmp_path: Path) -> N
             "key_hex": pa.nulls(300, pa.string()),
             "count": counts,
             "source": pa.nulls(300, pa.string()),
+            **{c: pa.nulls(300) for c in ("hash_murmur2", "hash_crc32", "hash_fnv1a", "key_empty")},
         },
         schema=TABLES["keys"].schema,
     )
@@ -410,3 +412,57 @@ def test_a_capacity_measured_on_other_records_is_a_warning_on_the_row() -> None:
     )
     unknown = _row(throughput, ai.facts())
     assert not any("-byte records" in w for w in unknown["warnings"])
+
+
+@pytest.mark.parametrize("partitioner", ["murmur2_random", "consistent_random", "fnv1a"])
+def test_a_topic_planned_from_its_keys_hashes_gets_the_plan_of_its_keys(
+    partitioner: str,
+) -> None:
+    # A live cluster's key sample keeps each key's hashes, never the key
+    # (planner.observe): every figure of the plan is the one its keys give, the hot keys
+    # (named by label, placed by their own hash) included.
+    from planner.partitioners import hash_to_hashed, hashed_label, partition_for_key
+
+    ranks = np.arange(1, 2_001, dtype=np.float64)
+    counts = np.round(20_000 / ranks**1.1)
+    counts[:2] = 60_000.0
+    keys = [f"user-{i}".encode() for i in range(2_000)]
+    keys[5] = b""  # consistent_random spreads an empty key
+    facts = ai.facts(keyed=True, partitioner=partitioner, partitions=6)
+    throughput = ai.hourly(mib=20.0)
+    plain, plain_counts = sample_from_rows(ai.key_rows(keys, counts))
+    by_bytes = _row(throughput, facts, keys=plain, key_counts=plain_counts)
+    hashed = hash_to_hashed(keys)
+    labels = [hashed_label(m) for m in hashed.field("murmur2").to_pylist()]
+    from planner.partitioners import hashed_key_array
+
+    sample = hashed_key_array(
+        hashed.field("murmur2"),
+        hashed.field("crc32"),
+        hashed.field("fnv1a"),
+        hashed.field("empty"),
+        labels=labels,
+    )
+    rows = pa.table({"topic": ["orders"] * 2_000, "key": sample, "count": counts})
+    hashed_keys, hashed_counts = sample_from_rows(rows)
+    by_hash = _row(throughput, facts, keys=hashed_keys, key_counts=hashed_counts)
+    hot_bytes, hot_hash = by_bytes.pop("hot_keys"), by_hash.pop("hot_keys")
+    # The warnings name a hot key by its label where the key itself is not known.
+    named = {
+        hashed_label(m).decode(): k.decode()
+        for m, k in zip(hashed.field("murmur2").to_pylist(), keys, strict=True)
+    }
+    for field in ("warnings", "warnings_coded"):
+        text = json.dumps(by_hash[field])
+        for label, key in named.items():
+            text = text.replace(label, key) if label in text else text
+        by_hash[field] = json.loads(text)
+    assert by_hash == by_bytes
+    assert [h["key"] for h in hot_bytes] == ["user-0", "user-1", "user-2"]
+    assert [h["key"] for h in hot_hash] == [
+        hashed_label(m).decode() for m in hashed.field("murmur2").to_pylist()[:3]
+    ]
+    assert [h["share"] for h in hot_hash] == [h["share"] for h in hot_bytes]
+    recommended = by_bytes["recommended_partitions"]
+    for hot, key in zip(hot_hash, keys[:3], strict=True):
+        assert hot["hash"] % recommended == partition_for_key(key, recommended, partitioner)

@@ -60,8 +60,9 @@ def test_throughput_mib_converts_bytes_to_mebibytes(spark: SparkSession) -> None
         ],
     )
     expected = spark.createDataFrame(
-        [("a", TS, 3.0, 10.0, 6.0), ("b", TS, 0.5, 1.0, None)],
-        "topic string, ts timestamp, mib_in double, records_in double, mib_out double",
+        [("a", TS, 3.0, 10.0, 6.0, None), ("b", TS, 0.5, 1.0, None, None)],
+        "topic string, ts timestamp, mib_in double, records_in double, mib_out double, "
+        "mib_out_busiest double",
     )
     assertDataFrameEqual(throughput_mib(df), expected)
 

@@ -148,8 +148,9 @@ class KafkaAdminSource:
         settings["bootstrap.servers"] = self.bootstrap_servers
         return settings
 
-    def admin_client(self) -> Any:
-        """A new confluent-kafka `AdminClient` of this cluster.
+    def admin_client(self, **overrides: object) -> Any:
+        """A new confluent-kafka `AdminClient` of this cluster (`overrides` as in
+        `client_config`).
 
         Raises:
             ValueError: librdkafka refuses a setting.
@@ -158,7 +159,7 @@ class KafkaAdminSource:
         from confluent_kafka.admin import AdminClient
 
         try:
-            return AdminClient(self.client_config())
+            return AdminClient(self.client_config(**overrides))
         except KafkaException as exc:  # a setting librdkafka does not accept
             raise ValueError(f"{self.calls.where}: bad client config: {exc}") from None
 
