@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from expectations import inputs, outputs
+from expectations import inputs, observed, outputs
 from expectations.rules import target
 from planner.figures.schema import TABLES
 
@@ -72,6 +72,8 @@ def _specs() -> Iterator[SuiteSpec]:
         ("recommendations", outputs.recommendations_output),
     ):
         yield SuiteSpec(f"{dataset}.output", build, outputs.ROW_KEYS[dataset])
+    for name, (table, build) in observed.OBSERVED.items():
+        yield SuiteSpec(name, build, observed.ROW_KEYS[table])
 
 
 SUITES: Mapping[str, SuiteSpec] = {spec.name: spec for spec in _specs()}

@@ -287,18 +287,24 @@ def gx_context() -> Any:
     return gx.get_context(mode="ephemeral", project_config=config)
 
 
-def _check_frame(df: Any, suite_name: str) -> None:
+def _is_pandas(df: Any, suite_name: str) -> bool:
+    """Whether `df` is a pandas frame (for an observation suite) or Spark's."""
+    kind = f"{type(df).__module__}.{type(df).__qualname__}"
+    # The observation suites are written for pandas; the others rely on Spark's SQL and
+    # its NaN ordering (expectations.rules), which pandas does not share.
+    if kind == "pandas.core.frame.DataFrame" and suite_name.endswith(".observed"):
+        return True
     try:
         from pyspark.sql import DataFrame
     except ImportError as exc:  # pragma: no cover - pyspark is a pipeline dependency
         raise TypeError(f"validating {suite_name} needs pyspark, which is not installed") from exc
     if not isinstance(df, DataFrame):
-        kind = f"{type(df).__module__}.{type(df).__qualname__}"
         raise TypeError(
             f"validate({suite_name!r}) takes a Spark DataFrame, got {kind}; the suites' "
             "query rules and NaN checks are Spark semantics (convert with "
             "spark.createDataFrame first)"
         )
+    return False
 
 
 def _check_parameters(suite_name: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -405,10 +411,12 @@ def _outcome(config: Any, gx_outcome: Any, examples: int) -> Outcome:
 def validate(
     df: Any, suite_name: str, *, examples: int = 5, persist: bool = True, **parameters: Any
 ) -> ValidationReport:
-    """Validate a Spark DataFrame against the suite called `suite_name`.
+    """Validate a Spark DataFrame (or, for an observation suite, a pandas one) against
+    the suite called `suite_name`.
 
     Args:
-        df: The dataset, a `pyspark.sql.DataFrame`.
+        df: The dataset, a `pyspark.sql.DataFrame`; a `pandas.DataFrame` for the
+            observation suites (`expectations.observed`).
         suite_name: A suite from `expectations.catalog.SUITES`, e.g. `throughput.input`.
         examples: How many bad rows or values each failed expectation shows.
         persist: Keep the frame in Spark's cache (memory, then disk) while the suite's
@@ -422,32 +430,40 @@ def validate(
 
     Raises:
         KeyError: no such suite.
-        TypeError: `df` is not a Spark DataFrame.
+        TypeError: `df` is neither a Spark DataFrame nor, for an observation suite, a
+            pandas one.
         ValueError: a parameter is missing, unknown or out of range.
     """
     spec = SUITES.get(suite_name)
     if spec is None:
         raise KeyError(f"no suite called {suite_name!r}; suites: {', '.join(SUITES)}")
-    _check_frame(df, suite_name)
+    pandas = _is_pandas(df, suite_name)
     checked = _check_parameters(suite_name, parameters)
     started = time.perf_counter()
     context = gx_context()
     suite = build_suite(suite_name)
-    source = context.data_sources.add_spark(name="planner", persist=False)
+    if pandas:
+        source = context.data_sources.add_pandas(name="planner")
+    else:
+        source = context.data_sources.add_spark(name="planner", persist=False)
     asset = source.add_dataframe_asset(name=suite_name.split(".")[0])
     batch_definition = asset.add_batch_definition_whole_dataframe("whole")
-
-    from pyspark import StorageLevel
-
-    we_persisted = persist and df.storageLevel == StorageLevel(False, False, False, False)
-    if we_persisted:
-        df.persist(StorageLevel.MEMORY_AND_DISK)
-    try:
+    columns = list(df.columns)
+    if pandas:
         batch = batch_definition.get_batch(batch_parameters={"dataframe": df})
-        result = _run(batch, suite, spec.row_key, df.columns, examples, checked)
-    finally:
+        result = _run(batch, suite, spec.row_key, columns, examples, checked)
+    else:
+        from pyspark import StorageLevel
+
+        we_persisted = persist and df.storageLevel == StorageLevel(False, False, False, False)
         if we_persisted:
-            df.unpersist()
+            df.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            batch = batch_definition.get_batch(batch_parameters={"dataframe": df})
+            result = _run(batch, suite, spec.row_key, columns, examples, checked)
+        finally:
+            if we_persisted:
+                df.unpersist()
     outcomes = [
         _outcome(e.configuration, r, examples)
         for e, r in zip(suite.expectations, result.results, strict=True)

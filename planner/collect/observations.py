@@ -31,6 +31,9 @@ an hour after it stopped, an interval gives the same tables.
   hashes: the sample of a day is its `key_sample_size` records of highest priority, and
   a key's count is how many of them carry it.
 
+Every observation table read is checked by its suite first (`expectations.observed`,
+`<table>.observed`): a failure stops the collection, naming the rule and rows.
+
 A collection with history asks for the interval together with the days before it: the
 snapshot tables describe the *run* interval (`run`), the throughput covers all of it.
 When the observations cover less than `min_coverage` of the run interval, nothing is
@@ -199,6 +202,25 @@ class ObservationsSource:
         self.name = name
         self.label = f"{name}:{self.dataset.root}"
 
+    def _read(self, name: str, start: datetime, end: datetime) -> pa.Table:
+        """Rows of observation table `name` in `[start, end)`, checked by its suite
+        (`expectations.observed`): the observations are the planner's own writing, so
+        a row that breaks a rule means a bug or a damaged dataset, and stops the run.
+
+        Raises:
+            FiguresError: the rows break `<name>.observed`; the message has the report.
+        """
+        from expectations.validate import validate
+
+        table = self.dataset.read(name, start, end)
+        report = validate(table.to_pandas(), f"{name}.observed", examples=3)
+        if not report.success:
+            raise FiguresError(
+                f"{self.label}: the observations' {name} rows of {_short(start)} .. "
+                f"{_short(end)} break their suite; nothing was collected:\n{report.message()}"
+            )
+        return table
+
     # --- coverage ------------------------------------------------------------------------
 
     def _max_gap_s(self, samples: pa.Table) -> float:
@@ -208,7 +230,7 @@ class ObservationsSource:
 
     def _samples_around(self, interval: DataInterval) -> pa.Table:
         margin = timedelta(seconds=_GAP_PERIODS * max(self.settings.observe_every_s, 600.0))
-        return self.dataset.read("sample", interval.start - margin, interval.end + margin)
+        return self._read("sample", interval.start - margin, interval.end + margin)
 
     def _windows(self, interval: DataInterval, samples: pa.Table) -> _Windows:
         step_us = int(self.settings.step_s * _US)
@@ -268,7 +290,7 @@ class ObservationsSource:
         gap_s = self._max_gap_s(samples)
         lo = span.start - timedelta(seconds=gap_s)
         hi = span.end + timedelta(seconds=gap_s)
-        read = self.dataset.read
+        read = self._read
         snapshot = _Snapshot.of(read, run)
         existing = set(snapshot.topics.column("topic").to_pylist())
         produced, known = _produced(read("partitions", lo, hi), samples, windows, gap_s, existing)

@@ -274,3 +274,27 @@ def test_the_key_sample_is_the_day_s_reservoir_as_hashes(tmp_path: Path) -> None
         hot.field(h)[0].as_py() for h in ("murmur2", "crc32", "fnv1a")
     ]
     assert top["count"] / 500 == pytest.approx(0.3, abs=0.05)
+
+
+def test_observations_that_break_their_suite_stop_the_collection(tmp_path: Path) -> None:
+    from planner.observe.tables import sample_rows
+
+    orders = PaperTopic("orders", 2, rate=2.0)
+    data = ObservationsDataset(tmp_path)
+    write_samples(data, [orders], [], _moments(), every_s=EVERY_S)
+    # A sample whose end offset is negative: not something the observer writes.
+    at = DAY + timedelta(hours=5, minutes=1)
+    data.append(
+        at,
+        {
+            "sample": sample_rows("sample", at, every_s=[EVERY_S], topics=[1], partitions=[1]),
+            "partitions": sample_rows(
+                "partitions", at, topic=["orders"], partition=[0], end_offset=[-5], leader=[1]
+            ),
+        },
+    )
+    with pytest.raises(FiguresError) as caught:
+        ObservationsSource(tmp_path, SETTINGS).collect(INTERVAL)
+    text = str(caught.value)
+    assert "the observations' partitions rows of" in text and "break their suite" in text
+    assert "suite partitions.observed failed 1 of" in text and "end_offset" in text

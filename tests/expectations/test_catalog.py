@@ -15,6 +15,7 @@ from expectations import export
 from expectations.catalog import SUITE_DIR, SUITES, build_suite, suite_json, suite_parameters
 from expectations.rules import TOPIC_OR_DEFAULT_REGEX, TOPIC_REGEX, column_rules, spark_type, target
 from planner.figures.schema import TABLES, Column, Table
+from planner.observe.tables import TABLES as OBSERVATION_TABLES
 
 
 @pytest.mark.parametrize("name", list(SUITES))
@@ -55,6 +56,7 @@ def test_suite_names_follow_dataset_dot_layer() -> None:
         "sizing.output",
         "simulations.output",
         "recommendations.output",
+        *(f"{t}.observed" for t in OBSERVATION_TABLES),
     ]
     for name, spec in SUITES.items():
         assert spec.name == name
@@ -168,11 +170,12 @@ def test_every_input_expectation_says_whether_it_stops_the_run(name: str) -> Non
 
     document = json.loads((SUITE_DIR / f"{name}.json").read_text(encoding="utf-8"))
     for expectation in build_suite(name).expectations:
-        if name.endswith(".output"):
-            # All or nothing: an output suite's failure always stops the publish.
+        if name.endswith((".output", ".observed")):
+            # All or nothing: an output suite's failure always stops the publish, an
+            # observation suite's the collection.
             assert "level" not in (expectation.meta or {})
             continue
         level = level_of(expectation)
         assert level == ("run" if expectation.expectation_type in RUN_LEVEL_TYPES else "row")
     levels = {e["meta"].get("level") for e in document["expectations"]}
-    assert levels == ({None} if name.endswith(".output") else {"row", "run"})
+    assert levels == ({None} if name.endswith((".output", ".observed")) else {"row", "run"})

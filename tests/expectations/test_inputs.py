@@ -410,3 +410,33 @@ def test_keys_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
     }
     unique = report[COMPOUND_UNIQUE, "topic,key,key_hex,hash_murmur2,hash_crc32,hash_fnv1a"]
     assert unique.unexpected_count == 2
+
+
+def test_observation_suites_take_pandas_frames_and_name_the_broken_rule() -> None:
+    import pandas as pd
+
+    # Two rows of one sample and topic; the second read more records than offsets, and
+    # more keyed records than records.
+    rows = pd.DataFrame(
+        {
+            "ts": pd.to_datetime(["2026-11-26T00:00:00Z"] * 2),
+            "topic": ["orders", "orders"],
+            "window_start": pd.to_datetime(["2026-11-25T23:59:00Z"] * 2),
+            "records_read": [10, 4],
+            "bytes_read": [1000, 400],
+            "keyed_read": [10, 5],
+            "offsets_read": [12, 3],
+            "partitions_grown": [6, 6],
+            "partitions_read": [6, 6],
+            "error": [None, None],
+        }
+    )
+    report = validate(rows, "records.observed")
+    assert not report.success
+    failed = {(o.expectation_type, o.target) for o in report.failures}
+    assert failed == {
+        ("expect_compound_columns_to_be_unique", "ts,topic"),
+        ("expect_column_pair_values_a_to_be_greater_than_b", "offsets_read,records_read"),
+        ("expect_column_pair_values_a_to_be_greater_than_b", "records_read,keyed_read"),
+    }
+    assert validate(rows.iloc[:1], "records.observed").success
