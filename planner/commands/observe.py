@@ -40,6 +40,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--duration", type=cli.positive, metavar="SECONDS", help="stop by itself after this long"
     )
+    p.add_argument(
+        "--status",
+        action="store_true",
+        help="sample nothing: print when the last sample was taken and exit 0 if it is "
+        "younger than three periods, 1 otherwise (a health check)",
+    )
     p.set_defaults(run=run)
 
 
@@ -62,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
             "no observations folder: give --observations DIR or [sources.kafka] observations"
         )
     every_s = args.every or settings.observe_every_s
+    if args.status:
+        return _status(ObservationsDataset(folder), every_s)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     stop = threading.Event()
 
@@ -111,3 +119,23 @@ def run(args: argparse.Namespace) -> int:
         + (f", {report.failed} failed (last: {report.errors[-1]})" if report.failed else "")
     )
     return 0
+
+
+def _status(dataset: Any, every_s: float) -> int:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime.now(UTC)
+    days = dataset.days()
+    last = None
+    for day in reversed(days[-2:]):
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        times = dataset.sample_times(start, start + timedelta(days=1))
+        if times:
+            last = times[-1]
+            break
+    if last is None:
+        print(f"no sample in {dataset.root} in the last two days")
+        return 1
+    age_s = (now - last).total_seconds()
+    print(f"last sample {last.isoformat(timespec='seconds')}, {age_s:.0f} s ago")
+    return 0 if age_s <= 3 * every_s else 1

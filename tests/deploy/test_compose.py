@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from planner.config import load_config
+from planner.config import load_config, observe_settings
 from planner.deployment import CONFIG_ENV, CONNECTIONS
 from planner.pipeline.connections import ConnectionInfo, apply_connections
 from tests.deploy.compose import COMPOSE_FILE, ROOT, SECRET_VARS, run_compose, sentinels
@@ -31,7 +31,7 @@ AIRFLOW_SERVICES = (
 )
 SPARK_SERVICES = ("spark-master", "spark-worker")
 BASE_SERVICES = {*AIRFLOW_SERVICES, *SPARK_SERVICES, "postgres", "report"}
-PROFILE_SERVICES = {"kafka": "kafka", "prometheus": "prometheus"}
+PROFILE_SERVICES = {"kafka": "kafka", "prometheus": "prometheus", "observer": "observer"}
 DATA_VOLUME = "planner-data"
 PLANNER_TOML = ROOT / "deploy" / "planner.toml"
 #: Names that look secret but hold none.
@@ -211,14 +211,24 @@ def test_planner_toml_profile_sections_load_when_uncommented(tmp_path: Path) -> 
     text = text.replace('use = ["landing"]\n', "")
     for line in ("# use = ", "# [sources.prometheus]", "# url = ", "# step_s = "):
         text = text.replace(line, line.removeprefix("# "))
-    for line in ("# [sources.kafka]", "# bootstrap = ", "# sample_window_s = "):
+    for line in (
+        "# [sources.kafka]",
+        "# bootstrap = ",
+        "# sample_window_s = ",
+        "# observations = ",
+        "# observe_every_s = ",
+        "# retention_days = ",
+    ):
         text = text.replace(line, line.removeprefix("# "))
     file = tmp_path / "planner.toml"
     file.write_text(text)
     config = load_config(file)
-    assert config.sources == ("prometheus", "kafka", "landing")
+    assert config.sources == ("kafka", "prometheus", "landing")
     assert config.source_settings["prometheus"]["url"] == "http://prometheus:9090"
     assert config.source_settings["kafka"]["bootstrap"] == "kafka:9092"
+    observed = observe_settings(config)
+    assert observed.observations == Path("/var/lib/planner/observations")
+    assert (observed.observe_every_s, observed.retention_days) == (60, 35)
 
 
 def test_airflow_and_spark_run_one_image_built_from_the_dockerfile(
@@ -385,3 +395,19 @@ def test_the_trial_broker_is_the_tested_kafka_with_the_tested_exporter(
     )
     scrape = (ROOT / "deploy/prometheus.yml").read_text()
     assert '"kafka:9404"' in scrape
+
+
+def test_the_observer_runs_the_planner_image_on_the_shared_volume(
+    services: dict[str, Any],
+) -> None:
+    from planner.cli import build_parser
+
+    observer = services["observer"]
+    assert observer["image"] == services["airflow-scheduler"]["image"]
+    assert _data_mount(observer)["target"] == "/var/lib/planner"
+    assert _mount(observer, "/opt/planner/config/planner.toml") is not None
+    assert observer["depends_on"]["airflow-init"]["condition"] == ("service_completed_successfully")
+    command = observer["command"]
+    assert command[0] == "partition-planner"
+    args = build_parser().parse_args(command[1:])
+    assert args.command == "observe" and args.config == "/opt/planner/config/planner.toml"
