@@ -481,29 +481,37 @@ class _Reads:
             return np.where(self.records > 0, self.bytes / self.records, np.nan)
 
 
+def _topic_codes(records: pa.Table) -> tuple[np.ndarray, list[str]]:
+    """Each row's topic as a code, and the topics the codes stand for."""
+    encoded = pc.dictionary_encode(records.column("topic")).combine_chunks()
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return codes, encoded.dictionary.to_pylist()
+
+
 def _reads(records: pa.Table, windows: _Windows, existing: set[str]) -> dict[str, _Reads]:
+    """Per topic and window, what the record reads found (by the sample's time)."""
     n = windows.starts_us.size
-    found: dict[str, _Reads] = {}
     if records.num_rows == 0:
-        return found
+        return {}
     at = np.searchsorted(windows.bounds_us, _ts_us(records), side="right") - 1
     inside = (at >= 0) & (at < n)
-    topics = records.column("topic").to_pylist()
-    columns = {
-        name: np.asarray(
-            pc.fill_null(records.column(f"{name}_read"), 0).to_numpy(), dtype=np.float64
-        )
+    codes, names = _topic_codes(records)
+    slot = codes[inside] * n + at[inside]
+    sums = {
+        name: np.bincount(
+            slot,
+            weights=np.asarray(
+                pc.fill_null(records.column(f"{name}_read"), 0).to_numpy(), dtype=np.float64
+            )[inside],
+            minlength=len(names) * n,
+        ).reshape(len(names), n)
         for name in ("records", "bytes", "offsets")
     }
-    for i in np.flatnonzero(inside):
-        topic = topics[i]
-        if topic not in existing:
-            continue
-        r = found.setdefault(topic, _Reads(np.zeros(n), np.zeros(n), np.zeros(n)))
-        r.records[at[i]] += columns["records"][i]
-        r.bytes[at[i]] += columns["bytes"][i]
-        r.offsets[at[i]] += columns["offsets"][i]
-    return found
+    return {
+        topic: _Reads(sums["records"][i], sums["bytes"][i], sums["offsets"][i])
+        for i, topic in enumerate(names)
+        if topic in existing
+    }
 
 
 def _consumed(
@@ -646,27 +654,26 @@ def _key_sample(rows: pa.Table, run: DataInterval, size: int, existing: set[str]
 
 def _keyed(records: pa.Table, run: DataInterval) -> dict[str, bool | None]:
     """Per topic, the keyed evidence of the run interval, else of the latest reads before it."""
-    found: dict[str, bool | None] = {}
     if records.num_rows == 0:
-        return found
+        return {}
     ts = _ts_us(records)
-    topics = records.column("topic").to_pylist()
+    codes, names = _topic_codes(records)
     read = np.asarray(pc.fill_null(records.column("records_read"), 0).to_numpy(), dtype=np.int64)
     keyed = np.asarray(pc.fill_null(records.column("keyed_read"), 0).to_numpy(), dtype=np.int64)
     in_run = (ts >= _us(run.start)) & (ts < _us(run.end))
-    totals: dict[str, list[int]] = {}
-    for i in np.flatnonzero(in_run):
-        pair = totals.setdefault(topics[i], [0, 0])
-        pair[0] += int(read[i])
-        pair[1] += int(keyed[i])
-    for topic, (r, k) in totals.items():
-        found[topic] = keyed_evidence(r, k)
-    # Before the interval: the latest window with records read decides.
-    for i in np.argsort(ts)[::-1]:
-        if in_run[i] or ts[i] >= _us(run.end) or found.get(topics[i]) is not None:
-            continue
-        if read[i] > 0:
-            found[topics[i]] = keyed_evidence(int(read[i]), int(keyed[i]))
+    read_in = np.bincount(codes[in_run], weights=read[in_run], minlength=len(names))
+    keyed_in = np.bincount(codes[in_run], weights=keyed[in_run], minlength=len(names))
+    found = {
+        topic: keyed_evidence(int(read_in[i]), int(keyed_in[i])) for i, topic in enumerate(names)
+    }
+    # Before the interval: the latest window in which records were read decides.
+    before = np.flatnonzero((ts < _us(run.start)) & (read > 0))
+    latest = before[np.lexsort((ts[before], codes[before]))]
+    last_of = np.flatnonzero(np.append(np.diff(codes[latest]) != 0, True))
+    for i in latest[last_of] if latest.size else ():
+        topic = names[codes[i]]
+        if found[topic] is None:
+            found[topic] = keyed_evidence(int(read[i]), int(keyed[i]))
     return found
 
 

@@ -121,7 +121,6 @@ class ClusterSampler:
         self._configs_due = 0.0
         self._retention: dict[str, int | None] = {}
         self._rotation = 0
-        self._tools: ToolGroups | None = None
         # The clients live as long as the observer: after a broker restart they must be
         # back within a period or two, not after librdkafka's default 10 s backoff.
         backoff_ms = int(min(10_000.0, max(500.0, every_s * 500.0)))

@@ -241,7 +241,7 @@ class KafkaAdminSource:
         pool = ThreadPoolExecutor(1, thread_name_prefix="kafka-group-tools")
         try:
             tools = pool.submit(self._described_by_tools)
-            return self._collect(admin, findings, tools, interval)
+            return self._collect(admin, findings, tools, interval, run or interval)
         finally:
             # A collection that failed does not wait for the tools (their own time-out
             # stops them); one that succeeded has their result already.
@@ -253,6 +253,7 @@ class KafkaAdminSource:
         findings: Findings,
         tools: Future[tuple[GroupScan, list[str]]],
         interval: DataInterval,
+        run: DataInterval,
     ) -> Collected:
         metadata = read_metadata(self.calls, admin)
         # A partition without a leader has no end offset to read (see `windows`).
@@ -291,6 +292,14 @@ class KafkaAdminSource:
         )
         keyed = {t: (s.keyed > 0 if s.records else None) for t, s in sizes.items()}
         topics_table(metadata, retention_ms, keyed, findings)
+        if not run.start <= first.wall < run.end:
+            findings.note(
+                f"the topics, groups and brokers are the cluster as it is now "
+                f"({first.wall.isoformat(timespec='seconds')}), not as it was in {run}: "
+                f"a topic idle now reads as unkeyed, a group gone as none. To plan a past "
+                f"interval from what the cluster did in it, run `partition-planner observe` "
+                f"and set [sources.kafka] observations (docs/observations.md)"
+            )
         return findings.collected
 
     def _groups(self, findings: Findings, tools: Future[tuple[GroupScan, list[str]]]) -> None:
