@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,33 +92,55 @@ def read_groups_and_offsets(config: Mapping[str, Any], calls: AdminCalls) -> Gro
 
 
 class GroupChild:
-    """A child process that reads the groups, kept across samples, replaced when it dies."""
+    """A child process that reads the groups, kept across samples, replaced when it dies.
+
+    A read runs while the sample reads everything else (`start`), and the sample waits
+    for it only until its period would be overrun (`finish`): a group coordinator that
+    answers slowly (loading its offsets after a broker restart, say) costs the sample its
+    groups, never its end offsets. A read still running when the next sample starts is
+    left to finish, and that sample reads no groups (its result would be of the past).
+    """
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
+        self._running: Future[GroupsObserved] | None = None
+        self._deaths = 0
 
-    def read(self, config: Mapping[str, Any], calls: AdminCalls) -> GroupsObserved:
-        """Read the groups in the child.
+    def start(self, config: Mapping[str, Any], calls: AdminCalls) -> Future[GroupsObserved] | None:
+        """Start reading the groups in the child; None while the last read still runs."""
+        if self._running is not None and not self._running.done():
+            return None
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            )
+        self._running = self._pool.submit(read_groups_and_offsets, dict(config), calls)
+        return self._running
+
+    def finish(self, read: Future[GroupsObserved], timeout_s: float) -> GroupsObserved:
+        """The read's result, waiting at most `timeout_s`.
 
         Raises:
-            SourceUnavailable: the cluster could not be reached, or two children died.
+            TimeoutError: it is still running.
+            SourceUnavailable: the cluster could not be reached (raised in the child), or
+                the child died (it is replaced for the next read; the message names
+                librdkafka's bug).
         """
-        for _ in range(2):
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
-                )
-            try:
-                return self._pool.submit(read_groups_and_offsets, dict(config), calls).result()
-            except BrokenProcessPool:
-                self.close()
-        raise SourceUnavailable(
-            f"{calls.where}: reading the consumer groups crashed the client library twice "
-            f"(librdkafka aborts on some failed group describes, confluentinc/librdkafka#4605)"
-        )
+        try:
+            observed = read.result(timeout=max(0.0, timeout_s))
+        except BrokenProcessPool:
+            self.close()
+            self._deaths += 1
+            raise SourceUnavailable(
+                f"reading the consumer groups crashed the client library ({self._deaths} "
+                f"time(s) so far; librdkafka aborts on some failed group describes, "
+                f"confluentinc/librdkafka#4605); a new child reads the next sample's"
+            ) from None
+        return observed
 
     def close(self) -> None:
         """Stop the child."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+        self._running = None

@@ -25,6 +25,7 @@ nothing. A sample whose metadata or end offsets cannot be read at all is not wri
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import defaultdict
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
     from planner.collect.kafka_admin.group_tools import ToolGroups
 
 __all__ = ["ClusterSampler", "Sample"]
+
+_LOG = logging.getLogger("planner.observe")
 
 _READ_PARTITIONS = 8  # partitions per topic read each sample
 
@@ -147,6 +150,7 @@ class ClusterSampler:
             self._admin = source.admin_client(**self._reconnect)
         findings = Findings(calls.where, source.name)
         tools = self._start_tools(started)
+        group_read = self._child.start(self.source.client_config(**self._reconnect), calls)
         metadata = read_metadata(calls, self._admin)
         readable = [(t, p) for t, parts in metadata.topics.items() for p, part in parts.items()]
         offsets = read_end_offsets(
@@ -160,9 +164,9 @@ class ClusterSampler:
             self._configs_due = started + self._configs_every_s
         elif new_topics:
             self._retention.update(retention(calls, self._admin, new_topics, findings))
-        groups = self._groups(findings)
         counts = {t: len(parts) for t, parts in metadata.topics.items()}
         records, keys = self._records(previous, offsets.ends, counts, ts, findings)
+        groups = self._groups(group_read, started, findings)
         tool_groups = self._finish_tools(tools, findings)
         notes = findings.collected.notes
         tables = {
@@ -214,13 +218,29 @@ class ClusterSampler:
 
     # --- groups ----------------------------------------------------------------------------
 
-    def _groups(self, findings: Findings) -> GroupsObserved | None:
+    def _groups(
+        self, read: Future[GroupsObserved] | None, started: float, findings: Findings
+    ) -> GroupsObserved | None:
+        """The groups read beside the sample, if they came within three quarters of the
+        period; None (noted) otherwise."""
+        if read is None:
+            findings.note("consumer groups not read: the previous sample's read is still running")
+            return None
+        left = started + 0.75 * self._every_s - time.monotonic()
         try:
-            observed = self._child.read(
-                self.source.client_config(**self._reconnect), self.source.calls
+            observed = self._child.finish(read, left)
+        except TimeoutError:
+            findings.note(
+                f"consumer groups not read within {0.75 * self._every_s:g} s of the "
+                f"period; the read goes on and is dropped"
             )
+            return None
         except SourceUnavailable as exc:
             findings.note(f"consumer groups not read: {exc}")
+            return None
+        except Exception as exc:  # a failure in the child costs the sample its groups only
+            _LOG.exception("reading the consumer groups failed")
+            findings.note(f"consumer groups not read: {type(exc).__name__}: {exc}")
             return None
         for text in observed.notes:
             findings.note(text)

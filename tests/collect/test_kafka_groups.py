@@ -151,3 +151,16 @@ def test_described_reads_confluent_kafkas_description() -> None:
         "old", True, [], "", confluent_kafka.ConsumerGroupState.EMPTY, node
     )
     assert described(unknown) == DescribedGroup("old", "classic", "EMPTY", "", True, ())
+
+
+def test_a_bare_kafka_error_is_taken_as_it_is() -> None:
+    # A listing's partial `errors` holds KafkaError values, not exceptions: reading one
+    # during a broker restart ended an observer with an AttributeError.
+    from confluent_kafka import KafkaError, KafkaException
+
+    from planner.collect.kafka_admin.calls import error_text, kafka_error
+
+    bare = KafkaError(KafkaError._TRANSPORT, "broker down")
+    assert kafka_error(bare) is bare
+    assert kafka_error(KafkaException(bare)) == bare
+    assert "broker down" in error_text(kafka_error(bare))

@@ -40,8 +40,10 @@ from tests.support import kafka as reference_kafka
 pytestmark = pytest.mark.kafka
 
 ROOT = Path(__file__).resolve().parents[2]
-EVERY_S = 2.0
-STEP_S = 20.0
+# Samples every 3 s, windows of 30 s: a window's end is known when the samples around
+# it are at most 9 s apart, which a machine busy with other tests still keeps.
+EVERY_S = 3.0
+STEP_S = 30.0
 WINDOWS = 5
 KEYS = [b"hot", *(f"user-{i}".encode() for i in range(60))]
 
@@ -178,7 +180,26 @@ def test_an_observed_interval_is_the_same_during_the_traffic_and_after_it(
     ).values():
         future.result(30)
     log = tmp_path / "observer.log"
-    observer = _observer(config, log)
+    observers = [_observer(config, log)]
+    try:
+        _scenario(broker, admin, obs, tmp_path, log, config, observers)
+    finally:
+        for observer in observers:  # none outlives the test, whatever failed
+            if observer.poll() is None:
+                observer.kill()
+                observer.wait(10)
+
+
+def _scenario(
+    broker: KRaftCluster,
+    admin: AdminClient,
+    obs: Path,
+    tmp_path: Path,
+    log: Path,
+    config: Path,
+    observers: list[subprocess.Popen[bytes]],
+) -> None:
+    bootstrap = broker.bootstrap
     orders = Producer(bootstrap, "orders", 200.0, keyed=True)
     events = Producer(bootstrap, "events", 100.0, keyed=False)
     readers = {g: Reader(bootstrap, g, "orders") for g in ("billing", "audit")}
@@ -190,28 +211,28 @@ def test_an_observed_interval_is_the_same_during_the_traffic_and_after_it(
             datetime.fromtimestamp(t0, UTC),
             datetime.fromtimestamp(t0 + WINDOWS * STEP_S, UTC),
         )
-        _until(t0 + 22)
-        orders.paused.set()  # a lull, 22 s to 30 s
-        _until(t0 + 24)
-        readers.pop("billing").stop()  # a consumer restart: back at 32 s, catching up
-        _until(t0 + 30)
+        _until(t0 + 33)
+        orders.paused.set()  # a lull, 33 s to 45 s
+        _until(t0 + 36)
+        readers.pop("billing").stop()  # a consumer restart: back at 48 s, catching up
+        _until(t0 + 45)
         orders.paused.clear()
-        _until(t0 + 32)
+        _until(t0 + 48)
         readers["billing"] = Reader(bootstrap, "billing", "orders")
-        _until(t0 + 35)
+        _until(t0 + 52)
         admin.create_topics([NewTopic("late", 2, 1)])["late"].result(30)
         late = Producer(bootstrap, "late", 50.0, keyed=False)
-        _until(t0 + 42)
+        _until(t0 + 63)
         readers.pop("audit").stop()  # leaves for good
-        _until(t0 + 44)
-        broker.stop_node(1)  # a broker restart, inside the 40 s to 60 s window
+        _until(t0 + 64)
+        broker.stop_node(1)  # a broker restart, inside the 60 s to 90 s window
         broker.start_node(1)
-        _until(t0 + 69)
-        observer.send_signal(signal.SIGKILL)  # and the observer, in whatever it was doing
-        observer.wait(10)
-        observer = _observer(config, log)
+        _until(t0 + 102)
+        observers[0].send_signal(signal.SIGKILL)  # and the observer, in whatever it was doing
+        observers[0].wait(10)
+        observers.append(_observer(config, log))
         # Collected during the traffic, once the samples around the end are in.
-        _until(t0 + WINDOWS * STEP_S + 10)
+        _until(t0 + WINDOWS * STEP_S + 15)
         settings = ObserveSettings(observe_every_s=EVERY_S, step_s=STEP_S)
         source = ObservationsSource(obs, settings)
         collect_interval([source], interval, tmp_path / "during")
@@ -224,8 +245,8 @@ def test_an_observed_interval_is_the_same_during_the_traffic_and_after_it(
     # After the traffic stopped and every group left, collected again.
     time.sleep(8)
     collect_interval([source], interval, tmp_path / "after")
-    observer.send_signal(signal.SIGTERM)
-    assert observer.wait(30) == 0, log.read_text()[-2000:]
+    observers[-1].send_signal(signal.SIGTERM)
+    assert observers[-1].wait(30) == 0, log.read_text()[-2000:]
     assert not orders.errors and not events.errors, (orders.errors, events.errors)
 
     during, after = _tables(tmp_path / "during", interval), _tables(tmp_path / "after", interval)
@@ -255,15 +276,20 @@ def test_an_observed_interval_is_the_same_during_the_traffic_and_after_it(
     )
     # A group's catch-up is not demand: no group reads more than the topic produced.
     orders_rows = throughput.filter(pc.equal(throughput.column("topic"), "orders"))
-    busiest = orders_rows.column("busiest_group_bytes_out_per_s").to_numpy()
-    assert np.all(busiest <= orders_rows.column("bytes_in_per_s").to_numpy() * (1 + 1e-9))
+    busiest = orders_rows.column("busiest_group_bytes_out_per_s").to_numpy(zero_copy_only=False)
+    bytes_in = orders_rows.column("bytes_in_per_s").to_numpy()
+    # Unknown (null) where no group's committed offsets were read at both ends: around the
+    # broker restart the coordinator answers late.
+    known = ~np.isnan(busiest)
+    assert known.sum() >= 2
+    assert np.all(busiest[known] <= bytes_in[known] * (1 + 1e-9))
 
     topics = {r["topic"]: r for r in during["topics"].to_pylist()}
     assert set(topics) == {"orders", "events", "late"}
     assert topics["orders"]["keyed"] is True and topics["events"]["keyed"] is False
     assert topics["orders"]["observed_share"] == 1.0
     groups = {(r["group_id"], r["topic"]) for r in during["groups"].to_pylist()}
-    assert groups == {("billing", "orders"), ("audit", "orders")}  # audit left at 42 s
+    assert groups == {("billing", "orders"), ("audit", "orders")}  # audit left at 63 s
 
     # The key sample: hashes only, each of a key that was produced; the hot one on top.
     keys = during["keys"].filter(pc.equal(during["keys"].column("topic"), "orders"))

@@ -81,9 +81,13 @@ def error_text(error: Any) -> str:
     return str(error)
 
 
-def kafka_error(exc: BaseException) -> Any:
-    """The KafkaError inside a KafkaException (or the exception itself)."""
-    return exc.args[0] if exc.args else exc
+def kafka_error(exc: BaseException | Any) -> Any:
+    """The KafkaError inside a KafkaException (or the exception itself); a KafkaError as
+    it is (a listing's partial `errors` holds them bare)."""
+    args = getattr(exc, "args", None)
+    if args is None:
+        return exc
+    return args[0] if args else exc
 
 
 def is_transient(error: Any) -> bool:
