@@ -52,8 +52,9 @@ Airflow fills those from its connections. Relative paths are relative to the fil
 
     [validation]
     max_bad_row_share = 0.2       # past this share of a table's rows (or of the topics)
-                                  # breaking row-level rules, the run stops instead of
-                                  # setting their topics aside
+                                  # bad (breaking row-level rules, or refused at
+                                  # collection for a value that does not parse), the run
+                                  # stops instead of setting their topics aside
 """
 
 from __future__ import annotations

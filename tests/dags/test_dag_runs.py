@@ -18,7 +18,7 @@ import pytest
 from planner.report.names import page_names
 from planner.store import FAILED, PUBLISHED, RecommendationStore
 from tests.dags.conftest import PlannerHome, migrated_airflow_home, planner_home
-from tests.pipeline.conftest import RUN_KEY, show
+from tests.pipeline.conftest import RUN_KEY, show, unreadable_capacity
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.first]
 
@@ -81,13 +81,16 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
 ) -> None:
     # A second deployment, a copy of the first after its good run, whose landing folder
     # now lists 2 of the cluster's 6 brokers: most topics claim more replicas than that,
-    # too many to set aside (a run-level failure), so the run stops.
+    # too many to set aside (a run-level failure), so the run stops. Its capacity file
+    # is unreadable too: rows refused at collection count as bad rows, and the message
+    # gives every reason the run stops for.
     root = tmp_path / "deployment"
     shutil.copytree(fleet.root, root, symlinks=True)
     landing = tmp_path / "landing"
     shutil.copytree(Path(_landing_of(fleet)), landing)
     brokers = landing / "cluster" / "brokers.csv"
     brokers.write_text("\n".join(brokers.read_text().splitlines()[:3]) + "\n")
+    capacity = unreadable_capacity(landing)
     # Another Airflow home: one home cannot run the same interval twice.
     home = planner_home(migrated_airflow_home(tmp_path / "airflow"), root, landing)
     before = os.readlink(home.report)
@@ -113,6 +116,11 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
         assert "validate_inputs failed" in message and "topics.input" in message
         assert "would be set aside, more than the 20 % allowed" in message
         assert "2 brokers listed, the topic has 3 replicas: a broker down or missing" in message
+        assert (
+            f"the fleet default row '*' was refused at collection: landing:{capacity}: row 2: "
+            "field 'producer_mib_per_s' = 'n/a': not a number"
+        ) in message
+        assert "capacity.input: 8 of 13 rows (62 %) are bad: 8 refused at collection" in message
         assert store.last_good_run() == runs[1]
 
 

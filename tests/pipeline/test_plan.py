@@ -29,6 +29,7 @@ from tests.pipeline.conftest import (
     Planned,
     plan,
     show,
+    unreadable_capacity,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -185,6 +186,36 @@ def test_a_topic_claiming_more_replicas_than_brokers_listed_is_set_aside_not_the
         assert run is not None and run.status == PUBLISHED and run.topics == len(topics)
         assert run.validation["inputs"]["set_aside"]["set_aside"] == [topic]
         assert store.latest(topic).status == "invalid-figures"  # type: ignore[union-attr]
+
+
+def test_a_capacity_table_of_unreadable_figures_stops_the_run_and_keeps_the_last_report(
+    planned_copy: Planned, tmp_path: Path
+) -> None:
+    # Collection refuses every row of the file (its perf-test files still give five
+    # topics a capacity row): the suites see a good, short table. Counted as bad rows,
+    # they are most of the table, and one is the fleet default `*`.
+    landing = tmp_path / "landing"
+    shutil.copytree(planned_copy.landing, landing)
+    capacity = unreadable_capacity(landing)
+    before = os.readlink(planned_copy.out / "report")
+    published = (planned_copy.out / "recommendations.json").read_bytes()
+
+    done = plan(landing, planned_copy.out)
+
+    assert done.returncode == 1, done.stderr[-4000:]
+    failure = done.stderr[done.stderr.index("partition-planner plan: failed:") :]
+    assert failure.startswith("partition-planner plan: failed: validate_inputs: the run stops")
+    where = f"landing:{capacity}: row 2: field 'producer_mib_per_s' = 'n/a': not a number"
+    assert f"the fleet default row '*' was refused at collection: {where}" in failure
+    assert "capacity.input: 8 of 13 rows (62 %) are bad: 8 refused at collection" in failure
+    assert "nothing was published; the last good report stays" in failure
+    assert os.readlink(planned_copy.out / "report") == before
+    assert (planned_copy.out / "recommendations.json").read_bytes() == published
+    with RecommendationStore(planned_copy.store_url) as store:
+        failed, good = store.runs()[:2]
+        assert (failed.status, good.status) == (FAILED, PUBLISHED)
+        assert where in (failed.message or "")
+        assert store.last_good_run() == good
 
 
 def test_a_landing_file_that_cannot_be_read_stops_collection_and_writes_nothing(
