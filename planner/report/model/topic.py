@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from planner.group_labels import group_label
 from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.protocols import DEFAULT_PROTOCOL, PROTOCOLS
+from planner.recommend.partitions import SIZED_STATUSES
 from planner.report.model.codec import Model, at_least
 from planner.report.model.series import (
     ChurnChart,
@@ -61,8 +62,9 @@ TopicStatus = Literal[
     "invalid-figures",
 ]
 TOPIC_STATUSES: tuple[TopicStatus, ...] = get_args(TopicStatus)
-#: The statuses of a topic that was sized (its numbers are all present).
-PLANNED_STATUSES: frozenset[str] = frozenset({"ok", "plan-increase", "increase", "create"})
+#: The statuses of a topic that was sized (its numbers are all present): the core's
+#: `planner.recommend.partitions.SIZED_STATUSES`.
+PLANNED_STATUSES: frozenset[str] = frozenset(SIZED_STATUSES)
 #: `unplanned`: a topic the group reads has no plan, so neither has the group (its notes
 #: say which topic and why); its sizes and recommended strategy are then None. `deploy`:
 #: a group with no member yet, reading a topic to be created.
