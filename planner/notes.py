@@ -765,11 +765,23 @@ def _share_alternative(p: Mapping[str, Any]) -> str:
     return (
         f"as a share group (KIP-932, Kafka 4.2+) of {p['members']:,} members, this keyless "
         f"topic would need {p['partitions']:,} partitions instead of "
-        f"{p['classic_partitions']:,}{kept}: {p['replicas_saved']:,} fewer replicas, "
-        f"{p['file_handles_saved']:,} fewer open files on the busiest broker, "
-        f"{p['batch_memory_saved_bytes'] / 2**20:,.2f} MiB less producer batch memory; "
-        f"records then come in no order"
+        f"{p['classic_partitions']:,}{kept}: {_fewer(p['replicas_saved'], 'replicas')}, "
+        f"{_fewer(p['file_handles_saved'], 'open files')} on the busiest broker, "
+        f"{_less_mib(p['batch_memory_saved_bytes'], 'producer batch memory')}; records then "
+        f"come in no order"
     )
+
+
+# A saving is said whichever its sign: fewer partitions can cost more of something (each
+# takes more bytes and rolls more segments by size, so a broker may hold more open files),
+# and "-642 fewer" reads as a typo.
+def _fewer(saved: int, what: str) -> str:
+    return f"{-saved:,} more {what}" if saved < 0 else f"{saved:,} fewer {what}"
+
+
+def _less_mib(saved_bytes: float, what: str) -> str:
+    mib = saved_bytes / 2**20
+    return f"{-mib:,.2f} MiB more {what}" if mib < 0 else f"{mib:,.2f} MiB less {what}"
 
 
 @_renders("consumer-protocol-alternative", "info")
