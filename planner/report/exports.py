@@ -30,6 +30,7 @@ from planner.report.model import (
     TopicReport,
 )
 from planner.report.names import topic_href
+from planner.sizing import side_words
 
 __all__ = ["md_code", "md_text", "recommendations", "summary_markdown"]
 
@@ -156,8 +157,7 @@ def _topic_line(t: TopicReport) -> list[str]:
     parts = [f"- {md_code(t.topic)}: {_partitions(t)}"]
     if t.deciding is not None:
         unit = DIMENSION_UNITS[t.deciding.dimension]
-        side = "both sides" if t.deciding.side == "both" else f"{t.deciding.side} side"
-        parts.append(f" ({md_text(unit)}, {side})")
+        parts.append(f" ({md_text(unit)}, {side_words(t.deciding.side)})")
     if t.recommended_consumers is not None and t.strategy is not None:
         whose = (
             "one group reading only it"

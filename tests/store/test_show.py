@@ -83,6 +83,14 @@ def test_the_headline_numbers_come_first(
     assert head[3][1] == "MiB/s in, consumer side"
 
 
+def test_a_tie_between_producers_and_consumers_is_said_as_both_sides(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "deciding_side": "both"}])
+    lines = render_latest(sqlite_store, example_row["topic"]).splitlines()
+    assert "  Deciding      MiB/s in, both sides" in lines
+
+
 def test_long_names_and_sentences_stay_within_80_columns(
     sqlite_store: RecommendationStore, example_row: dict[str, Any]
 ) -> None:
