@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from planner.collect.base import Collected
 from planner.collect.kafka_admin.calls import AdminCalls, names
+from planner.collect.kafka_admin.consumer_groups import other_group_notes
 from planner.collect.kafka_admin.findings import Bad, Findings
 from planner.collect.kafka_admin.isolated import read_groups_isolated
 from planner.collect.kafka_admin.metadata import (
@@ -154,9 +155,9 @@ class KafkaAdminSource:
         except KafkaException as exc:  # a setting librdkafka does not accept
             raise ValueError(f"{self._calls.where}: bad client config: {exc}") from None
 
-    def _described_by_tools(self) -> tuple[GroupScan, list[str]]:
-        """Share and streams groups as `groups` rows, read with Kafka's own tools, and
-        the notes about them.
+    def _described_by_tools(self) -> tuple[GroupScan, list[str], set[str]]:
+        """Share and streams groups as `groups` rows, read with Kafka's own tools, the
+        notes about them, and the kinds (`share`, `streams`) whose tool was read.
 
         The three tool runs (one JVM each) go in parallel. Nothing (with a note saying
         why) when switched off, on a secured cluster without a Java client properties
@@ -168,9 +169,9 @@ class KafkaAdminSource:
         from planner.adapters.kafka_dist import KafkaNotFound, find
         from planner.collect.kafka_admin import group_tools as tools
 
-        scan, notes = GroupScan(), list[str]()
+        scan, notes, read_kinds = GroupScan(), list[str](), set[str]()
         if not self._group_tools:
-            return scan, notes
+            return scan, notes, read_kinds
         secured = sorted(k for k in self._extra if k.split(".")[0] in {"security", "sasl", "ssl"})
         if secured and self._tools_config is None:
             notes.append(
@@ -178,11 +179,11 @@ class KafkaAdminSource:
                 f"settings ({', '.join(secured)}) and no group_tools_command_config gives "
                 "Kafka's tools the Java client's"
             )
-            return scan, notes
+            return scan, notes, read_kinds
         try:
             kafka = find(self._kafka_home)
         except KafkaNotFound as exc:
-            return scan, [f"share and streams groups not described: {exc}"]
+            return scan, [f"share and streams groups not described: {exc}"], read_kinds
         timeout_s = max(30.0, 3 * self._calls.timeout_s)
 
         def run(main_class: str, *what: str) -> str:
@@ -218,6 +219,7 @@ class KafkaAdminSource:
                 except tools.GroupToolUnreadable as exc:
                     notes.append(f"{kind} groups not described: {exc}")
                     continue
+                read_kinds.add(kind)
                 kept = group_rows(found, _topics_from(topics))
                 scan.rows += kept.rows
                 scan.rejected += kept.rejected
@@ -225,7 +227,7 @@ class KafkaAdminSource:
                 if found:
                     ids = names([g.group_id for g in found])
                     notes.append(f"{len(found)} {kind} group(s) {how}: {ids}")
-        return scan, notes
+        return scan, notes, read_kinds
 
     def describe_groups(self) -> list[DescribedGroup]:
         """What the broker reports about every consumer group, as the client reads it.
@@ -275,7 +277,7 @@ class KafkaAdminSource:
         self,
         admin: Any,
         findings: Findings,
-        tools: Future[tuple[GroupScan, list[str]]],
+        tools: Future[tuple[GroupScan, list[str], set[str]]],
         interval: DataInterval,
     ) -> Collected:
         metadata = read_metadata(self._calls, admin)
@@ -317,20 +319,24 @@ class KafkaAdminSource:
         topics_table(metadata, retention_ms, keyed, findings)
         return findings.collected
 
-    def _groups(self, findings: Findings, tools: Future[tuple[GroupScan, list[str]]]) -> None:
+    def _groups(
+        self, findings: Findings, tools: Future[tuple[GroupScan, list[str], set[str]]]
+    ) -> None:
         # In a child process (`isolated`); its librdkafka logs go to its own logger of
         # the same name, since a Logger pickles by name.
         read, scan = read_groups_isolated(self._client_config(), self._calls)
         for text in read.notes:
             findings.note(text)
-        by_tools, tool_notes = tools.result()
+        by_tools, tool_notes, kinds = tools.result()
         for text in tool_notes:
             findings.note(text)
         scan.rows += by_tools.rows
         scan.rejected += by_tools.rejected
         scan.empty += by_tools.empty
+        # A group a tool described (a row, a refusal, or empty) is said once, there.
         described = {r["group_id"] for r in by_tools.rows} | {r[0] for r in by_tools.rejected}
-        read.others = [o for o in read.others if o.split(" (")[0] not in described]
+        described |= set(by_tools.empty)
+        read.others = [o for o in read.others if o[0] not in described]
         findings.reject_groups(read.failures + scan.rejected)
         raw = pa.table(
             {
@@ -346,15 +352,11 @@ class KafkaAdminSource:
             (scan.empty, "empty consumer group(s) (no members, no assignor) skipped"),
             (scan.simple, "simple consumer group(s) (members assign themselves) skipped"),
             (scan.from_offsets, "group(s) without assignments: topics from committed offsets"),
-            (
-                read.others,
-                "group(s) that are not consumer groups (Kafka Streams groups, Connect "
-                "workers, share groups not described...; confluent-kafka cannot describe "
-                "them) skipped",
-            ),
         ):
             if group_names:
                 findings.note(f"{len(group_names)} {what}: {names(group_names)}")
+        for text in other_group_notes(read.others, kinds):
+            findings.note(text)
 
 
 def _topics_from(topics: Mapping[str, set[str]]) -> Callable[[str], set[str]]:
