@@ -428,6 +428,27 @@ def _min_group_size(p: Mapping[str, Any]) -> str:
     return text
 
 
+@_renders("no-standby", "warning")
+def _no_standby(p: Mapping[str, Any]) -> str:
+    # The group keeps up with today's load; only the floor asks for more. Not a load: the
+    # sentence must not say the members are "needed for today's peak".
+    members, by_load, planned = p["current_members"], p["members_by_load"], p["members"]
+    text = (
+        f"no standby member: {members} member{_s(members)} keep{'s' if members == 1 else ''} "
+        f"up with today's peak ({by_load} needed for the load), and none can take over "
+        f"while {'it' if members == 1 else 'one'} restarts; min_group_members = "
+        f"{p['min_group_members']} plans {planned}"
+    )
+    standby = p["standby_members"]
+    if standby:
+        one = standby == 1
+        text += (
+            f" ({_owners_clause(p)}, so {standby} of them own{'s' if one else ''} none and "
+            f"stand{'s' if one else ''} by)"
+        )
+    return text
+
+
 @_renders("deploy", "info")
 def _deploy(p: Mapping[str, Any]) -> str:
     members = p["members_now"]

@@ -302,6 +302,7 @@ def summary_markdown(report: FleetReport) -> str:
     }
     unsized = [t for status in _UNSIZED for t in by_status[status]]
     under = report.group_count("under-provisioned")
+    no_standby = report.group_count("no-standby")
     over = report.group_count("over-provisioned")
     unplanned = report.group_count("unplanned")
     lines = [
@@ -320,7 +321,10 @@ def summary_markdown(report: FleetReport) -> str:
             if by_status["invalid-figures"]
             else ""
         )
-        + f".** Consumer groups: {under} under-provisioned, {over} over-provisioned"
+        + f".** Consumer groups: {under} under-provisioned"
+        # Counted apart: they keep up with the load; only min_group_members asks for more.
+        + (f", {no_standby} without a standby member" if no_standby else "")
+        + f", {over} over-provisioned"
         + (f", {unplanned} not planned." if unplanned else "."),
     ]
     lines += _section("Create", [_topic_line(t) for t in by_status["create"]])

@@ -354,11 +354,14 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
     if status is not None:
         now = first("members_now", "consumers_now")
         horizon = first("members_at_horizon", "consumers_at_horizon")
-        out.wrap(
-            f"{_safe(str(status))}: {now} needed now, {horizon} at the horizon",
-            first="    ",
-            rest="      ",
+        # A group that keeps up but has no standby member: the floor sets `now`, not the
+        # load, so it is not "needed".
+        said = (
+            f"no standby member: min_group_members plans {now} now, {horizon} at the horizon"
+            if status == "no-standby"
+            else f"{_safe(str(status))}: {now} needed now, {horizon} at the horizon"
         )
+        out.wrap(said, first="    ", rest="      ")
     coded = group.get("notes_coded")
     if isinstance(coded, list) and coded:
         # The topic's "Other protocols" lists these (`LISTED_WITH_TOPIC`).

@@ -197,6 +197,23 @@ def test_standby_members_are_named_beside_the_consumers(
     assert f"{group['group_id']}: 3 -> 2 consumers (1 standing by), " in text
 
 
+def test_a_group_without_a_standby_member_is_not_said_to_need_the_floor(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    group = {
+        **example_row["groups"][0],
+        "status": "no-standby",
+        "current_members": 1,
+        "recommended_members": 2,
+        "members_now": 2,
+        "members_at_horizon": 2,
+    }
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "groups": [group]}])
+    text = render_latest(sqlite_store, example_row["topic"])
+    assert "    no standby member: min_group_members plans 2 now, 2 at the horizon" in text
+    assert "2 needed now" not in text
+
+
 def _creation_row(example_row: dict[str, Any]) -> dict[str, Any]:
     # The example topic's numbers, as a creation plan of a topic not created yet.
     groups = [
