@@ -487,6 +487,7 @@ def _protocol_alternative(
         members=members,
         members_needed=sizes.smallest_fit(limit) if sizes is not None else None,
         group_id=group.group_id,
+        current_strategy=group.strategy,
     )
 
 
