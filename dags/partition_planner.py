@@ -16,7 +16,11 @@ how many consumers each group needs, and why.
    and consumer group, and the recommendations.
 4. `validate_outputs` (Spark submission): the output suites on the three datasets.
 5. `publish` (Python, retried with backoff): store rows, report site and Data Docs, only
-   for a validated run; emits the `partition_planner_recommendations` asset.
+   for a validated run; emits the `partition_planner_recommendations` asset. A run that
+   newly leaves more than `[publish] max_new_unsized_share` (10 %) of the fleet without a
+   partition count, against the last good run, is held: the task fails naming the
+   topics and why, and the last good report stays. Trigger the run again with the
+   parameter `accept_degraded` set to publish it anyway.
 6. `record_failure` (Python, only if something failed): the failure into the store's
    run history; then it fails itself, so that the run shows as failed.
 
@@ -36,7 +40,7 @@ from datetime import timedelta
 from typing import Any
 
 import pendulum
-from airflow.sdk import Asset, CronDataIntervalTimetable, dag, task
+from airflow.sdk import Asset, CronDataIntervalTimetable, Param, dag, task
 
 from planner.pipeline.operators import run_after
 
@@ -62,6 +66,15 @@ RETRY_WITH_BACKOFF: dict[str, Any] = {
     render_template_as_native_obj=True,
     default_args={"owner": "kafka-platform"},
     tags=["kafka", "capacity-planning"],
+    params={
+        "accept_degraded": Param(
+            False,
+            type="boolean",
+            title="Publish even if degraded",
+            description="publish a run the guard holds: one that newly leaves more than "
+            "[publish] max_new_unsized_share of the fleet without a partition count",
+        ),
+    },
 )
 def partition_planner() -> None:
     @task(**RETRY_WITH_BACKOFF)

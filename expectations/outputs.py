@@ -62,7 +62,14 @@ _UNPLANNED_STATUSES = (
 )
 #: Statuses of a consumer group's plan (`planner.recommend.types.GroupStatus`, and
 #: `unplanned` from `spark_jobs.planning`).
-_GROUP_STATUSES = ("ok", "under-provisioned", "over-provisioned", "unplanned", "deploy")
+_GROUP_STATUSES = (
+    "ok",
+    "under-provisioned",
+    "no-standby",
+    "over-provisioned",
+    "unplanned",
+    "deploy",
+)
 #: Codes of a topic's protocol alternatives (`TopicPlan.alternatives`, `planner.notes`).
 _ALTERNATIVES = ("consumer-protocol-alternative", "share-alternative", "share-not-for-keyed")
 #: Relative tolerance of float identities (a sum of loads, min <= mean <= max).
@@ -278,9 +285,9 @@ def _topic_rows(dataset: str) -> list[Expectation]:
                OR (g.status = '{creation.DEPLOY}'
                    AND (g.current_members <> 0 OR status <> '{creation.CREATE}'))
             """,
-            "a group's status is ok, under-provisioned, over-provisioned, unplanned or "
-            "deploy; deploy only for a group with no member yet that reads a topic to be "
-            "created",
+            "a group's status is ok, under-provisioned, no-standby, over-provisioned, "
+            "unplanned or deploy; deploy only for a group with no member yet that reads a "
+            "topic to be created",
         ),
         query(
             f"{dataset}.group_protocol",

@@ -59,8 +59,18 @@ Airflow fills those from its connections. Relative paths are relative to the fil
 
     [validation]
     max_bad_row_share = 0.2       # past this share of a table's rows (or of the topics)
-                                  # breaking row-level rules, the run stops instead of
-                                  # setting their topics aside
+                                  # bad (breaking row-level rules, or refused at
+                                  # collection for a value that does not parse), the run
+                                  # stops instead of setting their topics aside
+
+    [publish]
+    max_new_unsized_share = 0.1   # past this share of the run's topics left newly
+                                  # unsized (no partition count: missing-capacity,
+                                  # no-figures, unknown-topic, error, invalid-figures;
+                                  # sized or absent in the last good run; on a first run,
+                                  # unsized at all), the run is held: nothing published
+                                  # unless accepted (plan --accept-degraded, the DAG's
+                                  # accept_degraded); see planner.guard
 """
 
 from __future__ import annotations
@@ -74,6 +84,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.collect.base import Source
+from planner.guard import DEFAULT_MAX_NEW_UNSIZED_SHARE
 from planner.observe.settings import ObserveSettings
 from planner.recommend.share import ShareLimits
 from planner.recommend.types import PlanSettings
@@ -127,6 +138,7 @@ _SECTIONS = (
     "report",
     "work",
     "validation",
+    "publish",
 )
 
 
@@ -153,6 +165,8 @@ class PlannerConfig:
             results (`runs/`).
         max_bad_row_share: The share (0..1) of an input table's rows, or of the run's
             topics, that row-level failures may set aside before the run stops instead.
+        max_new_unsized_share: The share (0..1) of a fleet run's topics that may be
+            newly unsized (`planner.guard`) before the run is held instead of published.
         secrets: Secrets handed over in memory by the deployment (Airflow connections,
             `planner.pipeline.connections`), never read from the file:
             `prometheus_bearer_token`, `kafka_config` (librdkafka settings). They win
@@ -173,6 +187,7 @@ class PlannerConfig:
     report_dir: Path = Path("var/report")
     work_dir: Path = Path("var/work")
     max_bad_row_share: float = 0.2
+    max_new_unsized_share: float = DEFAULT_MAX_NEW_UNSIZED_SHARE
     secrets: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def resolve(self, value: str | Path) -> Path:
@@ -253,9 +268,12 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
     _unknown(work, {"dir"}, f"{file} [work]")
     validation = _table(doc, "validation", str(file))
     _unknown(validation, {"max_bad_row_share"}, f"{file} [validation]")
-    share = validation.get("max_bad_row_share", 0.2)
-    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
-        raise ConfigError(f"{file} [validation] max_bad_row_share: a number from 0 to 1")
+    share = _share(validation, "max_bad_row_share", 0.2, f"{file} [validation]")
+    publish = _table(doc, "publish", str(file))
+    _unknown(publish, {"max_new_unsized_share"}, f"{file} [publish]")
+    new_unsized = _share(
+        publish, "max_new_unsized_share", DEFAULT_MAX_NEW_UNSIZED_SHARE, f"{file} [publish]"
+    )
     history_days = figures.get("history_days", 30)
     if not isinstance(history_days, int) or history_days < 0:
         raise ConfigError(f"{file} [figures] history_days: a whole number >= 0")
@@ -272,8 +290,17 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
         store_url=str(store.get("url", "sqlite:///var/store.db")),
         report_dir=config.resolve(report.get("dir", "var/report")),
         work_dir=config.resolve(work.get("dir", "var/work")),
-        max_bad_row_share=float(share),
+        max_bad_row_share=share,
+        max_new_unsized_share=new_unsized,
     )
+
+
+def _share(section: Mapping[str, Any], key: str, default: float, where: str) -> float:
+    """A share (0..1) from `section`, or `default`."""
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ConfigError(f"{where} {key}: a number from 0 to 1")
+    return float(value)
 
 
 def _secret(settings: Mapping[str, Any], key: str) -> str | None:

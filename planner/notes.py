@@ -428,6 +428,27 @@ def _min_group_size(p: Mapping[str, Any]) -> str:
     return text
 
 
+@_renders("no-standby", "warning")
+def _no_standby(p: Mapping[str, Any]) -> str:
+    # The group keeps up with today's load; only the floor asks for more. Not a load: the
+    # sentence must not say the members are "needed for today's peak".
+    members, by_load, planned = p["current_members"], p["members_by_load"], p["members"]
+    text = (
+        f"no standby member: {members} member{_s(members)} keep{'s' if members == 1 else ''} "
+        f"up with today's peak ({by_load} needed for the load), and none can take over "
+        f"while {'it' if members == 1 else 'one'} restarts; min_group_members = "
+        f"{p['min_group_members']} plans {planned}"
+    )
+    standby = p["standby_members"]
+    if standby:
+        one = standby == 1
+        text += (
+            f" ({_owners_clause(p)}, so {standby} of them own{'s' if one else ''} none and "
+            f"stand{'s' if one else ''} by)"
+        )
+    return text
+
+
 @_renders("deploy", "info")
 def _deploy(p: Mapping[str, Any]) -> str:
     members = p["members_now"]
@@ -765,11 +786,23 @@ def _share_alternative(p: Mapping[str, Any]) -> str:
     return (
         f"as a share group (KIP-932, Kafka 4.2+) of {p['members']:,} members, this keyless "
         f"topic would need {p['partitions']:,} partitions instead of "
-        f"{p['classic_partitions']:,}{kept}: {p['replicas_saved']:,} fewer replicas, "
-        f"{p['file_handles_saved']:,} fewer open files on the busiest broker, "
-        f"{p['batch_memory_saved_bytes'] / 2**20:,.2f} MiB less producer batch memory; "
-        f"records then come in no order"
+        f"{p['classic_partitions']:,}{kept}: {_fewer(p['replicas_saved'], 'replicas')}, "
+        f"{_fewer(p['file_handles_saved'], 'open files')} on the busiest broker, "
+        f"{_less_mib(p['batch_memory_saved_bytes'], 'producer batch memory')}; records then "
+        f"come in no order"
     )
+
+
+# A saving is said whichever its sign: fewer partitions can cost more of something (each
+# takes more bytes and rolls more segments by size, so a broker may hold more open files),
+# and "-642 fewer" reads as a typo.
+def _fewer(saved: int, what: str) -> str:
+    return f"{-saved:,} more {what}" if saved < 0 else f"{saved:,} fewer {what}"
+
+
+def _less_mib(saved_bytes: float, what: str) -> str:
+    mib = saved_bytes / 2**20
+    return f"{-mib:,.2f} MiB more {what}" if mib < 0 else f"{mib:,.2f} MiB less {what}"
 
 
 @_renders("consumer-protocol-alternative", "info")
@@ -782,20 +815,39 @@ def _consumer_protocol_alternative(p: Mapping[str, Any]) -> str:
         if needed == p["members"]
         else f"; {needed} member{_s(needed)} for the load"
     )
-    stop = (
-        "stops the whole group (every member revokes everything)"
-        if p["stops_group"]
-        else f"runs {p['classic_rounds']} rebalance round{_s(p['classic_rounds'])}"
-    )
     group = f"group {p['group_id']!r}: " if p.get("group_id") is not None else ""
-    return (
+    consumer, planned = p["consumer_paused_partition_s"], p["classic_paused_partition_s"]
+    against = [
+        f"{planned:,.0f} with the planned {p['strategy']} "
+        f"({_classic_event(p['stops_group'], p['classic_rounds'])})"
+    ]
+    if p.get("current_strategy") is not None:
+        against.append(
+            f"{p['current_paused_partition_s']:,.0f} with {p['current_strategy']}, its "
+            f"assignor today ({_classic_event(p['current_stops_group'], p['current_rounds'])})"
+        )
+    text = (
         f"{group}with the consumer protocol (KIP-848, group.protocol=consumer, the broker's "
         f"{p['assignor']} assignor{same}), a member joining or leaving this group of "
         f"{p['members']} pauses only the partitions that move ({p['moved_on_join']} on a "
-        f"join): about {p['consumer_paused_partition_s']:,.0f} partition-seconds without "
-        f"an owner for one join and one leave, against "
-        f"{p['classic_paused_partition_s']:,.0f} now, where each event {stop}"
+        f"join): about {consumer:,.0f} partition-seconds without an owner for one join and "
+        f"one leave, against {' and '.join(against)}"
     )
+    if consumer >= planned:
+        # Offered for what it saves against the assignor today (`alternatives`); against
+        # the plan it saves nothing by this measure, and the reader must be told so.
+        text += (
+            f"; no fewer than the planned {p['strategy']}'s, but no rebalance round makes "
+            "every member rejoin: no group-wide barrier, no wait for the slowest member's poll"
+        )
+    return text
+
+
+def _classic_event(stops_group: bool, rounds: int) -> str:
+    # What one member joining or leaving does to a classic group.
+    if stops_group:
+        return "each event stops the whole group: every member revokes everything"
+    return f"each event runs {rounds} rebalance round{_s(rounds)}"
 
 
 #: Every code a note may carry.

@@ -39,12 +39,21 @@ __all__ = [
     "observed_peak",
     "partitions_for_throughput",
     "planning_target",
+    "side_words",
     "size_topic",
     "targets_from_history",
     "years_to_grow",
 ]
 
 Side = Literal["producer", "consumer", "both"]
+
+
+def side_words(side: str) -> str:
+    """The deciding side in words: `producer side`, `consumer side`, or `both sides`
+    (producers and consumers need the same count: a tie)."""
+    return "both sides" if side == "both" else f"{side} side"
+
+
 GrowthModel = Literal["exponential", "linear", "none"]
 
 #: The dimensions the rule is applied to. `mib_out` is the read rate of one consuming

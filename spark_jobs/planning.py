@@ -34,7 +34,7 @@ from planner.cost import ClusterShape, PartitionCost
 from planner.notes import Note, coded_rows, note, texts
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
-from planner.recommend.partitions import even_group_sizes
+from planner.recommend.partitions import SIZED_STATUSES, even_group_sizes
 from planner.recommend.targets import topic_cost, topic_targets
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity
@@ -56,8 +56,9 @@ __all__ = [
     "unplanned_group_row",
 ]
 
-#: Statuses of a topic `plan_topic` planned (`create`: a topic that does not exist yet).
-PLANNED_STATUSES: tuple[str, ...] = ("ok", "plan-increase", "increase", "create")
+#: Statuses of a topic `plan_topic` planned (`create`: a topic that does not exist yet):
+#: the core's `SIZED_STATUSES`, under the name the jobs and the output suites use.
+PLANNED_STATUSES: tuple[str, ...] = SIZED_STATUSES
 _SECONDS_PER_DAY = 86_400
 # The `sizing` columns, named once: a row of them is started for every topic.
 _SIZING_COLUMNS = tuple(empty_row(SIZING))

@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE_MODULES = [
     "planner.choices",
+    "planner.guard",
     "planner.notes",
     "planner.sizing",
     "planner.cost",

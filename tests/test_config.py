@@ -137,6 +137,19 @@ def test_the_share_of_bad_rows_a_run_sets_aside_is_configurable(tmp_path: Path) 
         load_config(_config(tmp_path, "[validation]\nmax_bad_rows = 3\n"))
 
 
+def test_the_share_of_newly_unsized_topics_a_publish_allows_is_configurable(
+    tmp_path: Path,
+) -> None:
+    assert load_config(None).max_new_unsized_share == 0.1
+    path = _config(tmp_path, "[publish]\nmax_new_unsized_share = 0.25\n")
+    assert load_config(path).max_new_unsized_share == 0.25
+    for bad in ("1.5", "-0.1", '"a tenth"', "true"):
+        with pytest.raises(ConfigError, match=r"\[publish\] max_new_unsized_share: a number"):
+            load_config(_config(tmp_path, f"[publish]\nmax_new_unsized_share = {bad}\n"))
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_config(_config(tmp_path, "[publish]\nmax_unsized = 3\n"))
+
+
 def test_the_kafka_source_s_group_tool_settings(tmp_path: Path) -> None:
     from planner.collect.kafka_admin import KafkaAdminSource
 

@@ -687,4 +687,5 @@ def _with_context(rejected: pa.Table, raw: pa.Table) -> pa.Table:
         rejected.column("field").to_pylist(),
         rejected.column("value").to_pylist(),
         reasons,
+        [topic_of[i] for i in index],
     )

@@ -34,6 +34,7 @@ from planner.collect.base import Collected, Source
 from planner.collect.idle import add_idle_rows
 from planner.figures.conform import Conformed, dedupe, empty, rejections
 from planner.figures.dataset import DataInterval, list_intervals, remove_staging, write_interval
+from planner.figures.refused import UNLISTED_TOPIC, describe
 from planner.figures.schema import SNAPSHOT_TABLES, TABLES
 from planner.locks import exclusive
 
@@ -72,15 +73,7 @@ class CollectionReport:
                 f"({self.history[0].start.date()} .. {self.history[-1].start.date()})"
             )
         lines.append(f"  rejected rows: {self.rejected.num_rows:,}")
-        for row in self.rejected.slice(0, sample).to_pylist():
-            parts = [row["source"]]
-            if row["row"] is not None:
-                parts.append(f"row {row['row']}")
-            if row["field"]:
-                value = f" = {row['value']!r}" if row["value"] is not None else ""
-                parts.append(f"field {row['field']!r}{value}")
-            parts.append(row["reason"])
-            lines.append("    " + ": ".join(parts))
+        lines.extend(f"    {describe(row)}" for row in self.rejected.slice(0, sample).to_pylist())
         if self.rejected.num_rows > sample:
             lines.append(f"    ... {self.rejected.num_rows - sample:,} more in rejected.parquet")
         lines.extend(f"  note: {note}" for note in self.notes)
@@ -137,7 +130,8 @@ def _reject_unknown_topics(
                 [r],
                 ["topic"],
                 [topic],
-                ["topic is not in the topics table (unknown partition count and settings)"],
+                [UNLISTED_TOPIC],
+                [topic],
             )
             for source, r, topic in zip(
                 lost.column("source").to_pylist(),

@@ -20,8 +20,10 @@ def add_parser(sub: Any) -> None:
             "figures (and missing history days), validate them with the input suites, run "
             "both Spark jobs, validate their datasets with the output suites, and publish "
             "the store rows, the report site (OUT/report/index.html) and "
-            "OUT/recommendations.json. If any step fails, nothing is published and the "
-            "last good report and rows stay; the failure is recorded in the store."
+            "OUT/recommendations.json. If any step fails, or the run newly leaves more "
+            "than [publish] max_new_unsized_share of the fleet unsized (held; see "
+            "--accept-degraded), nothing is published and the last good report and rows "
+            "stay; the failure is recorded in the store."
         ),
     )
     p.add_argument("--landing", metavar="DIR", help="landing folder (overrides the config)")
@@ -43,6 +45,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--store", metavar="URL", help="store URL (default: OUT/store.db or the config's)"
+    )
+    p.add_argument(
+        "--accept-degraded",
+        action="store_true",
+        help="publish even a run the publish guard holds: one that newly leaves more than "
+        "[publish] max_new_unsized_share (default 10 %%) of the fleet without a partition "
+        "count, compared with the last good run (on a first run: unsized at all)",
     )
     p.set_defaults(run=run)
 
@@ -90,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
 
             workspace = dataclasses.replace(workspace, store_url=args.store)
     try:
-        done = run_pipeline(config, workspace, interval, landing=landing)
+        done = run_pipeline(
+            config, workspace, interval, landing=landing, accept_degraded=args.accept_degraded
+        )
     except PipelineFailed as exc:
         raise cli.Failed(f"{exc}\nnothing was published; the last good report stays") from None
     assert done.published is not None

@@ -9,7 +9,7 @@ from typing import Any
 from planner import cli
 from planner.cost import ClusterShape, CostSettings, partition_cost
 from planner.render.text import render_cost
-from planner.sizing import GrowthFit, SideCapacity, planning_target, size_topic
+from planner.sizing import GrowthFit, SideCapacity, planning_target, side_words, size_topic
 
 
 def add_parser(sub: Any) -> None:
@@ -164,7 +164,7 @@ def _render(targets: Any, sizing: Any, recommended: int, cost: Any, notes: list[
         lines.append(f"  {unit[r.dimension]:<16} producer {tp:<22} consumer {tc}")
     lines.append(
         f"Required: {sizing.required_partitions} partitions "
-        f"(decided by {unit[sizing.deciding_dimension]}, {sizing.deciding_side} side)"
+        f"(decided by {unit[sizing.deciding_dimension]}, {side_words(sizing.deciding_side)})"
     )
     lines.append(f"Recommended: {recommended} partitions")
     lines.extend(render_cost(cost))

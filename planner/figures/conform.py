@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from planner.figures.refused import DUPLICATE
 from planner.figures.schema import BYTE_UNITS, REJECTED, TABLES, TIMESTAMP, Table
 from planner.partitioners import PARTITIONERS
 from planner.protocols import DEFAULT_PROTOCOL, GROUP_STRATEGIES, PROTOCOLS
@@ -79,8 +80,9 @@ def rejections(
     fields: Sequence[str | None],
     values: Sequence[str | None],
     reasons: Sequence[str],
+    topics: Sequence[str | None] | None = None,
 ) -> pa.Table:
-    """Rows of the `rejected` table."""
+    """Rows of the `rejected` table; `topics`: each row's topic as given (None: unknown)."""
     n = len(reasons)
     return pa.table(
         {
@@ -90,6 +92,7 @@ def rejections(
             "field": pa.array(fields, pa.string()),
             "value": pa.array([None if v is None else v[:200] for v in values], pa.string()),
             "reason": pa.array(reasons, pa.string()),
+            "topic": pa.array([None] * n if topics is None else topics, pa.string()),
         },
         schema=REJECTED.schema,
     )
@@ -424,9 +427,22 @@ def conform(
         [check.field[i] for i in failed],
         [check.value[i] for i in failed],
         [check.reason[i] for i in failed],
+        _raw_topics(raw, bad_rows),
     )
     kept_rows = pa.array(numbers[~check.bad], pa.int64())
     return Conformed(table, rejected, kept_rows)
+
+
+def _raw_topics(raw: pa.Table, rows: np.ndarray) -> list[str | None] | None:
+    """The topic of each of `rows` as the source gave it, trimmed (None: no topic column).
+
+    A rejected row keeps its topic so that a refused fleet default capacity row (`*`)
+    can be told from the others (`planner.figures.refused`).
+    """
+    if "topic" not in raw.column_names or rows.size == 0:
+        return None
+    topics = _as_text(raw.column("topic").combine_chunks().take(pa.array(rows)))
+    return [t or None for t in topics.to_pylist()]
 
 
 def compact(conformed: Conformed, columns: Sequence[str] = ("source",)) -> Conformed:
@@ -606,7 +622,7 @@ def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conforme
     origin = table.column("source").take(first).to_pylist()
     first_rows = [None] * len(losers) if rows is None else rows.take(first).to_pylist()
     reasons = [
-        f"duplicate ({', '.join(keys)}): first given by {src}"
+        f"{DUPLICATE}{', '.join(keys)}): first given by {src}"
         + ("" if row is None else f" row {row}")
         for src, row in zip(origin, first_rows, strict=True)
     ]
@@ -624,6 +640,11 @@ def dedupe(name: str, table: pa.Table, rows: pa.Array | None = None) -> Conforme
             "field": pa.array([keys[-1]] * len(losers), pa.string()),
             "value": pa.array(values, pa.string()),
             "reason": pa.array(reasons, pa.string()),
+            "topic": (
+                lost.column("topic").cast(pa.string())
+                if "topic" in keys
+                else pa.nulls(len(losers), pa.string())
+            ),
         },
         schema=REJECTED.schema,
     )

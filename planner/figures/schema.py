@@ -329,6 +329,14 @@ REJECTED = Table(
         _c("field", pa.string(), "", "the offending field", required=False),
         _c("value", pa.string(), "", "the offending value, as text", required=False),
         _c("reason", pa.string(), "", "why the row was rejected"),
+        # Last, and optional: intervals written before it was added read it as null.
+        _c(
+            "topic",
+            pa.string(),
+            "",
+            "the row's topic as given, when its table has one",
+            required=False,
+        ),
     ),
     (),
     "one input row that did not meet the rules, and why",

@@ -1,7 +1,11 @@
 """The publish step: a validated run into the store, the report site and its Data Docs.
 
 Nothing is published unless both validation stages of this run passed and the files
-about to be published are the ones they validated (`planner.pipeline.state`). Then:
+about to be published are the ones they validated (`planner.pipeline.state`), and, for
+a fleet run, unless the publish guard lets it replace the last good run
+(`planner.guard`: a run that newly leaves more than `[publish] max_new_unsized_share`
+of the fleet unsized is held, recorded in the store as a failed run, and published only
+when accepted: `accept_degraded`). Then:
 
 1. the run's datasets are read with PyArrow and mapped into the report model
    (`planner.report.from_outputs`), with each topic's throughput history for its chart;
@@ -32,20 +36,43 @@ from planner.figures.dataset import DataInterval, interval_path, read_manifest
 from planner.figures.set_aside import STATUS as SET_ASIDE_STATUS
 from planner.pipeline.state import StageResult, fingerprint, load_stage
 from planner.pipeline.workspace import Workspace
+from planner.store.records import FLEET_SCOPE
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from planner.guard import Verdict
     from planner.report.model import FleetReport, ThroughputHistory
+    from planner.store import RecommendationStore, RunRecord
 
-__all__ = ["NotPublishable", "PublishResult", "publish_run", "record_failed_run"]
+__all__ = [
+    "ACCEPT_HINT",
+    "NotPublishable",
+    "PublishHeld",
+    "PublishResult",
+    "publish_run",
+    "record_failed_run",
+    "recorded_failure",
+]
 
 _MIB = float(2**20)
 _DATA_DOCS = "validation"
 
 
+#: How to publish a held run anyway, both ways a run is started.
+ACCEPT_HINT = (
+    "to publish this run anyway: partition-planner plan --accept-degraded, or trigger "
+    "the partition_planner DAG with accept_degraded=true"
+)
+
+
 class NotPublishable(RuntimeError):
     """The run may not be published (not validated, or changed since); nothing was."""
+
+
+class PublishHeld(NotPublishable):
+    """The publish guard held the run (`planner.guard`); it is recorded in the store as a
+    failed run, and nothing was published."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +87,8 @@ class PublishResult:
         index: The published `index.html` (through the site link).
         summary: `summary.md` of the run, for a task log or a terminal.
         page: A creation plan's topic page (through the site link); None for the fleet.
+        accepted_degraded: Why the guard would have held the run, when it was published
+            anyway (`accept_degraded`); None when the guard let it through.
     """
 
     run_key: str
@@ -69,6 +98,7 @@ class PublishResult:
     index: Path
     summary: str
     page: Path | None = None
+    accepted_degraded: str | None = None
 
 
 def _validated(workspace: Workspace, key: str) -> tuple[StageResult, StageResult]:
@@ -320,6 +350,7 @@ def publish_run(
     scope: str = "fleet",
     request: Mapping[str, Any] | None = None,
     new_topics_most: int = 20,
+    accept_degraded: bool = False,
 ) -> PublishResult:
     """Publish a validated run (see the module docstring for the order and guarantees).
 
@@ -335,8 +366,11 @@ def publish_run(
             report is then its creation plan, and the store run's source keeps it.
         new_topics_most: For a fleet run, the most recent creation plans its report
             links to ("New topics planned").
+        accept_degraded: Publish a fleet run the guard would hold (`planner.guard`); the
+            run record keeps the verdict, marked accepted.
 
     Raises:
+        PublishHeld: the guard held the fleet run (recorded in the store as failed).
         NotPublishable: a stage was not validated, failed, or its files changed since.
         planner.store.StoreError: the store refused the rows (nothing was published).
     """
@@ -354,6 +388,18 @@ def publish_run(
     _check_unchanged(inputs, [f for f in figures if f.exists()], workspace.figures, "figures")
     now = datetime.now(UTC)
     recommendations = _read_dataset(workspace, "recommendations", key)
+    guard: dict[str, Any] = {}
+    accepted: str | None = None
+    if scope == FLEET_SCOPE:
+        # Before anything is rendered: a held run costs no site release.
+        guard, accepted = _guard(
+            workspace,
+            key,
+            recommendations,
+            config=config,
+            started_at=started_at,
+            accept_degraded=accept_degraded,
+        )
     report = build_report(
         workspace,
         key,
@@ -374,14 +420,17 @@ def publish_run(
             links = recent_creation_plans(store, workspace.report, most=new_topics_most)
         report = replace(report, new_topics=links)
     rejected = sum(s.rows for s in report.rejected)
-    summary = RunSummary(
-        validation={"inputs": inputs.summary(), "outputs": outputs.summary()},
-        rejected_rows=rejected,
-    )
+    validation: dict[str, Any] = {"inputs": inputs.summary(), "outputs": outputs.summary()}
+    if guard:
+        validation["publish_guard"] = guard
+    summary = RunSummary(validation=validation, rejected_rows=rejected)
     source: dict[str, Any] = {
         "sources": list(config.sources),
         "config": str(config.path) if config.path else None,
         "figures": str(workspace.figures),
+        # What tells a retry of this attempt from another run of the same start
+        # (`airflow dags test` starts every run of a date at that date).
+        "outputs_sha256": _digest(outputs.fingerprint),
     }
     if request is not None:
         source["request"] = dict(request)
@@ -392,7 +441,7 @@ def publish_run(
         _data_docs((inputs, outputs), folder / _DATA_DOCS, key, started_at)
         # Last, so that a rendering failure leaves the store untouched as well.
         with RecommendationStore(workspace.store_url) as store:
-            done = _published_attempt(store, key, scope, started_at)
+            done = _published_attempt(store, key, scope, started_at, source["outputs_sha256"])
             # A retry of an attempt whose store write committed before it died (an
             # Airflow task killed between the commit and the site switch): its rows are
             # this run's rows, validated; publishing them again would only mark the
@@ -422,11 +471,64 @@ def publish_run(
         index=workspace.report / "index.html",
         summary=summary_markdown(report),
         page=page,
+        accepted_degraded=accepted,
     )
 
 
-def _published_attempt(store: Any, key: str, scope: str, started_at: datetime) -> Any:
-    """The store's current published run of this attempt (run, scope, start), if any."""
+def _guard(
+    workspace: Workspace,
+    key: str,
+    recommendations: pa.Table,
+    *,
+    config: PlannerConfig,
+    started_at: datetime,
+    accept_degraded: bool,
+) -> tuple[dict[str, Any], str | None]:
+    """The publish guard on a fleet run: its verdict for the run record, and why it would
+    hold the run when `accept_degraded` publishes it anyway (None: it would not).
+
+    Raises:
+        PublishHeld: the guard holds the run (recorded in the store as a failed run).
+    """
+    verdict = _judge(workspace, recommendations, config.max_new_unsized_share)
+    summary = verdict.summary(accepted=accept_degraded and verdict.held)
+    if not verdict.held:
+        return summary, None
+    if accept_degraded:
+        return summary, verdict.message()
+    message = f"run {key}: publish held: {verdict.message()}; {ACCEPT_HINT}"
+    record_failed_run(workspace, key, message, config=config, started_at=started_at, guard=summary)
+    raise PublishHeld(message)
+
+
+def _judge(workspace: Workspace, recommendations: pa.Table, max_new_share: float) -> Verdict:
+    """The guard's verdict on the run's recommendations against the last good fleet run."""
+    from planner.guard import TopicOutcome, judge
+    from planner.store import RecommendationStore
+
+    run = [
+        TopicOutcome(r["topic"], r["status"], r["status_detail"])
+        for r in recommendations.select(["topic", "status", "status_detail"]).to_pylist()
+    ]
+    with RecommendationStore(workspace.store_url) as store:
+        last = store.last_good_run(FLEET_SCOPE)
+        before = None if last is None else store.topic_statuses(last)
+    return judge(
+        run,
+        before,
+        max_new_share=max_new_share,
+        last_good_key=None if last is None else last.key,
+    )
+
+
+def _published_attempt(
+    store: Any, key: str, scope: str, started_at: datetime, outputs_sha256: str
+) -> Any:
+    """The store's current published run of this attempt, if any: the same run, scope
+    and start, and the same validated datasets. The start alone does not tell attempts
+    apart: `airflow dags test` gives every run of a date the date as its start, so a
+    second run of it (another day's figures, or one published with accept_degraded after
+    a hold) would take the first's rows for its own and publish nothing."""
     from planner.store import PUBLISHED
 
     last = store.last_good_run(scope)
@@ -435,9 +537,18 @@ def _published_attempt(store: Any, key: str, scope: str, started_at: datetime) -
         and last.key == key
         and last.status == PUBLISHED
         and last.started_at == started_at.astimezone(UTC)
+        and last.source.get("outputs_sha256") == outputs_sha256
     ):
         return last
     return None
+
+
+def _digest(fingerprint: Mapping[str, str]) -> str:
+    """One SHA-256 over a stage's fingerprint (file -> SHA-256)."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(dict(fingerprint), sort_keys=True).encode()).hexdigest()
 
 
 def report_interval(report: FleetReport) -> DataInterval:
@@ -453,10 +564,12 @@ def record_failed_run(
     config: PlannerConfig,
     started_at: datetime,
     scope: str = "fleet",
+    guard: Mapping[str, Any] | None = None,
 ) -> int | None:
     """Record a failed run in the store (its published rows stay); returns its id.
 
-    The stages saved for the run so far go into the record. Returns None when the
+    The stages saved for the run so far go into the record, and the publish guard's
+    verdict (`guard`) for a run it held. Returns None when the
     run's interval is unknown (collection never wrote it): there is nothing to key the
     record on, and the failure is in the task log.
 
@@ -465,7 +578,7 @@ def record_failed_run(
     gives) returns the failure already recorded.
     """
     from planner.pipeline import jobs
-    from planner.store import FAILED, RecommendationStore, Run, RunSummary
+    from planner.store import RecommendationStore, Run, RunSummary
 
     key = jobs.run_key(run)
     manifest = read_manifest(workspace.figures, key)
@@ -481,19 +594,46 @@ def record_failed_run(
         result = load_stage(state, stage)
         if result is not None:
             validation[stage] = result.summary()
+    if guard:
+        validation["publish_guard"] = dict(guard)
     source: Mapping[str, Any] = {
         "sources": list(config.sources),
         "config": str(config.path) if config.path else None,
     }
     with RecommendationStore(workspace.store_url) as store:
-        for earlier in store.runs():
-            if (earlier.key, earlier.scope, earlier.status) == (key, scope, FAILED) and (
-                earlier.started_at == started_at.astimezone(UTC)
-            ):
-                return earlier.id
+        earlier = _failed_attempt(store, key, scope, started_at)
+        if earlier is not None:
+            return earlier.id
         return store.record_failure(
             Run(interval, started_at, source, scope), message, RunSummary(validation=validation)
         ).id
+
+
+def _failed_attempt(
+    store: RecommendationStore, key: str, scope: str, started_at: datetime
+) -> RunRecord | None:
+    """The failure recorded for this attempt (run, scope and start), if any."""
+    from planner.store import FAILED
+
+    for earlier in store.runs():
+        if (earlier.key, earlier.scope, earlier.status) == (key, scope, FAILED) and (
+            earlier.started_at == started_at.astimezone(UTC)
+        ):
+            return earlier
+    return None
+
+
+def recorded_failure(
+    workspace: Workspace, run: str, *, started_at: datetime, scope: str = "fleet"
+) -> str | None:
+    """The message of the failure recorded for this attempt, if one was (a held publish
+    records its own before its task fails)."""
+    from planner.pipeline import jobs
+    from planner.store import RecommendationStore
+
+    with RecommendationStore(workspace.store_url) as store:
+        found = _failed_attempt(store, jobs.run_key(run), scope, started_at)
+    return None if found is None else found.message
 
 
 def lookback_days_of(config: PlannerConfig) -> float:

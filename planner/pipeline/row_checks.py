@@ -12,6 +12,11 @@ few bad topics: more than `max_bad_share` of a table's rows, or of the run's top
 when the fleet default capacity row `*` is bad (every topic without its own capacity
 depends on it); or when its count of a rule's rows differs from GX's (the two must
 state the same rule).
+
+Rows collection refused for their values (`planner.figures.refused`: a figure that does
+not parse never reaches the suites) count as bad rows of their table, exactly as rows
+the suites find broken: a capacity table whose every figure is unreadable is a table
+wrong as a whole, not an empty table, and a refused `*` row is a bad `*` row.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from planner.figures.refused import Refused
 from planner.figures.set_aside import SetAside, SetAsideTopic, replicas_reason
 
 if TYPE_CHECKING:
@@ -205,6 +211,25 @@ def _breaches(check: TableCheck) -> tuple[list[_Breach], dict[str, int]]:
     return out, counts
 
 
+def _too_many_bad_rows(
+    table: str, broke: int, validated: int, refused: Refused, max_share: float, allowed: str
+) -> str | None:
+    """Why `table` has too many bad rows (None: it has not): `broke` of the `validated`
+    rows broke row-level rules, and collection refused more before validation."""
+    refused_here = refused.rows.get(table, 0)
+    bad, total = broke + refused_here, validated + refused_here
+    if not total or bad / total <= max_share:
+        return None
+    share = f"{bad:,} of {total:,} rows ({100 * bad / total:.0f} %)"
+    if not refused_here:
+        return f"{table}.input: {share} break row-level rules, {allowed}"
+    examples = "; ".join(refused.examples.get(table, ()))
+    found = f"{refused_here:,} refused at collection (e.g. {examples})"
+    if broke:
+        found += f" and {broke:,} breaking row-level rules"
+    return f"{table}.input: {share} are bad: {found}, {allowed}"
+
+
 def _group_topics(check: TableCheck, groups: Sequence[str]) -> dict[str, list[str]]:
     from pyspark.sql import functions as F
 
@@ -227,23 +252,28 @@ def set_aside_rows(
     topics_listed: int,
     brokers: int | None,
     max_bad_share: float = DEFAULT_MAX_BAD_SHARE,
+    refused: Refused | None = None,
 ) -> SetAside:
     """The topics to set aside for the row-level failures of `checks`.
 
     Args:
-        checks: Every input table validated (those without a row-level failure add
-            nothing).
+        checks: Every input table validated (those without a row-level failure, or rows
+            refused at collection, add nothing).
         run_key: The run.
         topics_listed: Rows of the run's topics table (the share of topics set aside is
             of these).
         brokers: The broker count `topics.input` checked replication against.
         max_bad_share: The share of a table's rows, and of the run's topics, that may be
             set aside (0..1).
+        refused: The rows the run's collection refused for their values; each is a bad
+            row of its table, which had it plus the rows validated.
 
     Raises:
         RunLevelFailure: too many bad rows or topics, a bad `*` capacity row, or a rule
-            whose rows this module counts differently from GX.
+            whose rows this module counts differently from GX. The message gives every
+            one of these that holds, a line each.
     """
+    refused = refused or Refused()
     breaches: list[_Breach] = []
     bad_rows: dict[str, int] = {}
     rows: dict[str, int] = {}
@@ -251,6 +281,9 @@ def set_aside_rows(
     groups_check = None
     for check in checks:
         if not _row_level_failures(check.report):
+            if refused.rows.get(check.table):
+                # The rows validated, beside those refused before validation.
+                bad_rows[check.table], rows[check.table] = 0, int(check.frame.count())
             continue
         found, counts = _breaches(check)
         bad_rows[check.table], rows[check.table] = counts["bad"], counts["rows"]
@@ -260,13 +293,17 @@ def set_aside_rows(
                 groups_check = check
             else:
                 breaches.append(b)
+    problems: list[str] = []
     default = [
         b for b in breaches if b.table == "capacity" and b.example.get("topic") == _DEFAULT_TOPIC
     ]
-    if default:
-        raise RunLevelFailure(
-            "capacity.input: the fleet default row '*' breaks "
-            + "; ".join(_part(b, brokers) for b in default)
+    if default or refused.default_capacity:
+        broken = [_part(b, brokers) for b in default]
+        broken += [f"was refused at collection: {r}" for r in refused.default_capacity]
+        problems.append(
+            "capacity.input: the fleet default row '*' "
+            + ("breaks " if default else "")
+            + "; ".join(broken)
             + ": every topic without a capacity row of its own is sized with it, so the run "
             "stops rather than set most of the fleet aside"
         )
@@ -315,23 +352,27 @@ def set_aside_rows(
     )
     if topics_listed and len(set_aside) / topics_listed > max_bad_share:
         share = 100 * len(set_aside) / topics_listed
-        raise RunLevelFailure(
+        problems.append(
             f"{len(set_aside):,} of the run's {topics_listed:,} topics ({share:.0f} %) would "
             f"be set aside, {allowed}{commonest}"
         )
-    for table, bad in bad_rows.items():
-        if rows[table] and bad / rows[table] > max_bad_share:
-            share = 100 * bad / rows[table]
-            raise RunLevelFailure(
-                f"{table}.input: {bad:,} of {rows[table]:,} rows ({share:.0f} %) break "
-                f"row-level rules, {allowed}{commonest}"
-            )
+    for table, broke in bad_rows.items():
+        problem = _too_many_bad_rows(
+            table, broke, rows[table], refused, max_bad_share, f"{allowed}{commonest}"
+        )
+        if problem is not None:
+            problems.append(problem)
+    if problems:
+        # Every reason at once: whoever fixes the figures should not find them one run
+        # at a time.
+        raise RunLevelFailure("\nand ".join(problems))
     return SetAside(
         run_key=run_key,
         topics=set_aside,
         groups=tuple(sorted(bad_groups)),
         dropped=tuple(sorted(dropped)),
-        bad_rows=bad_rows,
+        # What the suites found (rows refused at collection are the `rejected` table's).
+        bad_rows={t: n for t, n in bad_rows.items() if n},
         unnamed_rows=dict(unnamed),
-        rows=rows,
+        rows={t: rows[t] for t, n in bad_rows.items() if n},
     )

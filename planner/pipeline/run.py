@@ -92,6 +92,7 @@ def run_pipeline(
     landing: Path | None = None,
     log: TextIO = sys.stderr,
     durable: bool = True,
+    accept_degraded: bool = False,
 ) -> PlanRun:
     """Run every step for one data interval and publish the result.
 
@@ -102,10 +103,12 @@ def run_pipeline(
         landing: A landing folder replacing the configured one.
         log: Where progress lines go.
         durable: Flush the site release to disk before switching it in.
+        accept_degraded: Publish even if the publish guard would hold the run
+            (`planner.guard`: it newly leaves too much of the fleet unsized).
 
     Raises:
-        PipelineFailed: a step failed; it is recorded in the store when possible, and
-            nothing is published.
+        PipelineFailed: a step failed, or the publish guard held the run; it is recorded
+            in the store when possible, and nothing is published.
     """
     from planner.pipeline import jobs
     from planner.pipeline.publish import NotPublishable, publish_run, record_failed_run
@@ -213,8 +216,16 @@ def run_pipeline(
             lookback_days=settings.lookback_days,
             started_at=started,
             durable=durable,
+            accept_degraded=accept_degraded,
         ),
         NotPublishable,
         StoreError,
     )
+    if result.published.accepted_degraded is not None:
+        print(
+            "[plan] published with --accept-degraded, although "
+            f"{result.published.accepted_degraded}",
+            file=log,
+            flush=True,
+        )
     return result

@@ -31,6 +31,7 @@ from planner.pipeline.workspace import Workspace
 from planner.store.records import FLEET_SCOPE, topic_scope
 
 __all__ = [
+    "ACCEPT_DEGRADED",
     "RunPlan",
     "collect_run",
     "collect_task",
@@ -41,6 +42,10 @@ __all__ = [
     "record_failure_task",
     "run_interval",
 ]
+
+
+#: The run parameter that publishes a run the publish guard holds.
+ACCEPT_DEGRADED = "accept_degraded"
 
 
 def _fail(message: str) -> Exception:
@@ -324,13 +329,18 @@ def _run_config(plan: Mapping[str, Any]) -> tuple[PlannerConfig, Workspace]:
 
 
 def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
-    """`publish`: the validated run into the store and the site."""
+    """`publish`: the validated run into the store and the site.
+
+    A fleet run the publish guard holds (`planner.guard`) fails the task at once, naming
+    the topics and why; the run's parameter `accept_degraded` publishes it anyway.
+    """
     from planner.pipeline.publish import NotPublishable, lookback_days_of, publish_run
     from planner.store import StoreError
 
     _quiet_libraries()
     config, workspace = _run_config(plan)
     started = getattr(context.get("dag_run"), "start_date", None) or datetime.now(UTC)
+    params = context.get("params") or {}
     try:
         result = publish_run(
             workspace,
@@ -340,9 +350,12 @@ def publish_task(plan: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
             started_at=started,
             scope=plan["scope"],
             request=plan.get("request"),
+            accept_degraded=bool(params.get(ACCEPT_DEGRADED, False)),
         )
     except (NotPublishable, StoreError) as exc:
         raise _fail(str(exc)) from None
+    if result.accepted_degraded is not None:
+        print(f"published with {ACCEPT_DEGRADED}, although {result.accepted_degraded}")
     _log_published(result)
     # The page first: Airflow logs the returned value after the task's own lines.
     page = {"page": str(result.page)} if result.page is not None else {}
@@ -388,10 +401,11 @@ def record_failure_task(
 ) -> NoReturn:
     """`record_failure`: a failed run into the store's run history (rows stay as they were).
 
-    Runs only when a task of the run failed. The message is the failed validation's, if
-    a validation failed; otherwise it names the tasks that failed. A new-topic run that
-    failed before it had a plan (its parameters were refused) has nothing to record:
-    the refusal is in the first task's log.
+    Runs only when a task of the run failed. The message is the publish guard's, if it
+    held the run (`publish` recorded it already: it is not recorded twice); the failed
+    validation's, if a validation failed; otherwise it names the tasks that failed. A
+    new-topic run that failed before it had a plan (its parameters were refused) has
+    nothing to record: the refusal is in the first task's log.
 
     Then it fails itself, always: it is downstream of every task, so it is the run's
     only leaf, and a leaf that succeeded would make Airflow mark the failed run
@@ -400,7 +414,7 @@ def record_failure_task(
     Raises:
         AirflowFailException: always, saying the run failed and where it was recorded.
     """
-    from planner.pipeline.publish import record_failed_run
+    from planner.pipeline.publish import record_failed_run, recorded_failure
     from planner.pipeline.state import load_stage
 
     if plan is None and new_topic:
@@ -420,6 +434,8 @@ def record_failure_task(
             message = f"validate_{stage} failed:\n{result.message}"
             break
     started = getattr(context.get("dag_run"), "start_date", None) or datetime.now(UTC)
+    # A publish the guard held recorded its own failure, which says which topics and why.
+    message = recorded_failure(workspace, key, started_at=started, scope=scope) or message
     run_id = record_failed_run(
         workspace, key, message, config=config, started_at=started, scope=scope
     )

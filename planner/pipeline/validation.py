@@ -15,9 +15,10 @@ names the suite, the expectations, example rows and the topics involved.
   (the run's interval and its history), `topics.input` with the run's broker count,
   `capacity.input`, `groups.input`, `keys.input` on the run's tables. A failed
   run-level expectation stops the run; failed row-level ones set their topics aside
-  (`planner.pipeline.row_checks`), unless they are too many, and the stage passes with
-  `set_aside.json` beside its result, which the Spark jobs read. The fingerprint is the
-  manifests of every interval read (a re-collection rewrites them).
+  (`planner.pipeline.row_checks`), unless they are too many (rows collection refused
+  for their values, in the interval's `rejected` table, count among them), and the
+  stage passes with `set_aside.json` beside its result, which the Spark jobs read. The
+  fingerprint is the manifests of every interval read (a re-collection rewrites them).
 - **outputs**: `sizing.output`, `simulations.output`, `recommendations.output` on the
   run's datasets, all or nothing: a failure names the topics. The fingerprint is every
   data file of the three run folders.
@@ -32,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.figures.dataset import MANIFEST, interval_path
+from planner.figures.dataset import MANIFEST, interval_path, read_table
+from planner.figures.refused import Refused, refused_rows
 from planner.figures.set_aside import FILE as SET_ASIDE_FILE
 from planner.figures.set_aside import SetAside, save_set_aside
 from planner.observe.settings import DEFAULT_MIN_COVERAGE
@@ -197,8 +199,15 @@ def validate_inputs(
     set_aside: SetAside | None = None
     stopped: str | None = missing
     if missing is None:
+        refused = refused_rows(read_table(workspace.figures, figures.run, "rejected"))
         set_aside, stopped = _set_aside(
-            frames, reports, figures.key, figures.tables.get("topics", 0), brokers, max_bad_share
+            frames,
+            reports,
+            figures.key,
+            figures.tables.get("topics", 0),
+            brokers,
+            max_bad_share,
+            refused,
         )
     result = _stage_result("inputs", figures.key, checked, stopped=stopped, set_aside=set_aside)
     if result.success:
@@ -236,15 +245,17 @@ def _set_aside(
     topics_listed: int,
     brokers: int,
     max_bad_share: float,
+    refused: Refused,
 ) -> tuple[SetAside | None, str | None]:
     """What row-level failures set aside, or why the run stops instead (both None: a
-    run-level expectation failed, which the suites' message says)."""
+    run-level expectation failed, which the suites' message says). Rows `refused` at
+    collection count as bad rows of their tables."""
     from planner.pipeline.row_checks import RunLevelFailure, TableCheck, set_aside_rows
 
     failures = [o for r in reports for o in r.failures]
     if any(o.level != "row" for o in failures):
         return None, None
-    if not failures:
+    if not failures and not refused.rows:
         return SetAside(run_key), None
     checks = [
         TableCheck(name, frame, report)
@@ -257,6 +268,7 @@ def _set_aside(
             topics_listed=topics_listed,
             brokers=brokers,
             max_bad_share=max_bad_share,
+            refused=refused,
         )
     except RunLevelFailure as exc:
         return None, str(exc)

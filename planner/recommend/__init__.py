@@ -2,7 +2,8 @@
 
 - `types`: the values (`PlanSettings`, `TopicHistory`, `GroupInfo`, `GroupPlan`,
   `TopicPlan`).
-- `partitions`: `choose_partitions`, never below the rule or the current count.
+- `partitions`: `choose_partitions`, never below the rule or the current count; which
+  statuses mean a topic was sized (`SIZED_STATUSES`, `is_sized`).
 - `key_skew`: `skew_requirement`, the partitions a keyed topic's busiest partition needs.
 - `group`: `size_group`, the one decision sizing a consumer group (one topic or
   several), and the two ways its table of candidate sizes is built.
@@ -26,10 +27,12 @@ from planner.recommend.group import (
 )
 from planner.recommend.key_skew import SkewRequirement, skew_requirement
 from planner.recommend.partitions import (
+    SIZED_STATUSES,
     PartitionChoice,
     Status,
     choose_partitions,
     even_group_sizes,
+    is_sized,
 )
 from planner.recommend.targets import planning_samples, topic_cost, topic_targets
 from planner.recommend.topic import RECORD_SIZE_RATIO, mean_record_bytes, plan_topic
@@ -43,6 +46,7 @@ from planner.recommend.types import (
 
 __all__ = [
     "RECORD_SIZE_RATIO",
+    "SIZED_STATUSES",
     "ConsumerChoice",
     "GroupInfo",
     "GroupOfTopics",
@@ -59,6 +63,7 @@ __all__ = [
     "choose_partitions",
     "even_group_sizes",
     "grid_parameters",
+    "is_sized",
     "mean_record_bytes",
     "member_headroom_pct",
     "plan_group",

@@ -64,7 +64,8 @@ class ConsumerChoice:
         if self.group_id is None:
             why = (
                 "consumers: no consumer group with a plan reads the topic; one group reading "
-                f"only it would need {self.members} members today ({self.strategy})"
+                f"only it would need {self.members} member{'' if self.members == 1 else 's'} "
+                f"today ({self.strategy})"
             )
         else:
             among = (

@@ -16,9 +16,10 @@ strategy with the busiest member's load today and at the end of the horizon:
   beyond what a strategy gives work to (all the partitions; for `range`, its largest
   topic's) own nothing: the floor alone may ask for them, as standbys
   (`standby_members`);
-- the group is `under-provisioned` below `members_now`, `over-provisioned` with idle
-  members beyond those standbys or above `members_at_horizon`, else `ok`, and the
-  recommended size follows;
+- the group is `under-provisioned` below what today's load needs, `no-standby` when it
+  has that but fewer than `min_group_members` (the floor asks for more, not the load),
+  `over-provisioned` with idle members beyond those standbys or above
+  `members_at_horizon`, else `ok`, and the recommended size follows;
 - a group whose busiest member, with its current size and strategy, needs more than one
   consumer's whole capacity at today's peak is falling behind now: its notes and its
   topics' warnings say so.
@@ -260,6 +261,7 @@ def size_group(
             assert busiest_fit is not None
             keys[strategy] = _key(table, strategy, fit, busiest_fit)
     notes: list[Note] = []
+    floor_note: Note | None = None
     best = min(keys.values(), default=None)
     if best is not None and current in keys and keys[current][:3] == best[:3]:
         # The group's own strategy is as good (size, revocations, load): a switch would
@@ -317,18 +319,23 @@ def size_group(
         members_now, _, busiest, strategy = chosen
         by_load = table.sizes[strategy].smallest_fit(limit)
         if by_load is not None and by_load < members_now:
-            notes.append(
-                note(
-                    "min-group-size",
-                    **subject,
-                    partitions=counts,
-                    strategy=name(strategy),
-                    members_by_load=by_load,
-                    members=members_now,
-                    min_group_members=floor,
-                    standby_members=max(0, members_now - table.owners(strategy)),
-                )
+            # The floor, not the load, sets the size. For a running group that keeps up
+            # but is below the floor, that is its finding (`no-standby`, said with the
+            # status below); otherwise a note on the size.
+            floor_only = by_load <= group.members < members_now
+            floor_note = note(
+                "no-standby" if floor_only else "min-group-size",
+                **subject,
+                partitions=counts,
+                strategy=name(strategy),
+                members_by_load=by_load,
+                members=members_now,
+                min_group_members=floor,
+                standby_members=max(0, members_now - table.owners(strategy)),
+                **({"current_members": group.members} if floor_only else {}),
             )
+            if not floor_only:
+                notes.append(floor_note)
     owners = table.owners(strategy)
     horizon = table.sizes[strategy].smallest_fit(limit, floor=floor, at_horizon=True)
     members_horizon = horizon if horizon is not None else max(min(total, owners), floor)
@@ -345,6 +352,9 @@ def size_group(
                 "deploy", **subject, members_now=members_now, headroom_pct=headroom_pct, limit=limit
             )
         )
+    elif floor_note is not None and floor_note.code == "no-standby":
+        status = "no-standby"
+        notes.append(floor_note)
     elif group.members < members_now:
         status = "under-provisioned"
         notes.append(
@@ -428,6 +438,7 @@ def size_group(
     recommended = {
         "ok": group.members,
         "under-provisioned": members_now,
+        "no-standby": members_now,
         "over-provisioned": members_horizon,
         "deploy": members_now,
     }[status]
@@ -476,6 +487,7 @@ def _protocol_alternative(
         members=members,
         members_needed=sizes.smallest_fit(limit) if sizes is not None else None,
         group_id=group.group_id,
+        current_strategy=group.strategy,
     )
 
 

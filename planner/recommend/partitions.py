@@ -12,17 +12,35 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from planner.recommend import creation
 
-__all__ = ["PartitionChoice", "Status", "choose_partitions", "even_group_sizes"]
+__all__ = [
+    "SIZED_STATUSES",
+    "PartitionChoice",
+    "Status",
+    "choose_partitions",
+    "even_group_sizes",
+    "is_sized",
+]
 
 #: `ok`: the topic has enough partitions to the end of the horizon.
 #: `plan-increase`: enough today, not by the end of the horizon.
 #: `increase`: not enough today.
 #: `create`: the topic does not exist yet (`planner.recommend.creation`).
 Status = Literal["ok", "plan-increase", "increase", "create"]
+#: The statuses of a topic the planner sized: it has a partition count. Every other
+#: status a run gives a topic (`missing-capacity`, `no-figures`, `unknown-topic`,
+#: `error`, `invalid-figures`: the report's "could not be sized") means *unsized*: no
+#: count, and a reason instead. The one place this is decided; the Spark jobs, the
+#: report and the publish guard (`planner.guard`) ask `is_sized`.
+SIZED_STATUSES: tuple[Status, ...] = get_args(Status)
+
+
+def is_sized(status: str) -> bool:
+    """Whether a topic of this status was sized (see `SIZED_STATUSES`)."""
+    return status in SIZED_STATUSES
 
 
 @dataclass(frozen=True)

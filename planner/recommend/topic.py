@@ -15,6 +15,7 @@ the size needed at the horizon reported beside it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, Literal
 
@@ -216,8 +217,15 @@ def plan_topic(
         )
         for g in infos
     )
-    # On the same topic as it is today (a new topic: its one group is deployed).
-    one_group = on_p(PLANNED_GROUP, current_partitions=current)
+    # On the same topic as it is today (a new topic: its one group is deployed). A topic
+    # no group reads has no running group to keep a standby for: one group reading only
+    # it is sized by its load alone (`min_group_members` is a floor for running groups,
+    # and "2 consumers, 1 standing by" for nobody's consumers would not be true).
+    one_group = on_p(
+        PLANNED_GROUP,
+        current_partitions=current,
+        settings=s if consuming else replace(s, min_group_members=1),
+    )
     warnings = (
         *_record_size_warnings(history, producer, consumer),
         *_unchecked_dimensions(targets, producer, consumer),

@@ -32,7 +32,10 @@ __all__ = [
     "TopicPlan",
 ]
 
-GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "deploy"]
+#: `no-standby`: enough members for today's load, fewer than `min_group_members`: none
+#: to take over while one restarts. A floor is not a load, so it is not
+#: `under-provisioned` (too few members for the load).
+GroupStatus = Literal["ok", "under-provisioned", "no-standby", "over-provisioned", "deploy"]
 #: A strategy's rank among those that fit: (members, partitions revoked when a member
 #: joins, busiest-member load, name); the smallest wins (`strategy_choice_key`).
 ChoiceKey = tuple[int, int, float, str]
@@ -200,8 +203,8 @@ class GroupPlan:
         current_members: Members today.
         current_strategy: Its strategy today.
         recommended_members: What to run: the current size when it covers today and
-            does not exceed the horizon's need, else `members_now` (under-provisioned)
-            or `members_at_horizon` (over-provisioned).
+            does not exceed the horizon's need, else `members_now` (under-provisioned,
+            no-standby) or `members_at_horizon` (over-provisioned).
         members_now: Smallest group of at least `min_group_members` whose busiest
             member stays within capacity less headroom at today's peak (at most the
             partition count, or `min_group_members` when that is more).
@@ -210,7 +213,8 @@ class GroupPlan:
         busiest_utilisation: Busiest member's load at `members_now`, as a fraction of
             one consumer's capacity.
         fits: Whether any group size up to the partition count fits.
-        status: `ok`, `under-provisioned` (fewer members than needed today),
+        status: `ok`, `under-provisioned` (fewer members than today's load needs),
+            `no-standby` (enough for today's load, fewer than `min_group_members`),
             `over-provisioned` (more than the horizon needs, or idle members) or
             `deploy` (no member yet, reading only topics to be created).
         idle_members_now: Members today that own no partition at the recommended count.

@@ -30,6 +30,7 @@ from planner.report.model import (
     TopicReport,
 )
 from planner.report.names import topic_href
+from planner.sizing import side_words
 
 __all__ = ["md_code", "md_text", "recommendations", "summary_markdown"]
 
@@ -156,8 +157,7 @@ def _topic_line(t: TopicReport) -> list[str]:
     parts = [f"- {md_code(t.topic)}: {_partitions(t)}"]
     if t.deciding is not None:
         unit = DIMENSION_UNITS[t.deciding.dimension]
-        side = "both sides" if t.deciding.side == "both" else f"{t.deciding.side} side"
-        parts.append(f" ({md_text(unit)}, {side})")
+        parts.append(f" ({md_text(unit)}, {side_words(t.deciding.side)})")
     if t.recommended_consumers is not None and t.strategy is not None:
         whose = (
             "one group reading only it"
@@ -302,6 +302,7 @@ def summary_markdown(report: FleetReport) -> str:
     }
     unsized = [t for status in _UNSIZED for t in by_status[status]]
     under = report.group_count("under-provisioned")
+    no_standby = report.group_count("no-standby")
     over = report.group_count("over-provisioned")
     unplanned = report.group_count("unplanned")
     lines = [
@@ -320,7 +321,10 @@ def summary_markdown(report: FleetReport) -> str:
             if by_status["invalid-figures"]
             else ""
         )
-        + f".** Consumer groups: {under} under-provisioned, {over} over-provisioned"
+        + f".** Consumer groups: {under} under-provisioned"
+        # Counted apart: they keep up with the load; only min_group_members asks for more.
+        + (f", {no_standby} without a standby member" if no_standby else "")
+        + f", {over} over-provisioned"
         + (f", {unplanned} not planned." if unplanned else "."),
     ]
     lines += _section("Create", [_topic_line(t) for t in by_status["create"]])

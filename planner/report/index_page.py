@@ -147,6 +147,7 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
 
     missing = [t for t in report.topics if not t.planned or t.rejected_rows]
     under = report.group_count("under-provisioned")
+    no_standby = report.group_count("no-standby")
     over = report.group_count("over-provisioned")
     unplanned = report.group_count("unplanned")
     horizon = f"{report.settings.horizon_days:g} days"
@@ -165,7 +166,8 @@ def _glance(report: FleetReport, pages: dict[str, str]) -> str:
             '<section class="card plan-increase"><h3>Consumer groups to resize</h3>'
             f'<div class="big">{len(report.groups_to_resize()):,}</div><ul>'
             f"<li>{status_badge('under-provisioned')} {under:,}</li>"
-            f"<li>{status_badge('over-provisioned')} {over:,}</li>"
+            + (f"<li>{status_badge('no-standby')} {no_standby:,}</li>" if no_standby else "")
+            + f"<li>{status_badge('over-provisioned')} {over:,}</li>"
             + (f"<li>{status_badge('unplanned')} {unplanned:,}</li>" if unplanned else "")
             + "</ul></section>"
         ),

@@ -50,6 +50,11 @@ STATUS_LABELS: dict[str, tuple[str, str]] = {
         "its figures broke an input rule and were set aside; the reason says which",
     ),
     "under-provisioned": ("under-provisioned", "fewer members than today's peak needs"),
+    "no-standby": (
+        "no standby member",
+        "keeps up with today's peak, with fewer members than min_group_members: none to "
+        "take over while one restarts",
+    ),
     "over-provisioned": ("over-provisioned", "more members than the horizon needs"),
     "unplanned": ("not planned", "a topic the group reads has no plan"),
 }
@@ -93,7 +98,7 @@ font-weight:600;white-space:nowrap;border:1px solid currentColor}
 .status::before{content:"\\25CF\\00a0"}
 .st-increase,.st-error,.st-under-provisioned{color:var(--bad)}
 .st-plan-increase,.st-missing-capacity,.st-over-provisioned,.st-no-figures,.st-unknown-topic,
-.st-invalid-figures{
+.st-invalid-figures,.st-no-standby{
 color:var(--warn)}
 .st-unplanned{color:var(--muted)}
 .st-create,.st-deploy{color:var(--info)}

@@ -6,7 +6,8 @@ SQLAlchemy Core behind one URL: a SQLite file by default, PostgreSQL in deployme
   `Recommendation`), the row checks, and the fields that get columns (`COLUMNS`).
 - `tables`: the `runs` and `recommendations` tables, created on first use.
 - `store`: `RecommendationStore`: `publish_run` (one transaction, a rerun replaces its
-  interval's rows), `record_failure`, `latest`, `history`, `runs`, `last_good_run`.
+  interval's rows), `record_failure`, `latest`, `history`, `runs`, `last_good_run`,
+  `topic_statuses`.
 - `show`: one topic's latest recommendation as terminal text.
 
 SQLAlchemy is imported only when a store is opened, so importing this package is light.

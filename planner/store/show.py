@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from planner.group_labels import group_label
 from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.recommend import creation
+from planner.sizing import side_words
 from planner.store.records import FAILED, FLEET_SCOPE, Recommendation, RunRecord
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def _headline(
         out.field("Consumers", f"{rec.recommended_consumers}{strategy} ({whose})")
     if rec.deciding_dimension:
         dimension = _DIMENSIONS.get(rec.deciding_dimension, _safe(rec.deciding_dimension))
-        side = f", {_safe(rec.deciding_side)} side" if rec.deciding_side else ""
+        side = f", {_safe(side_words(rec.deciding_side))}" if rec.deciding_side else ""
         out.field("Deciding", dimension + side)
     if rec.keyed is not None:
         keyed = "keyed" if rec.keyed else "not keyed"
@@ -353,11 +354,14 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
     if status is not None:
         now = first("members_now", "consumers_now")
         horizon = first("members_at_horizon", "consumers_at_horizon")
-        out.wrap(
-            f"{_safe(str(status))}: {now} needed now, {horizon} at the horizon",
-            first="    ",
-            rest="      ",
+        # A group that keeps up but has no standby member: the floor sets `now`, not the
+        # load, so it is not "needed".
+        said = (
+            f"no standby member: min_group_members plans {now} now, {horizon} at the horizon"
+            if status == "no-standby"
+            else f"{_safe(str(status))}: {now} needed now, {horizon} at the horizon"
         )
+        out.wrap(said, first="    ", rest="      ")
     coded = group.get("notes_coded")
     if isinstance(coded, list) and coded:
         # The topic's "Other protocols" lists these (`LISTED_WITH_TOPIC`).

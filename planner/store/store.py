@@ -301,6 +301,16 @@ class RecommendationStore:
         with self._connect(f"read run {run_key}") as conn:
             return [_recommendation(row) for row in conn.execute(query).mappings()]
 
+    def topic_statuses(self, run: RunRecord) -> dict[str, str]:
+        """Topic -> status of one published run: what the publish guard compares with
+        (two columns, not the rows' detail: a 10,000-topic run's detail is megabytes)."""
+        import sqlalchemy as sa
+
+        t = tables().recommendations
+        query = sa.select(t.c.topic, t.c.status).where(t.c.run_id == run.id)
+        with self._connect(f"read the statuses of run {run.key}") as conn:
+            return {row.topic: row.status for row in conn.execute(query)}
+
     # --- internals -------------------------------------------------------------------
 
     @contextmanager

@@ -169,8 +169,8 @@ def test_the_collector_says_why_it_did_not_describe_share_and_streams_groups(
     from planner.collect.kafka_admin.source import KafkaAdminSource
 
     def notes(source: KafkaAdminSource) -> list[str]:
-        scan, said = source._described_by_tools()
-        assert scan.rows == []
+        scan, said, read = source._described_by_tools()
+        assert scan.rows == [] and read == set()
         return said
 
     [said] = notes(KafkaAdminSource("localhost:9", kafka_home=tmp_path))
@@ -183,3 +183,24 @@ def test_the_collector_says_why_it_did_not_describe_share_and_streams_groups(
     assert "(sasl.mechanism, security.protocol)" in said
     assert "group_tools_command_config" in said
     assert notes(KafkaAdminSource("localhost:9", group_tools=False)) == []
+
+
+def test_a_share_group_the_tool_lists_no_member_of_is_said_to_be_empty() -> None:
+    from planner.collect.kafka_admin.consumer_groups import other_group_notes
+
+    # What ListGroups named beside the consumer groups, once the tools' groups are out.
+    others = [("idle-share", "share"), ("connect-sink", "connect"), ("legacy", "")]
+    notes = other_group_notes(others, described={"share", "streams"})
+    assert notes == [
+        "1 group(s) of another kind (no protocol type given: not consumer, share or streams "
+        "groups, e.g. Kafka Connect workers) skipped: legacy",
+        "1 group(s) of another kind (protocol type connect: not consumer, share or streams "
+        "groups, e.g. Kafka Connect workers) skipped: connect-sink",
+        "1 empty share group(s) (kafka-share-groups lists no member) skipped: idle-share",
+    ]
+    # Never "not consumer groups ... confluent-kafka cannot describe them" for a share
+    # group the tool read; one whose tool did not run says so instead.
+    [note] = other_group_notes([("idle-share", "share")], described=set())
+    assert note == (
+        "1 share group(s) skipped, not described (Kafka's tools did not run, above): idle-share"
+    )

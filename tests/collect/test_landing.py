@@ -18,6 +18,7 @@ from planner.cli import main
 from planner.collect.landing import LandingSource
 from planner.collect.run import collect_interval
 from planner.figures import DataInterval, FiguresError, list_intervals, read_manifest, read_table
+from planner.figures.refused import Refused, is_bad_figure, refused_rows
 
 PERF = Path(__file__).resolve().parents[1] / "adapters" / "data" / "perf"
 DAY = DataInterval.day(date(2026, 11, 21))
@@ -335,3 +336,44 @@ def test_concurrent_collections_never_write_history_over_a_collected_day(
     manifest = read_manifest(figures, day_before.key)
     assert manifest is not None and manifest["notes"]["kind"] == "run"
     assert "topics" in manifest["tables"]
+
+
+def test_only_rows_refused_for_their_values_are_bad_figures(landing: Path, tmp_path: Path) -> None:
+    # The fleet default capacity row unreadable, beside the fixture's bad rows,
+    # duplicates and rows of unlisted topics.
+    _write(
+        landing / "capacity" / "capacity.csv",
+        "topic,producer_mib_per_s,consumer_mib_per_s\n*,fast,5\norders,30,4\n",
+    )
+    collect_interval([LandingSource(landing)], DAY, tmp_path / "figures")
+    rejected = read_table(tmp_path / "figures", DAY, "rejected")
+    assert rejected is not None
+    superseded = [r for r in rejected.to_pylist() if not is_bad_figure(r["reason"])]
+    # Later copies of a key (b.parquet's repeated sample, the perf file's capacity for
+    # a topic capacity.csv gives) and rows of topics the topics table does not list (a
+    # topic deleted since) are not bad figures.
+    assert sorted((r["table"], r["field"], r["topic"]) for r in superseded) == [
+        ("capacity", "topic", "orders"),
+        ("groups", "topic", "ghost"),
+        ("keys", "topic", "ghost"),
+        ("throughput", "ts", "orders"),
+    ]
+    refused = refused_rows(rejected)
+    # a.csv lines 4 (negative), 5 (too few fields) and 6 (not a number); the `*` row
+    # and legacy.consumer.txt (the Kafka <= 2.7 perf-test bug).
+    assert refused.rows == {"capacity": 2, "throughput": 3}
+    capacity = landing / "capacity" / "capacity.csv"
+    assert refused.default_capacity == (
+        f"landing:{capacity}: row 2: field 'producer_mib_per_s' = 'fast': not a number",
+    )
+    a_csv = f"landing:{landing / 'throughput' / 'a.csv'}"
+    assert refused.examples["throughput"] == (
+        f"{a_csv}: row 5: expected 5 fields, got 3: 'orders,2026-11-21T02:00:00Z,2'",
+        f"{a_csv}: row 4: field 'bytes_in_per_s' = '-2': negative",
+        f"{a_csv}: row 6: field 'records_in_per_s' = 'fast': not a number",
+    )
+    # A rejected table written before rows named their topic: no `*` row can be told.
+    old = rejected.drop_columns(["topic"])
+    assert refused_rows(old).rows == refused.rows
+    assert refused_rows(old).default_capacity == ()
+    assert refused_rows(None) == refused_rows(rejected.slice(0, 0)) == Refused()

@@ -120,6 +120,16 @@ def test_the_daily_dag_plans_one_utc_day_per_run_one_run_at_a_time(dag_bag: Any)
     assert outlet.name == "partition_planner_recommendations"
 
 
+def test_the_daily_dag_publishes_a_run_the_guard_holds_only_when_asked(dag_bag: Any) -> None:
+    from planner.pipeline.tasks import ACCEPT_DEGRADED
+
+    params = dag_bag.dags["partition_planner"].params
+    assert set(params.keys()) == {ACCEPT_DEGRADED}
+    param = params.get_param(ACCEPT_DEGRADED)
+    # A scheduled run never accepts a degraded plan: it must be asked for.
+    assert param.value is False and param.schema["type"] == "boolean"
+
+
 def test_the_new_topic_form_offers_the_planners_own_choices(dag_bag: Any) -> None:
     from planner.partitioners import PARTITIONERS, partition_for_key
     from planner.pipeline.new_topic import NewTopicRequest

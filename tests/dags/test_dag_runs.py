@@ -18,7 +18,7 @@ import pytest
 from planner.report.names import page_names
 from planner.store import FAILED, PUBLISHED, RecommendationStore
 from tests.dags.conftest import PlannerHome, migrated_airflow_home, planner_home
-from tests.pipeline.conftest import RUN_KEY, show
+from tests.pipeline.conftest import RUN_KEY, show, unreadable_capacity
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.first]
 
@@ -81,13 +81,16 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
 ) -> None:
     # A second deployment, a copy of the first after its good run, whose landing folder
     # now lists 2 of the cluster's 6 brokers: most topics claim more replicas than that,
-    # too many to set aside (a run-level failure), so the run stops.
+    # too many to set aside (a run-level failure), so the run stops. Its capacity file
+    # is unreadable too: rows refused at collection count as bad rows, and the message
+    # gives every reason the run stops for.
     root = tmp_path / "deployment"
     shutil.copytree(fleet.root, root, symlinks=True)
     landing = tmp_path / "landing"
     shutil.copytree(Path(_landing_of(fleet)), landing)
     brokers = landing / "cluster" / "brokers.csv"
     brokers.write_text("\n".join(brokers.read_text().splitlines()[:3]) + "\n")
+    capacity = unreadable_capacity(landing)
     # Another Airflow home: one home cannot run the same interval twice.
     home = planner_home(migrated_airflow_home(tmp_path / "airflow"), root, landing)
     before = os.readlink(home.report)
@@ -113,7 +116,69 @@ def test_figures_failing_validation_fail_the_run_and_keep_the_last_good_report(
         assert "validate_inputs failed" in message and "topics.input" in message
         assert "would be set aside, more than the 20 % allowed" in message
         assert "2 brokers listed, the topic has 3 replicas: a broker down or missing" in message
+        assert (
+            f"the fleet default row '*' was refused at collection: landing:{capacity}: row 2: "
+            "field 'producer_mib_per_s' = 'n/a': not a number"
+        ) in message
+        assert "capacity.input: 8 of 13 rows (62 %) are bad: 8 refused at collection" in message
         assert store.last_good_run() == runs[1]
+
+
+def test_a_run_that_newly_leaves_the_fleet_unsized_is_held_and_published_when_accepted(
+    fleet: PlannerHome, tmp_path: Path
+) -> None:
+    # A copy of the deployment after its good run, whose capacity file lost its fleet
+    # default row `*`: every figure passes its rules, but most topics have no Tc left.
+    # The guard holds the run (publish fails, naming topics and cause; the report
+    # stays); the same run triggered with accept_degraded=true publishes it.
+    root = tmp_path / "deployment"
+    shutil.copytree(fleet.root, root, symlinks=True)
+    landing = tmp_path / "landing"
+    shutil.copytree(Path(_landing_of(fleet)), landing)
+    capacity = landing / "capacity" / "capacity.csv"
+    lines = capacity.read_text().splitlines()
+    capacity.write_text("\n".join(line for line in lines if not line.startswith("*,")) + "\n")
+    airflow_home = migrated_airflow_home(tmp_path / "airflow")
+    home = planner_home(airflow_home, root, landing)
+    before = os.readlink(home.report)
+
+    held = home.airflow("dags", "test", "partition_planner", DAG_DATE)
+
+    output = held.stdout + held.stderr
+    states = task_states(airflow_home, "partition_planner")
+    assert states["validate_outputs"] == "success"
+    assert states["publish"] == states["record_failure"] == states["run"] == "failed"
+    assert f"run {RUN_KEY}: publish held: " in output
+    assert "could not be sized that the last good run, 20261120T0000Z, sized or did not list" in (
+        output
+    )
+    assert "why: missing-capacity (" in output
+    assert "trigger the partition_planner DAG with accept_degraded=true" in output
+    assert os.readlink(home.report) == before
+    with RecommendationStore(home.store_url) as store:
+        runs = store.runs()
+        good = store.last_good_run()
+    # Recorded once, by publish, with the guard's words; record_failure found it.
+    assert [r.status for r in runs[:2]] == [FAILED, PUBLISHED] and good == runs[1]
+    assert (runs[0].message or "").startswith(f"run {RUN_KEY}: publish held: ")
+    lost = runs[0].validation["publish_guard"]["newly_unsized_topics"]
+    assert len(lost) > 4 and f"{', '.join(lost[:5])} and {len(lost) - 5} more" in output
+
+    accepted = home.airflow(
+        "dags", "test", "partition_planner", DAG_DATE, "--conf", '{"accept_degraded": true}'
+    )
+
+    assert accepted.returncode == 0, (accepted.stdout + accepted.stderr)[-5000:]
+    states = task_states(airflow_home, "partition_planner")
+    assert states.pop("record_failure") == "skipped"
+    assert set(states.values()) == SUCCESSFUL, states
+    assert "published with accept_degraded, although " in accepted.stdout + accepted.stderr
+    assert os.readlink(home.report) != before
+    with RecommendationStore(home.store_url) as store:
+        now = store.last_good_run()
+        statuses = store.topic_statuses(now) if now is not None else {}
+    assert now is not None and now.validation["publish_guard"]["accepted"] is True
+    assert sorted(t for t, s in statuses.items() if s == "missing-capacity") == lost
 
 
 def _landing_of(home: PlannerHome) -> str:

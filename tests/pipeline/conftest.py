@@ -106,6 +106,22 @@ def write_sample(folder: Path, topics: int = 40, days: int = 10) -> Path:
     return folder
 
 
+def unreadable_capacity(landing: Path) -> Path:
+    """Every figure of the capacity file unreadable (`fast`, `n/a`), as a careless export
+    writes it; returns the file."""
+    path = landing / "capacity" / "capacity.csv"
+    with path.open() as handle:
+        rows = list(csv.DictReader(handle))
+    figures = [c for c in rows[0] if c not in ("topic", "measured_at")]
+    for row in rows:
+        row.update({c: "fast" if i % 2 else "n/a" for i, c in enumerate(figures)})
+    with path.open("w", newline="") as handle:
+        out = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        out.writeheader()
+        out.writerows(rows)
+    return path
+
+
 @pytest.fixture(scope="session")
 def sample_landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample landing folder (read-only: copy it to change it)."""

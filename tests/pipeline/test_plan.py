@@ -29,6 +29,7 @@ from tests.pipeline.conftest import (
     Planned,
     plan,
     show,
+    unreadable_capacity,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -185,6 +186,98 @@ def test_a_topic_claiming_more_replicas_than_brokers_listed_is_set_aside_not_the
         assert run is not None and run.status == PUBLISHED and run.topics == len(topics)
         assert run.validation["inputs"]["set_aside"]["set_aside"] == [topic]
         assert store.latest(topic).status == "invalid-figures"  # type: ignore[union-attr]
+
+
+def test_a_capacity_table_of_unreadable_figures_stops_the_run_and_keeps_the_last_report(
+    planned_copy: Planned, tmp_path: Path
+) -> None:
+    # Collection refuses every row of the file (its perf-test files still give five
+    # topics a capacity row): the suites see a good, short table. Counted as bad rows,
+    # they are most of the table, and one is the fleet default `*`.
+    landing = tmp_path / "landing"
+    shutil.copytree(planned_copy.landing, landing)
+    capacity = unreadable_capacity(landing)
+    before = os.readlink(planned_copy.out / "report")
+    published = (planned_copy.out / "recommendations.json").read_bytes()
+
+    done = plan(landing, planned_copy.out)
+
+    assert done.returncode == 1, done.stderr[-4000:]
+    failure = done.stderr[done.stderr.index("partition-planner plan: failed:") :]
+    assert failure.startswith("partition-planner plan: failed: validate_inputs: the run stops")
+    where = f"landing:{capacity}: row 2: field 'producer_mib_per_s' = 'n/a': not a number"
+    assert f"the fleet default row '*' was refused at collection: {where}" in failure
+    assert "capacity.input: 8 of 13 rows (62 %) are bad: 8 refused at collection" in failure
+    assert "nothing was published; the last good report stays" in failure
+    assert os.readlink(planned_copy.out / "report") == before
+    assert (planned_copy.out / "recommendations.json").read_bytes() == published
+    with RecommendationStore(planned_copy.store_url) as store:
+        failed, good = store.runs()[:2]
+        assert (failed.status, good.status) == (FAILED, PUBLISHED)
+        assert where in (failed.message or "")
+        assert store.last_good_run() == good
+
+
+def _without_default_capacity(landing: Path) -> list[str]:
+    """The capacity file without its fleet default row `*` (every row of it good); returns
+    the topics left with no capacity of their own (no row, no perf-test file)."""
+    path = landing / "capacity" / "capacity.csv"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(line for line in lines if not line.startswith("*,")) + "\n")
+    own = {line.split(",", 1)[0] for line in lines[1:]}
+    own |= {
+        p.name.split(".producer.")[0].split(".consumer.")[0] for p in (landing / "perf").iterdir()
+    }
+    return sorted(set(_topics(landing)) - own)
+
+
+def test_a_run_that_newly_leaves_the_fleet_unsized_is_held_until_accepted(
+    planned_copy: Planned, tmp_path: Path
+) -> None:
+    # Figures that each pass every rule, but the fleet default capacity row is gone: most
+    # topics lose their partition count. The guard holds the run against the last good
+    # one; --accept-degraded publishes it.
+    landing = tmp_path / "landing"
+    shutil.copytree(planned_copy.landing, landing)
+    lost = _without_default_capacity(landing)
+    topics = len(_topics(landing))
+    before = os.readlink(planned_copy.out / "report")
+    published = (planned_copy.out / "recommendations.json").read_bytes()
+
+    held = plan(landing, planned_copy.out)
+
+    assert held.returncode == 1, held.stderr[-4000:]
+    failure = held.stderr[held.stderr.index("partition-planner plan: failed:") :]
+    why = (
+        f"{len(lost)} of the run's {topics} topics ({100 * len(lost) / topics:.0f} %) could "
+        f"not be sized that the last good run, {RUN_KEY}, sized or did not list, more than "
+        f"the 10 % allowed ([publish] max_new_unsized_share): {', '.join(lost[:5])} and "
+        f"{len(lost) - 5} more; why: missing-capacity ({len(lost)} topics): no consumer "
+        "capacity (Tc) for this topic and no fleet default '*' with one"
+    )
+    assert failure.startswith(f"partition-planner plan: failed: publish: run {RUN_KEY}: ")
+    assert f"publish held: {why}" in failure
+    assert "to publish this run anyway: partition-planner plan --accept-degraded" in failure
+    assert os.readlink(planned_copy.out / "report") == before
+    assert (planned_copy.out / "recommendations.json").read_bytes() == published
+    with RecommendationStore(planned_copy.store_url) as store:
+        good = store.last_good_run()
+        recorded = store.runs()[0]
+    assert recorded.status == FAILED and f"publish held: {why}" in (recorded.message or "")
+    assert recorded.validation["publish_guard"]["newly_unsized_topics"] == lost
+    assert good is not None and good.key == RUN_KEY and good.id != recorded.id
+
+    accepted = plan(landing, planned_copy.out, "--accept-degraded")
+
+    assert accepted.returncode == 0, accepted.stderr[-4000:]
+    assert f"[plan] published with --accept-degraded, although {why}" in accepted.stderr
+    assert os.readlink(planned_copy.out / "report") != before
+    records = json.loads((planned_copy.out / "recommendations.json").read_text())
+    assert sorted(r["topic"] for r in records if r["status"] == "missing-capacity") == lost
+    with RecommendationStore(planned_copy.store_url) as store:
+        now = store.last_good_run()
+    assert now is not None and now.id not in (good.id, recorded.id)
+    assert now.validation["publish_guard"]["accepted"] is True
 
 
 def test_a_landing_file_that_cannot_be_read_stops_collection_and_writes_nothing(

@@ -9,7 +9,9 @@ summary; each good topic must be planned and published.
 
 The fleet sets aside more than 20 % of its topics and of its capacity rows, which the
 default `max_bad_row_share` would turn into a run-level stop (tests/pipeline/
-test_run_level.py): this run allows all of them, to see every rule in one run.
+test_run_level.py): this run allows all of them, to see every rule in one run. For the
+same reason the publish guard holds it (a first run with most of its topics unsized:
+`planner.guard`), and it is published with `accept_degraded`.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ import pytest
 from planner.config import load_config
 from planner.figures.set_aside import STATUS, load_set_aside
 from planner.pipeline import jobs
-from planner.pipeline.publish import PublishResult, publish_run
+from planner.pipeline.publish import PublishHeld, PublishResult, publish_run
 from planner.pipeline.state import StageResult
 from planner.pipeline.validation import validate_inputs, validate_outputs
 from planner.pipeline.workspace import Workspace
 from planner.report.names import page_names
-from planner.store import RecommendationStore
+from planner.store import FAILED, RecommendationStore
 from tests.pipeline.broken import BAD, CASES, DAYS, GOOD, MIXED, RUN_KEY, UNNAMED, write_broken
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -53,6 +55,7 @@ class Published:
     inputs: StageResult
     result: PublishResult
     records: dict[str, dict[str, Any]]
+    held: str
 
 
 @pytest.fixture(scope="module")
@@ -71,16 +74,24 @@ def published(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Published
     args = jobs.job_arguments(workspace, RUN_KEY, config_file)
     assert size_and_simulate.main(args) == 0
     validate_outputs(spark, workspace, RUN_KEY)
-    result = publish_run(
-        workspace,
-        RUN_KEY,
-        config=config,
-        lookback_days=30,
-        started_at=datetime.now(UTC),
-        durable=False,
-    )
+    started = datetime.now(UTC)
+
+    def publish(*, accept_degraded: bool) -> PublishResult:
+        return publish_run(
+            workspace,
+            RUN_KEY,
+            config=config,
+            lookback_days=30,
+            started_at=started,
+            durable=False,
+            accept_degraded=accept_degraded,
+        )
+
+    with pytest.raises(PublishHeld) as held:
+        publish(accept_degraded=False)
+    result = publish(accept_degraded=True)
     records = json.loads(workspace.recommendations_json.read_text())
-    return Published(workspace, inputs, result, {r["topic"]: r for r in records})
+    return Published(workspace, inputs, result, {r["topic"]: r for r in records}, str(held.value))
 
 
 def test_each_bad_topic_is_set_aside_with_its_rule_and_the_value_that_broke_it(
@@ -199,3 +210,42 @@ def test_the_jobs_refuse_to_run_without_the_runs_set_aside_file(
     args[args.index("--out") + 1] = str(tmp_path / "out")
     assert size_partitions.main(args) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_first_run_with_most_of_its_topics_unsized_is_held_until_accepted(
+    published: Published,
+) -> None:
+    # No run was published before: judged against an empty fleet, every set-aside topic
+    # is newly unsized, far more than 10 % of the fleet.
+    topics, unsized = len(GOOD) + len(BAD), len(BAD)
+    assert published.held.startswith(
+        f"run {RUN_KEY}: publish held: {unsized} of the run's {topics} topics "
+        f"({100 * unsized / topics:.0f} %) could not be sized that no run was published "
+        "before (a first run is judged against an empty fleet), more than the 10 % allowed "
+        "([publish] max_new_unsized_share): bad-partitioner, cap-inf-tc-records, "
+    )
+    why = published.held.split("; why: ", 1)[1]
+    # Each set-aside topic's reason names its own values: one status, many reasons, the
+    # commonest (the group `mixed` sets aside both its topics) given.
+    reasons = load_set_aside(published.workspace.run_state(RUN_KEY) / "set_aside.json").reasons()
+    assert why.startswith(f"invalid-figures ({unsized} topics): {reasons[MIXED[0]]} (and ")
+    other = len(set(reasons.values())) - 1
+    assert f"(and {other} other reasons); to publish this run anyway" in why
+    assert published.held.endswith(
+        "to publish this run anyway: partition-planner plan --accept-degraded, or trigger "
+        "the partition_planner DAG with accept_degraded=true"
+    )
+    assert published.result.accepted_degraded is not None
+    with RecommendationStore(published.workspace.store_url) as store:
+        published_run, held_run = store.runs()[:2]
+    # The hold is recorded as a failed attempt, with the guard's verdict; the accepted
+    # publish keeps the verdict, marked accepted.
+    assert held_run.status == FAILED and held_run.message == published.held
+    assert held_run.validation["publish_guard"]["held"] is True
+    assert held_run.validation["publish_guard"]["accepted"] is False
+    guard = published_run.validation["publish_guard"]
+    assert (guard["newly_unsized"], guard["compared_with"], guard["accepted"]) == (
+        unsized,
+        None,
+        True,
+    )

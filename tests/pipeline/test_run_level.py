@@ -3,8 +3,10 @@
 Each case is a small fleet (a few topics, two days) written straight into the figures
 dataset, with one thing wrong with it as a whole: a required column missing, a table
 empty, a key given twice, more than the allowed share of rows or topics bad, or a bad
-fleet-default capacity row. `validate_inputs` must stop (its result saved, failed) and
-leave no `set_aside.json`, so no Spark job can run on those figures.
+fleet-default capacity row. Rows the collection refused (the interval's `rejected`
+table) count as bad rows like those the suites find. `validate_inputs` must stop (its
+result saved, failed) and leave no `set_aside.json`, so no Spark job can run on those
+figures.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from planner.figures.conform import rejections
 from planner.figures.dataset import DataInterval
+from planner.figures.refused import UNLISTED_TOPIC
 from planner.figures.schema import TABLES
 from planner.pipeline.state import load_stage
 from planner.pipeline.validation import ValidationStageFailed, validate_inputs
@@ -46,8 +50,10 @@ def _fleet(
     samples: dict[str, int] | None = None,
     bad_samples: set[str] = frozenset(),  # type: ignore[assignment]
     drop_column: tuple[str, str] | None = None,
+    rejected: pa.Table | None = None,
 ) -> Workspace:
-    """Ten good topics over two days, with what the case changes."""
+    """Ten good topics over two days, with what the case changes (`rejected`: the rows
+    the run's collection refused)."""
     workspace = Workspace.under(root)
     topic_rows = topics if topics is not None else [_topic_row(t) for t in TOPICS]
     for back in (1, 0):
@@ -84,6 +90,8 @@ def _fleet(
             if drop_column:
                 name, column = drop_column
                 tables[name] = tables[name].drop_columns([column])
+            if rejected is not None:
+                tables["rejected"] = rejected
         _write(workspace.figures, DataInterval.day(day), tables)
     return workspace
 
@@ -171,3 +179,83 @@ def test_more_than_the_allowed_share_of_a_tables_rows_stops_the_run(
     message = _stopped(spark, workspace)
     assert "throughput.input: 576 of 1,008 rows (57 %) break row-level rules" in message
     assert "more than the 20 % allowed ([validation] max_bad_row_share)" in message
+
+
+def _refused(table: str, *rows: tuple[int, str, str, str]) -> pa.Table:
+    """Rows the collection refused from `landing:<table>.csv`: (row, topic, field, value)."""
+    return rejections(
+        table,
+        f"landing:{table}.csv",
+        [r[0] for r in rows],
+        [r[2] for r in rows],
+        [r[3] for r in rows],
+        ["not a number"] * len(rows),
+        [r[1] for r in rows],
+    )
+
+
+def test_rows_refused_at_collection_count_toward_a_tables_share(spark: Any, tmp_path: Path) -> None:
+    # The capacity table as collected holds the `*` row only: the other, every figure
+    # unreadable, was refused. One of two rows bad, past 20 %; the suites alone see a
+    # good table.
+    refused = _refused("capacity", (3, "t1", "consumer_mib_per_s", "n/a"))
+    message = _stopped(spark, _fleet(tmp_path, rejected=refused))
+    assert message == (
+        "the run stops: capacity.input: 1 of 2 rows (50 %) are bad: 1 refused at collection "
+        "(e.g. landing:capacity.csv: row 3: field 'consumer_mib_per_s' = 'n/a': not a "
+        "number), more than the 20 % allowed ([validation] max_bad_row_share): the figures "
+        "look wrong as a whole, not in a few topics"
+    )
+
+
+def test_refused_rows_and_rows_breaking_rules_add_up(spark: Any, tmp_path: Path) -> None:
+    # One topics row breaks a rule (10 % of the topics set aside) and two more were
+    # refused at collection: 3 of 12 rows of the topics table, 25 %. Later copies of a
+    # key and rows of unlisted topics are rejected too, but are not bad figures.
+    rows = [{**_topic_row(t), "replication_factor": 9 if t == "t0" else 3} for t in TOPICS]
+    refused = pa.concat_tables(
+        [
+            _refused("topics", (12, "u1", "partitions", "many"), (13, "u2", "keyed", "maybe")),
+            rejections(
+                "throughput",
+                "landing:throughput.csv",
+                list(range(2, 200)),
+                ["topic"] * 198,
+                ["gone"] * 198,
+                [UNLISTED_TOPIC] * 198,
+                ["gone"] * 198,
+            ),
+        ]
+    )
+    message = _stopped(spark, _fleet(tmp_path, topics=rows, rejected=refused))
+    assert "topics.input: 3 of 12 rows (25 %) are bad: 2 refused at collection (e.g. " in message
+    assert "field 'partitions' = 'many'" in message and "field 'keyed' = 'maybe'" in message
+    assert "and 1 breaking row-level rules, more than the 20 % allowed" in message
+    assert "throughput" not in message.split("the run stops:")[1]
+
+
+def test_a_refused_fleet_default_capacity_row_stops_the_run(spark: Any, tmp_path: Path) -> None:
+    # Both capacity rows refused: the table is wrong as a whole, and its `*` row, which
+    # sizes every topic without a row of its own, is gone. Both reasons are given.
+    capacity = [{"topic": "t1", "consumer_mib_per_s": 4.0, "source": "t"}]
+    refused = _refused("capacity", (2, "*", "producer_mib_per_s", "fast"))
+    message = _stopped(spark, _fleet(tmp_path, capacity=capacity, rejected=refused))
+    assert message.splitlines() == [
+        "the run stops: capacity.input: the fleet default row '*' was refused at collection: "
+        "landing:capacity.csv: row 2: field 'producer_mib_per_s' = 'fast': not a number: "
+        "every topic without a capacity row of its own is sized with it, so the run stops "
+        "rather than set most of the fleet aside",
+        "and capacity.input: 1 of 2 rows (50 %) are bad: 1 refused at collection (e.g. "
+        "landing:capacity.csv: row 2: field 'producer_mib_per_s' = 'fast': not a number), "
+        "more than the 20 % allowed ([validation] max_bad_row_share): the figures look "
+        "wrong as a whole, not in a few topics",
+    ]
+
+
+def test_rows_refused_within_the_share_are_not_a_failure(spark: Any, tmp_path: Path) -> None:
+    # One of ten topics rows refused (1 of 11, 9 %): the run goes on, nothing set aside.
+    refused = _refused("topics", (12, "u1", "partitions", "many"))
+    workspace = _fleet(tmp_path, rejected=refused)
+    result = validate_inputs(spark, workspace, RUN_KEY, lookback_days=30)
+    assert result.success and result.set_aside["topics"] == 0
+    assert (workspace.run_state(RUN_KEY) / "set_aside.json").is_file()

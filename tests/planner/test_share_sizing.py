@@ -192,6 +192,20 @@ def test_a_keyless_topic_the_consumers_size_gets_the_share_alternative_with_its_
     assert params["bound"] == "in-flight"
 
 
+def test_a_saving_that_is_a_cost_is_said_as_more_not_as_negative_fewer() -> None:
+    from planner.notes import render
+    from planner.recommend.share import ShareAlternative
+
+    found = _alternative()
+    assert isinstance(found, ShareAlternative)
+    # Fewer partitions, each rolling more segments: more open files, as measured.
+    params = {**found.note.params, "file_handles_saved": -642, "batch_memory_saved_bytes": -(2**20)}
+    text = render(found.note.code, params)
+    assert "642 more open files on the busiest broker" in text and "-642" not in text
+    assert "1.00 MiB more producer batch memory" in text
+    assert "27 fewer replicas" in text
+
+
 def test_an_existing_topic_keeps_its_partitions_in_the_alternative() -> None:
     from planner.recommend.share import ShareAlternative
 

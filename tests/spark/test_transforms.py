@@ -253,7 +253,9 @@ def test_recommend_without_groups_sizes_one_group(spark: SparkSession, sized: Da
 
 def test_a_one_partition_topic_s_consumers_include_a_standby(spark: SparkSession) -> None:
     # One partition and the default min_group_members = 2: a group of 3 is told 2, one
-    # of them standing by; so is a topic no group reads.
+    # of them standing by. A topic no group reads has no group to keep a standby for: it
+    # is told what its load needs, 1, none standing by (issue 38: "2, standby 1" for
+    # nobody's consumers was not true).
     settings = JobSettings()
     rows = [
         sizing_row(
@@ -274,21 +276,28 @@ def test_a_one_partition_topic_s_consumers_include_a_standby(spark: SparkSession
         group_inputs(multi_topic_groups(readers), sized), run="r", settings=settings
     )
     out = _recommend(sized, results)
-    for topic in ("one", "lone"):
-        row = out[topic]
-        assert (row["recommended_partitions"], row["recommended_consumers"]) == (1, 2), topic
-        assert row["standby_consumers"] == 1, topic
-        assert row["rationale"][-1].endswith(
-            "; 1 of them owns no partition and stands by to take over from a member that "
-            "fails (min_group_members)"
-        ), topic
+    one = out["one"]
+    assert (one["recommended_partitions"], one["recommended_consumers"]) == (1, 2)
+    assert one["standby_consumers"] == 1
+    assert one["rationale"][-1].endswith(
+        "; 1 of them owns no partition and stands by to take over from a member that "
+        "fails (min_group_members)"
+    )
+    lone = out["lone"]
+    assert (lone["recommended_partitions"], lone["recommended_consumers"]) == (1, 1)
+    assert lone["standby_consumers"] == 0
+    assert lone["rationale"][-1].startswith(
+        "consumers: no consumer group with a plan reads the topic; one group reading only "
+        "it would need 1 member today"
+    )
+    assert "stands by" not in lone["rationale"][-1]
     (group,) = out["one"]["groups"]
     assert (group["status"], group["recommended_members"], group["standby_members"]) == (
         "over-provisioned",
         2,
         1,
     )
-    assert out["lone"]["one_group_standby"] == 1
+    assert out["lone"]["one_group_standby"] == 0
     # The grids reach the floor however high it is set.
     high = simulation_inputs(sized, readers, min_group_members=7).collect()
     assert {r["topic"]: r["extra_members"] for r in high} == {"one": 7, "lone": 7}

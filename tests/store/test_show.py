@@ -83,6 +83,14 @@ def test_the_headline_numbers_come_first(
     assert head[3][1] == "MiB/s in, consumer side"
 
 
+def test_a_tie_between_producers_and_consumers_is_said_as_both_sides(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "deciding_side": "both"}])
+    lines = render_latest(sqlite_store, example_row["topic"]).splitlines()
+    assert "  Deciding      MiB/s in, both sides" in lines
+
+
 def test_long_names_and_sentences_stay_within_80_columns(
     sqlite_store: RecommendationStore, example_row: dict[str, Any]
 ) -> None:
@@ -187,6 +195,23 @@ def test_standby_members_are_named_beside_the_consumers(
     text = render_latest(sqlite_store, example_row["topic"])
     assert f"2, cooperative-sticky (group '{group['group_id']}'; 1 standing by)" in text
     assert f"{group['group_id']}: 3 -> 2 consumers (1 standing by), " in text
+
+
+def test_a_group_without_a_standby_member_is_not_said_to_need_the_floor(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    group = {
+        **example_row["groups"][0],
+        "status": "no-standby",
+        "current_members": 1,
+        "recommended_members": 2,
+        "members_now": 2,
+        "members_at_horizon": 2,
+    }
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "groups": [group]}])
+    text = render_latest(sqlite_store, example_row["topic"])
+    assert "    no standby member: min_group_members plans 2 now, 2 at the horizon" in text
+    assert "2 needed now" not in text
 
 
 def _creation_row(example_row: dict[str, Any]) -> dict[str, Any]:

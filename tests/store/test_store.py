@@ -85,6 +85,11 @@ def test_a_published_run_reads_back_exactly(
         "clicks",
         "payments.authorizations",
     ]
+    # What the publish guard compares a new run with.
+    assert fresh_store.topic_statuses(record) == {
+        "clicks": "missing-capacity",
+        "payments.authorizations": example_row["status"],
+    }
 
 
 def test_publishing_an_interval_again_replaces_its_rows(

@@ -50,6 +50,7 @@ GROUPS: tuple[GroupPlan, ...] = (
 ALTERNATIVES: tuple[Note, ...] = (
     note(
         "consumer-protocol-alternative",
+        strategy="range",
         assignor="uniform",
         members=4,
         members_needed=None,

@@ -14,18 +14,20 @@ What the client library cannot do, found against Apache Kafka 4.4.0:
   share groups out. Asked to describe one, `describe_consumer_groups` answers a classic
   group in state `DEAD` with no members, the same as for a group that does not exist.
   Only the deprecated `list_groups` (ListGroups on every broker, then the classic
-  DescribeGroups of every group it found) names them, without a type. So a share
-  group's members and their assignments cannot be read here (Kafka's Java
-  `Admin.describeShareGroups` reads them: the live tests record what it reports). The
-  source names such groups in a note and skips them.
-- Kafka Streams groups of the broker's `streams` protocol (KIP-1071) and Kafka Connect
-  workers' groups were not tried: whatever `list_groups` lists beyond the consumer
-  groups is named in the same note.
+  DescribeGroups of every group it found) names them, with their protocol type. So a
+  share group's members and their assignments cannot be read here; Kafka's own
+  `kafka-share-groups` reads them (`group_tools`), and a share group it lists no member
+  of is an empty one.
+- Kafka Streams groups of the broker's `streams` protocol (KIP-1071) likewise come from
+  `kafka-streams-groups`; whatever else `list_groups` lists beyond the consumer groups
+  (Kafka Connect workers' groups) is named in a note by its protocol type
+  (`other_group_notes`).
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -37,11 +39,12 @@ from planner.collect.kafka_admin.calls import (
     error_text,
     is_transient,
     kafka_error,
+    names,
 )
 from planner.collect.kafka_admin.findings import Bad
 from planner.collect.kafka_groups import DescribedGroup, described
 
-__all__ = ["GroupsRead", "committed_topics", "read_groups"]
+__all__ = ["GroupsRead", "committed_topics", "other_group_notes", "read_groups"]
 
 _CHUNK = 500  # groups per describe call
 
@@ -54,14 +57,14 @@ class GroupsRead:
         described: Every consumer group (classic or consumer protocol), described.
         failures: Groups that could not be described: (group, field, value, reason).
         others: Groups ListGroups names that are not consumer groups (share groups,
-            Streams groups, Connect workers...), with their protocol type when the broker
-            gave one.
+            Streams groups, Connect workers...): (group id, protocol type; empty when
+            the broker gave none).
         notes: What could not be listed.
     """
 
     described: list[DescribedGroup] = field(default_factory=list)
     failures: list[Bad] = field(default_factory=list)
-    others: list[str] = field(default_factory=list)
+    others: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -141,7 +144,40 @@ def _other_groups(calls: AdminCalls, admin: Any, consumer_ids: set[str], read: G
         # A classic consumer group that appeared after the first listing says so.
         if group_id in consumer_ids or kind == "consumer":
             continue
-        read.others.append(f"{group_id} (protocol type {kind})" if kind else group_id)
+        read.others.append((group_id, kind))
+
+
+#: The group kinds Kafka's own tools describe (`group_tools`), by protocol type.
+_TOOL_KINDS = ("share", "streams")
+
+
+def other_group_notes(others: Sequence[tuple[str, str]], described: Collection[str]) -> list[str]:
+    """The notes naming the groups left of `others` once Kafka's tools described theirs.
+
+    Args:
+        others: (group id, protocol type) of each group that is no consumer group, and
+            that no tool described with members.
+        described: The kinds (`share`, `streams`) whose tool ran and was read: a group of
+            such a kind left here has no member (the tools list members), so it is an
+            empty group, not one nobody could describe.
+    """
+    by_kind: dict[str, list[str]] = {}
+    for group_id, kind in others:
+        by_kind.setdefault(kind, []).append(group_id)
+    notes = []
+    for kind, ids in sorted(by_kind.items()):
+        if kind in _TOOL_KINDS and kind in described:
+            what = f"empty {kind} group(s) (kafka-{kind}-groups lists no member) skipped"
+        elif kind in _TOOL_KINDS:
+            what = f"{kind} group(s) skipped, not described (Kafka's tools did not run, above)"
+        else:
+            shown = f"protocol type {kind}" if kind else "no protocol type given"
+            what = (
+                f"group(s) of another kind ({shown}: not consumer, share or streams groups, "
+                "e.g. Kafka Connect workers) skipped"
+            )
+        notes.append(f"{len(ids)} {what}: {names(ids)}")
+    return notes
 
 
 def committed_topics(calls: AdminCalls, admin: Any, group_id: str) -> set[str]:

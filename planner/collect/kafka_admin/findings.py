@@ -49,6 +49,7 @@ class Findings:
                     [b[1] for b in bad],
                     [b[2] if b[2] is not None else b[0] for b in bad],
                     [f"topic {b[0]!r}: {b[3]}" for b in bad],
+                    [b[0] for b in bad],
                 )
             )
 

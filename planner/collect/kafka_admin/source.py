@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from planner.collect.base import Collected
 from planner.collect.kafka_admin.calls import AdminCalls, names
+from planner.collect.kafka_admin.consumer_groups import other_group_notes
 from planner.collect.kafka_admin.findings import Bad, Findings
 from planner.collect.kafka_admin.isolated import read_groups_isolated
 from planner.collect.kafka_admin.metadata import (
@@ -163,15 +164,15 @@ class KafkaAdminSource:
         except KafkaException as exc:  # a setting librdkafka does not accept
             raise ValueError(f"{self.calls.where}: bad client config: {exc}") from None
 
-    def _described_by_tools(self) -> tuple[GroupScan, list[str]]:
-        """Share and streams groups as `groups` rows, read with Kafka's own tools, and
-        the notes about them (`group_tools.describe_with_tools`); nothing when switched
-        off."""
+    def _described_by_tools(self) -> tuple[GroupScan, list[str], set[str]]:
+        """Share and streams groups as `groups` rows, read with Kafka's own tools, the
+        notes about them (`group_tools.describe_with_tools`), and the kinds (`share`,
+        `streams`) whose tool was read; nothing when switched off."""
         from planner.collect.kafka_admin import group_tools as tools
 
-        scan, notes = GroupScan(), list[str]()
+        scan, notes, read_kinds = GroupScan(), list[str](), set[str]()
         if not self.group_tools:
-            return scan, notes
+            return scan, notes, read_kinds
         found = tools.describe_with_tools(
             self.bootstrap_servers,
             self.extra,
@@ -193,6 +194,7 @@ class KafkaAdminSource:
         for kind, groups, topics, how in kinds:
             if groups is None:
                 continue
+            read_kinds.add(kind)
             kept = group_rows(groups, _topics_from(topics))
             scan.rows += kept.rows
             scan.rejected += kept.rejected
@@ -201,7 +203,7 @@ class KafkaAdminSource:
                 notes.append(
                     f"{len(groups)} {kind} group(s) {how}: {names([g.group_id for g in groups])}"
                 )
-        return scan, notes
+        return scan, notes, read_kinds
 
     def describe_groups(self) -> list[DescribedGroup]:
         """What the broker reports about every consumer group, as the client reads it.
@@ -251,7 +253,7 @@ class KafkaAdminSource:
         self,
         admin: Any,
         findings: Findings,
-        tools: Future[tuple[GroupScan, list[str]]],
+        tools: Future[tuple[GroupScan, list[str], set[str]]],
         interval: DataInterval,
         run: DataInterval,
     ) -> Collected:
@@ -302,20 +304,24 @@ class KafkaAdminSource:
             )
         return findings.collected
 
-    def _groups(self, findings: Findings, tools: Future[tuple[GroupScan, list[str]]]) -> None:
+    def _groups(
+        self, findings: Findings, tools: Future[tuple[GroupScan, list[str], set[str]]]
+    ) -> None:
         # In a child process (`isolated`); its librdkafka logs go to its own logger of
         # the same name, since a Logger pickles by name.
         read, scan = read_groups_isolated(self.client_config(), self.calls)
         for text in read.notes:
             findings.note(text)
-        by_tools, tool_notes = tools.result()
+        by_tools, tool_notes, kinds = tools.result()
         for text in tool_notes:
             findings.note(text)
         scan.rows += by_tools.rows
         scan.rejected += by_tools.rejected
         scan.empty += by_tools.empty
+        # A group a tool described (a row, a refusal, or empty) is said once, there.
         described = {r["group_id"] for r in by_tools.rows} | {r[0] for r in by_tools.rejected}
-        read.others = [o for o in read.others if o.split(" (")[0] not in described]
+        described |= set(by_tools.empty)
+        read.others = [o for o in read.others if o[0] not in described]
         findings.reject_groups(read.failures + scan.rejected)
         raw = pa.table(
             {
@@ -331,15 +337,11 @@ class KafkaAdminSource:
             (scan.empty, "empty consumer group(s) (no members, no assignor) skipped"),
             (scan.simple, "simple consumer group(s) (members assign themselves) skipped"),
             (scan.from_offsets, "group(s) without assignments: topics from committed offsets"),
-            (
-                read.others,
-                "group(s) that are not consumer groups (Kafka Streams groups, Connect "
-                "workers, share groups not described...; confluent-kafka cannot describe "
-                "them) skipped",
-            ),
         ):
             if group_names:
                 findings.note(f"{len(group_names)} {what}: {names(group_names)}")
+        for text in other_group_notes(read.others, kinds):
+            findings.note(text)
 
 
 def _topics_from(topics: Mapping[str, set[str]]) -> Callable[[str], set[str]]:

@@ -27,7 +27,7 @@ __all__ = [
     "cluster_replicas",
 ]
 
-_RESIZE_ORDER = {"under-provisioned": 0, "unplanned": 1, "over-provisioned": 2}
+_RESIZE_ORDER = {"under-provisioned": 0, "no-standby": 1, "unplanned": 2, "over-provisioned": 3}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -261,8 +261,8 @@ class FleetReport(Model):
         resized), once, with the topics it reads here.
 
         Short of members first, the most short-handed (current / recommended members)
-        first; then groups without a plan; then groups with members to spare; by group id
-        within each.
+        first; then groups that keep up but have no standby member; then groups without
+        a plan; then groups with members to spare; by group id within each.
         """
         found: dict[str, tuple[GroupReport, list[str]]] = {}
         for t in sorted(self.topics, key=lambda t: t.topic):

@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from planner.group_labels import group_label
 from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.protocols import DEFAULT_PROTOCOL, PROTOCOLS
+from planner.recommend.partitions import SIZED_STATUSES
 from planner.report.model.codec import Model, at_least
 from planner.report.model.series import (
     ChurnChart,
@@ -61,12 +62,15 @@ TopicStatus = Literal[
     "invalid-figures",
 ]
 TOPIC_STATUSES: tuple[TopicStatus, ...] = get_args(TopicStatus)
-#: The statuses of a topic that was sized (its numbers are all present).
-PLANNED_STATUSES: frozenset[str] = frozenset({"ok", "plan-increase", "increase", "create"})
+#: The statuses of a topic that was sized (its numbers are all present): the core's
+#: `planner.recommend.partitions.SIZED_STATUSES`.
+PLANNED_STATUSES: frozenset[str] = frozenset(SIZED_STATUSES)
 #: `unplanned`: a topic the group reads has no plan, so neither has the group (its notes
 #: say which topic and why); its sizes and recommended strategy are then None. `deploy`:
 #: a group with no member yet, reading a topic to be created.
-GroupStatus = Literal["ok", "under-provisioned", "over-provisioned", "unplanned", "deploy"]
+GroupStatus = Literal[
+    "ok", "under-provisioned", "no-standby", "over-provisioned", "unplanned", "deploy"
+]
 GROUP_STATUSES: tuple[GroupStatus, ...] = get_args(GroupStatus)
 Dimension = Literal["mib_in", "records_in", "mib_out"]
 Side = Literal["producer", "consumer", "both"]
@@ -268,9 +272,10 @@ class GroupReport(Model):
         members_at_horizon: The same at the end of the horizon (None: `unplanned`).
         busiest_utilisation: The busiest member's load at `members_now`, share of one
             consumer's capacity (None: unknown, e.g. no size fits).
-        status: `ok`, `under-provisioned`, `over-provisioned`, `deploy` (no member yet,
-            of a topic to be created), or `unplanned` (a topic it reads has no plan: the
-            notes say which and why).
+        status: `ok`, `under-provisioned` (fewer members than today's load needs),
+            `no-standby` (enough for the load, fewer than `min_group_members`),
+            `over-provisioned`, `deploy` (no member yet, of a topic to be created), or
+            `unplanned` (a topic it reads has no plan: the notes say which and why).
         notes: Why, in plain words.
         standby_members: Of `recommended_members`, those that own no partition: the
             minimum group size asks for more members than there are partitions.

@@ -101,3 +101,25 @@ def test_plan_topic_carries_the_choice_among_its_groups() -> None:
     ).consumers
     assert alone is not None and plan.one_group is not None
     assert (alone.group_id, alone.members) == (None, plan.one_group.members_now)
+
+
+def test_a_topic_no_group_reads_gets_what_its_load_needs_and_no_standby() -> None:
+    # 0.5 MiB/s on one partition, Tc 3: one member carries it. With no group reading it,
+    # there is no running group to keep a standby for (min_group_members = 2 is a floor
+    # for those), so not "2 consumers, 1 standing by".
+    ts = np.arange(14 * 24) * 3600.0
+
+    def plan(*groups: GroupInfo) -> tuple[int, int | None, int]:
+        topic = plan_topic(
+            TopicHistory("audit", ts, mib_in=np.full(ts.size, 0.5), current_partitions=1),
+            SideCapacity(mib_per_s=100.0),
+            SideCapacity(mib_per_s=3.0),
+            brokers=3,
+            groups=list(groups),
+        )
+        assert topic.consumers is not None and topic.one_group is not None
+        return topic.consumers.members, topic.consumers.standby_members, topic.one_group.members_now
+
+    assert plan() == (1, 0, 1)
+    # A topic a group reads keeps the floor, for the group and for one group alone.
+    assert plan(GroupInfo("g", "range", 2)) == (2, 1, 2)

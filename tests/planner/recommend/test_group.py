@@ -8,6 +8,7 @@ import pytest
 from planner.notes import CODES, note, render
 from planner.recommend import (
     GroupInfo,
+    GroupPlan,
     GroupTopic,
     PlanSettings,
     TopicHistory,
@@ -190,3 +191,38 @@ def test_the_plan_carries_what_one_group_reading_only_the_topic_would_need() -> 
     # It runs no member yet: under-provisioned, no switch, nothing falling behind.
     assert [n.code for n in one.notes] == ["under-provisioned"]
     assert one.warnings == () and one.falling_behind is None
+
+
+def test_a_group_keeping_up_below_the_floor_lacks_a_standby_not_members_for_its_load() -> None:
+    # 0.5 MiB/s on one partition, Tc 3: one member carries it with room to spare; the
+    # two-member floor (min_group_members = 2) alone asks for a second.
+    def plan(group: GroupInfo, mib: float = 0.5) -> GroupPlan:
+        topic = plan_topic(
+            _history(mib, 1),
+            SideCapacity(mib_per_s=100.0),
+            SideCapacity(mib_per_s=3.0),
+            brokers=3,
+            groups=[group],
+        )
+        (g,) = topic.groups
+        return g
+
+    classic = plan(GroupInfo("g", "range", 1))
+    assert (classic.status, classic.recommended_members) == ("no-standby", 2)
+    [floor] = [n for n in classic.notes if n.code == "no-standby"]
+    assert floor.severity == "warning"
+    assert floor.text == (
+        "no standby member: 1 member keeps up with today's peak (1 needed for the load), "
+        "and none can take over while it restarts; min_group_members = 2 plans 2 (the "
+        "topic has 1 partition, so 1 of them owns none and stands by)"
+    )
+    codes = [n.code for n in classic.notes]
+    assert "under-provisioned" not in codes and "min-group-size" not in codes
+    # A share group's members share the partition: the second owns it too.
+    share = plan(GroupInfo("s", "simple", 1, "share"))
+    assert share.status == "no-standby"
+    [floor] = [n for n in share.notes if n.code == "no-standby"]
+    assert "needed for today's peak" not in floor.text and "stands by" not in floor.text
+    # Too few for the load is still that: a group of one that cannot keep up.
+    short = plan(GroupInfo("g", "range", 1), mib=20.0)
+    assert short.status == "under-provisioned"

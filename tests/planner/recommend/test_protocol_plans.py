@@ -150,12 +150,17 @@ def test_a_classic_group_is_offered_the_consumer_protocol_with_its_costs() -> No
 
 
 def test_a_keyless_topic_tc_decides_gets_the_share_alternative_a_keyed_one_why_not() -> None:
-    keyless = _plan(GroupInfo("billing", "cooperative-sticky", 13))
+    keyless = _plan(GroupInfo("billing", "range", 13))
     offer, move = keyless.alternatives
     assert offer.code == "share-alternative"
-    # The group's own move to the consumer protocol is listed with the topic's, named.
+    # The group's own move to the consumer protocol (it saves against its eager range)
+    # is listed with the topic's, named.
     assert move.code == "consumer-protocol-alternative" and move.params["group_id"] == "billing"
     assert move.text.startswith("group 'billing': with the consumer protocol")
+    # On cooperative-sticky already, it would pause more: not offered (issue 38).
+    assert [n.code for n in _plan(GroupInfo("billing", "cooperative-sticky", 13)).alternatives] == [
+        "share-alternative"
+    ]
     assert offer.params["partitions"] == 5 < offer.params["classic_partitions"]
     assert offer.params["replicas_saved"] > 0
     keyed = plan_topic(
@@ -163,7 +168,7 @@ def test_a_keyless_topic_tc_decides_gets_the_share_alternative_a_keyed_one_why_n
         PRODUCER,
         MEMBER,
         brokers=3,
-        groups=[GroupInfo("billing", "cooperative-sticky", 13)],
+        groups=[GroupInfo("billing", "range", 13)],
         settings=PlanSettings(floor_growth_per_year=0.0, growth_model="none"),
     )
     assert [n.code for n in keyed.alternatives] == [
