@@ -31,6 +31,8 @@ CORE_MODULES = [
     "planner.report.topic_page",
     "planner.report.from_plan",
     "planner.report.from_outputs",
+    "planner.changes",
+    "planner.export",
 ]
 HEAVY = (
     "pyspark",
