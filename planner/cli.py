@@ -120,6 +120,7 @@ def _json_default(value: Any) -> Any:
 
 def build_parser() -> argparse.ArgumentParser:
     from planner.commands import (
+        apply,
         collect,
         demo,
         export,
@@ -146,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_parser(sub)
     plan.add_parser(sub)
     export.add_parser(sub)
+    apply.add_parser(sub)
     return parser
 
 

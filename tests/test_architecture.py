@@ -33,6 +33,8 @@ CORE_MODULES = [
     "planner.report.from_outputs",
     "planner.changes",
     "planner.export",
+    "planner.apply.decide",
+    "planner.apply.report",
 ]
 HEAVY = (
     "pyspark",

@@ -301,6 +301,17 @@ class RecommendationStore:
         with self._connect(f"read run {run_key}") as conn:
             return [_recommendation(row) for row in conn.execute(query).mappings()]
 
+    @contextmanager
+    def transaction(self, action: str) -> Iterator[Connection]:
+        """A transaction on the store's tables (`planner.store.audit` writes through it).
+
+        Args:
+            action: What it is for, in words ("record the apply of 'orders'"), for the
+                message of `StoreUnavailable`.
+        """
+        with self._connect(action) as conn:
+            yield conn
+
     # --- internals -------------------------------------------------------------------
 
     @contextmanager

@@ -108,6 +108,9 @@ def test_a_record_with_a_bad_field_names_it() -> None:
 
 
 def test_the_modules_examples_hold() -> None:
-    for module in (decide_module, published_module):
+    import planner.apply.decide as apply_decide
+    import planner.export.keda as keda
+
+    for module in (decide_module, published_module, apply_decide, keda):
         failed, attempted = doctest.testmod(module)
         assert attempted > 0 and failed == 0, module.__name__
