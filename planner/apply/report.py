@@ -8,7 +8,7 @@ import textwrap
 from planner.apply.run import ApplyReport, Result
 from planner.changes import ChangeList
 
-__all__ = ["render_report", "summary_line"]
+__all__ = ["render_markdown", "render_report", "summary_line"]
 
 WIDTH = 100
 _WORDS = {
@@ -71,3 +71,33 @@ def render_report(report: ApplyReport, changes: ChangeList) -> str:
             lines += _wrap(g.headline(), "  ", "    ")
     lines.append(f"summary: {summary_line(report)}")
     return "\n".join(lines)
+
+
+def render_markdown(report: ApplyReport, changes: ChangeList) -> str:
+    """The report as Markdown (the approval's text in Airflow): a list item per change,
+    its cost and warnings below it; names in code spans, other text escaped."""
+    from planner.report.exports import md_code, md_text
+
+    lines = []
+    for r in report.results:
+        c = r.step.change
+        name = md_code(c.topic)
+        what = (
+            f"create with {c.to_partitions} partitions"
+            if c.creates
+            else f"{c.from_partitions} → {c.to_partitions} partitions (+{c.added_partitions})"
+        )
+        lines.append(f"- **{name}**: {what}: **{_WORDS[r.outcome]}**: {md_text(r.detail)}")
+        if r.step.observed is not None and r.step.observed != c.from_partitions:
+            lines.append(f"  - on the cluster now: {r.step.observed} partitions")
+        cost = c.cost_sentence()
+        if cost and r.outcome != "refused":
+            lines.append(f"  - cost: {md_text(cost)}")
+        if r.outcome != "refused":
+            lines += [f"  - {w.severity} `{w.code}`: {md_text(w.text)}" for w in c.warnings]
+    if report.stopped:
+        lines.append(f"\n**Stopped early**: {md_text(report.stopped)}")
+    if changes.groups:
+        lines.append("\nConsumer groups to resize (not changed by apply):\n")
+        lines += [f"- {md_text(g.headline())}" for g in changes.groups]
+    return "\n".join(lines) + "\n"

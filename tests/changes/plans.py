@@ -82,9 +82,15 @@ def _variant(history: TopicHistory, topic: str, factor: float, **changes: Any) -
 
 
 def published(
-    folder: Path, prefix: str = "", *, replication_factor: int = 3, brokers: int = 6
+    folder: Path,
+    prefix: str = "",
+    *,
+    replication_factor: int = 3,
+    brokers: int = 6,
+    store_url: str | None = None,
 ) -> Published:
-    """Plan the topics, write `recommendations.json` and a store under `folder`."""
+    """Plan the topics, write `recommendations.json` and a store under `folder` (or
+    publish into the store at `store_url`)."""
     ex = load_example()
     base = dataclasses.replace(
         ex.history, topic=prefix + ex.history.topic, replication_factor=replication_factor
@@ -123,7 +129,7 @@ def published(
     folder.mkdir(parents=True, exist_ok=True)
     file = folder / "recommendations.json"
     file.write_text(json.dumps(records, indent=2))
-    url = sqlite_url(folder / "store.db")
+    url = store_url or sqlite_url(folder / "store.db")
     with RecommendationStore(url) as store:
         store.publish_run(Run(interval, interval.end + dt.timedelta(hours=1)), rows)
     current = {h.topic: h.current_partitions for h, _ in cases}
