@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from planner import cli
-from planner.commands.export import add_published_run_arguments, changes_of, published_run
+from planner.commands.published import add_published_run_arguments, changes_of, published_run
 
 
 def add_parser(sub: Any) -> None:
@@ -54,7 +54,9 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from planner.apply.report import render_report
+    from planner.apply.session import apply_published
     from planner.config import ConfigError, build_kafka_source
+    from planner.store import StoreError, StoreUnavailable
 
     published, config = published_run(args)
     changes = changes_of(args, published)
@@ -63,66 +65,20 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         raise cli.UsageError(f"--config: {exc} (apply changes the cluster it names)") from None
     who = args.who or f"{getpass.getuser()}@{socket.gethostname()}"
-    report = apply_with(
-        changes,
-        source,
-        store_url=args.store or config.store_url,
-        source_text=published.source,
-        who=who,
-        execute=args.execute,
-        allow_key_remap=args.allow_key_remap,
-        timeout_s=args.timeout_s,
-        verify_timeout_s=args.verify_timeout_s,
-        progress=lambda line: print(line, file=sys.stderr, flush=True),
-    )
+    try:
+        report = apply_published(
+            changes,
+            source,
+            store_url=args.store or config.store_url,
+            source_text=published.source,
+            who=who,
+            execute=args.execute,
+            allow_key_remap=args.allow_key_remap,
+            timeout_s=args.timeout_s,
+            verify_timeout_s=args.verify_timeout_s,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except (StoreUnavailable, StoreError) as exc:
+        raise cli.Failed(f"{exc}: no change is made without its audit row") from None
     print(render_report(report, changes))
     return 0 if report.ok else cli.EXIT_FAILED
-
-
-def apply_with(
-    changes: Any,
-    source: Any,
-    *,
-    store_url: str,
-    source_text: str,
-    who: str,
-    execute: bool,
-    allow_key_remap: bool,
-    timeout_s: float | None = None,
-    verify_timeout_s: float = 30.0,
-    progress: Any = None,
-    on_result: Any = None,
-) -> Any:
-    """`apply_changes` on the cluster of `source` (a `KafkaAdminSource`), recorded in the
-    store at `store_url` (the command and the Airflow task both call this)."""
-    from planner.apply.cluster import KafkaCluster
-    from planner.apply.run import Audit, apply_changes
-    from planner.store import RecommendationStore, StoreUnavailable
-
-    timeout = timeout_s or source.calls.timeout_s
-    cluster = KafkaCluster(
-        source.admin_client(),
-        source.bootstrap_servers,
-        timeout_s=timeout,
-        verify_timeout_s=verify_timeout_s,
-    )
-
-    def each(result: Any) -> None:
-        if progress is not None:
-            progress(f"[apply] {result.step.change.topic}: {result.outcome}")
-        if on_result is not None:
-            on_result(result)
-
-    try:
-        with RecommendationStore(store_url) as store:
-            audit = Audit(store, source_text, who)
-            return apply_changes(
-                changes,
-                cluster,
-                execute=execute,
-                allow_key_remap=allow_key_remap,
-                audit=audit,
-                on_result=each,
-            )
-    except StoreUnavailable as exc:
-        raise cli.Failed(f"{exc}: no change is made without its audit row") from None

@@ -43,14 +43,14 @@ def _changes(run: str, topics: list[str] | None) -> tuple[Any, Any, Any]:
 def list_changes_task(params: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
     """Read the run's change list, dry-run it, and say it for the approval."""
     from planner.apply.report import render_markdown, render_report, summary_line
-    from planner.commands.apply import apply_with
+    from planner.apply.session import apply_published
 
     allow = bool(params.get("allow_key_remap"))
     config, published, (changes, source) = _changes(
         str(params.get("run") or "latest"), list(params.get("topics") or [])
     )
     dag_run = context["dag_run"].run_id
-    report = apply_with(
+    report = apply_published(
         changes,
         source,
         store_url=config.store_url,
@@ -83,7 +83,7 @@ def apply_task(listed: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
     """Apply what was approved, as the approver; the task fails unless every topic ends at
     its planned count."""
     from planner.apply.report import render_report, summary_line
-    from planner.commands.apply import apply_with
+    from planner.apply.session import apply_published
 
     approved = {t["topic"]: (t["from"], t["to"]) for t in listed["topics"]}
     if not approved:
@@ -99,7 +99,7 @@ def apply_task(listed: Mapping[str, Any], context: Mapping[str, Any]) -> dict[st
             "nothing was applied: trigger apply_plan again"
         )
     who = _approver(context)
-    report = apply_with(
+    report = apply_published(
         changes,
         source,
         store_url=config.store_url,

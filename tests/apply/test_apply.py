@@ -171,8 +171,8 @@ def test_a_broker_stopped_mid_apply_leaves_a_clear_partial_report(
 ) -> None:
     """Last in the module: the broker stays down."""
     from planner.apply.report import render_report
+    from planner.apply.session import apply_published
     from planner.changes import change_list, read_published
-    from planner.commands.apply import apply_with
     from planner.config import build_kafka_source, load_config
 
     run = _setup(broker, tmp_path, "stop-", replication_factor=1)
@@ -185,7 +185,7 @@ def test_a_broker_stopped_mid_apply_leaves_a_clear_partial_report(
         if len(results) == 1:
             broker.stop()
 
-    report = apply_with(
+    report = apply_published(
         changes,
         build_kafka_source(config),
         store_url=run.store_url,
