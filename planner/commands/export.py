@@ -93,9 +93,13 @@ def run(args: argparse.Namespace) -> int:
     formats = [f for f in FORMATS if f in (args.format or FORMATS)]
     bootstrap = args.bootstrap or (config.source_settings.get("kafka") or {}).get("bootstrap")
     if "keda" in formats and not bootstrap:
-        raise cli.UsageError(
-            "--bootstrap: KEDA's scaler needs the brokers (or set [sources.kafka] bootstrap)"
-        )
+        if args.format:
+            raise cli.UsageError(
+                "--bootstrap: KEDA's scaler needs the brokers (or set [sources.kafka] bootstrap)"
+            )
+        # Every format by default: the others need no brokers, so only KEDA waits for them.
+        formats.remove("keda")
+        print("keda: not written: give the brokers (--bootstrap or [sources.kafka] bootstrap)")
     kafka = project_install()
     options = ExportOptions(
         source=published.source,

@@ -396,6 +396,15 @@ def test_bad_requests_say_what_is_wrong(
 ) -> None:
     assert _export(run, tmp_path, "--format", "keda") == 2
     assert "--bootstrap: KEDA's scaler needs the brokers" in capsys.readouterr().err
+    # Every format by default: all but KEDA are written, and it says why.
+    assert _export(run, tmp_path / "all") == 0
+    assert "keda: not written: give the brokers" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == [
+        "json",
+        "kafka-topics",
+        "strimzi",
+        "terraform",
+    ]
     assert _export(run, tmp_path, "--topic", "nope") == 2
     assert "--topic: not in the published plan: nope" in capsys.readouterr().err
     assert main(["export", "--store", run.store_url, "--run", "20200101T0000Z",
