@@ -289,6 +289,20 @@ def test_apply_plan_is_approved_in_the_ui_and_applies_what_was_shown(
         return state in ("awaiting_input", "deferred")
 
     _wait("the approval to wait for a person", waiting, 300, ui.logs)
+    # Airflow 3.3.2's race: the process that parked the task exits "success"; if the
+    # scheduler reads that event only after the approval re-queued the task, it takes it
+    # for a state changed behind its back and fails the task. A person takes longer than
+    # the scheduler; the test waits for the event as a person would (docs/apply.md).
+    parked = (
+        "Received executor event with state success for task instance TaskInstanceKey("
+        f"dag_id='apply_plan', task_id='approve_changes', run_id='{dag_run['dag_run_id']}'"
+    )
+    _wait(
+        "the scheduler to see the approval parked",
+        lambda: parked in (ui.logs / "scheduler.log").read_text(errors="replace"),
+        120,
+        ui.logs,
+    )
     b = ui.browser
     b.get(
         f"{ui.base}/dags/apply_plan/runs/{quote(dag_run['dag_run_id'])}/tasks/approve_changes"
