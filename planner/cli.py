@@ -12,6 +12,8 @@ Subcommands:
   sample    write a realistic sample fleet as a landing folder (demos, tests, benchmarks)
   plan      the whole pipeline for one data interval: collect, validate, size, simulate,
             validate, publish (what the Airflow DAG runs)
+  export    a published run's changes as kafka-topics scripts, Strimzi, Terraform, KEDA, JSON
+  apply     make a published run's partition changes on the cluster (a dry run by default)
 
 Bad arguments print one line naming the flag and exit with code 2.
 """
@@ -118,8 +120,10 @@ def _json_default(value: Any) -> Any:
 
 def build_parser() -> argparse.ArgumentParser:
     from planner.commands import (
+        apply,
         collect,
         demo,
+        export,
         measure,
         observe,
         perf_test,
@@ -142,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_parser(sub)
     show.add_parser(sub)
     plan.add_parser(sub)
+    export.add_parser(sub)
+    apply.add_parser(sub)
     return parser
 
 

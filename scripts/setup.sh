@@ -70,29 +70,38 @@ fi
   fi
 )
 
-# --- Apache Kafka from Maven Central (var/kafka/<version>) ---------------------------------
-# The broker, its tools and its client and group-coordinator classes, as jars: the tests'
-# reference Kafka, `make kafka` and `partition-planner measure` run them with `java -cp`.
-# The version is scripts/kafka/pom.xml's kafka.version; a changed pom installs afresh.
-pom=scripts/kafka/pom.xml
-kafka_version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
-kafka_dir="var/kafka/$kafka_version"
-want=$(sha256sum "$pom" | cut -d' ' -f1)
-if [ "$(cat "$kafka_dir/.installed" 2>/dev/null)" != "$want" ]; then
-  log "installing Apache Kafka $kafka_version from Maven Central into $kafka_dir (about 20 s the first time)"
-  rm -rf "$kafka_dir.tmp"
-  mkdir -p "$kafka_dir.tmp"
-  mvn_log="$kafka_dir.tmp/mvn.log"
-  for scope_dir in runtime:libs provided:agents; do
+# --- Jars from Maven Central (var/<name>/<version>) -----------------------------------------
+# maven_install POM VERSION_PROPERTY NAME WHAT SCOPE:FOLDER...: copies a pom's dependency
+# closure, one folder per scope, into var/<NAME>/<version>, only when the pom changed.
+maven_install() {
+  local pom=$1 property=$2 name=$3 what=$4
+  shift 4
+  local version dir want
+  version=$(sed -n "s:.*<$property>\(.*\)</$property>.*:\1:p" "$pom")
+  dir="var/$name/$version"
+  want=$(sha256sum "$pom" | cut -d' ' -f1)
+  [ "$(cat "$dir/.installed" 2>/dev/null)" != "$want" ] || return 0
+  log "installing $what $version from Maven Central into $dir (about 20 s the first time)"
+  rm -rf "$dir.tmp"
+  mkdir -p "$dir.tmp"
+  local mvn_log="$dir.tmp/mvn.log" scope_dir
+  for scope_dir in "$@"; do
     mvn -B -q -f "$pom" dependency:copy-dependencies -DincludeScope="${scope_dir%%:*}" \
-      -DoutputDirectory="$PWD/$kafka_dir.tmp/${scope_dir##*:}" >>"$mvn_log" 2>&1 || {
+      -DoutputDirectory="$PWD/$dir.tmp/${scope_dir##*:}" >>"$mvn_log" 2>&1 || {
       tail -30 "$mvn_log" >&2
-      log "could not fetch Apache Kafka $kafka_version from Maven Central (log: $mvn_log)"
+      log "could not fetch $what $version from Maven Central (log: $mvn_log)"
       exit 1
     }
   done
-  echo "$kafka_version" >"$kafka_dir.tmp/VERSION"
-  echo "$want" >"$kafka_dir.tmp/.installed"
-  rm -rf "$kafka_dir"
-  mv "$kafka_dir.tmp" "$kafka_dir"
-fi
+  echo "$version" >"$dir.tmp/VERSION"
+  echo "$want" >"$dir.tmp/.installed"
+  rm -rf "$dir"
+  mv "$dir.tmp" "$dir"
+}
+
+# Apache Kafka: the broker, its tools and its client and group-coordinator classes, as
+# jars: the tests' reference Kafka, `make kafka` and `partition-planner measure` run them
+# with `java -cp`. The version is scripts/kafka/pom.xml's kafka.version.
+maven_install scripts/kafka/pom.xml kafka.version kafka "Apache Kafka" runtime:libs provided:agents
+# Strimzi's model classes: the tests read the exported KafkaTopic resources with them.
+maven_install scripts/strimzi/pom.xml strimzi.version strimzi "Strimzi's API classes" runtime:libs

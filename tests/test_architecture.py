@@ -35,6 +35,10 @@ CORE_MODULES = [
     "planner.report.topic_page",
     "planner.report.from_plan",
     "planner.report.from_outputs",
+    "planner.changes",
+    "planner.export",
+    "planner.apply.decide",
+    "planner.apply.report",
 ]
 HEAVY = (
     "pyspark",

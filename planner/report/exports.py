@@ -12,6 +12,7 @@ hostile topic name or key renders as the text it is, never as markup.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -134,9 +135,36 @@ def recommendations(report: FleetReport, pages: dict[str, str]) -> list[dict[str
                 "page": topic_href(pages[t.topic]),
                 "alternatives": list(t.alternatives),
                 "alternatives_coded": [_coded(a) for a in t.alternatives_coded],
+                # Added for the change list (`planner.changes`): the run, Tp and Tc
+                # (KEDA's lag threshold), the cost of the recommended count.
+                "run": report.run_key,
+                **_capacities(t),
+                "cost": _cost(t),
             }
         )
     return out
+
+
+def _capacities(t: TopicReport) -> dict[str, float | None]:
+    # Tp and Tc of the dimensions the rule ran in, under the dataset's names (Tc in MiB/s
+    # is the same in `mib_in` and `mib_out`; Tp has no `mib_out` figure).
+    out: dict[str, float | None] = {
+        f"{side}_{unit}_per_s": None for side in ("tp", "tc") for unit in ("mib", "records")
+    }
+    for d in t.dimensions:
+        unit = "records" if d.dimension == "records_in" else "mib"
+        for side, value in (("tp", d.producer_capacity), ("tc", d.consumer_capacity)):
+            if value is not None and out[f"{side}_{unit}_per_s"] is None:
+                out[f"{side}_{unit}_per_s"] = value
+    return out
+
+
+def _cost(t: TopicReport) -> dict[str, Any] | None:
+    if t.cost is None:
+        return None
+    fields = dataclasses.asdict(t.cost)
+    fields.pop("warnings", None)
+    return fields
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shlex
 from datetime import datetime
 from html import escape
 
+from planner.changes.decide import alter_command
 from planner.recommend import creation
 from planner.report import charts
 from planner.report.layout import (
@@ -168,12 +168,12 @@ def _apply(t: TopicReport) -> str:
         return ""
     if t.status == "create":
         return _create(t, p)
-    topic = shlex.quote(t.topic)
     if t.current_partitions is None:
-        rf = f" --replication-factor {t.replication_factor}" if t.replication_factor else ""
-        command = f"--create --topic {topic} --partitions {p}{rf}"
+        command = creation.create_command(
+            t.topic, partitions=p, replication_factor=t.replication_factor
+        )
     else:
-        command = f"--alter --topic {topic} --partitions {p}"
+        command = alter_command(t.topic, partitions=p)
     keyed = (
         " Keyed topic: most keys move to another partition with the new count; follow the "
         "warning below to keep per-key order."
@@ -185,8 +185,7 @@ def _apply(t: TopicReport) -> str:
         "<p>With Kafka's command-line tools (<code>BOOTSTRAP_SERVERS</code>: the "
         "cluster's brokers; add <code>--command-config</code> with the client settings "
         f"of a secured cluster).{escape(keyed)}</p>"
-        '<pre class="command"><code>kafka-topics.sh --bootstrap-server '
-        f'"$BOOTSTRAP_SERVERS" {escape(command)}</code></pre>'
+        f'<pre class="command"><code>{escape(command)}</code></pre>'
     )
 
 

@@ -21,9 +21,10 @@ from planner.sizing import side_words
 from planner.store.records import FAILED, FLEET_SCOPE, Recommendation, RunRecord
 
 if TYPE_CHECKING:
+    from planner.store.audit import ApplyAttempt
     from planner.store.store import RecommendationStore
 
-__all__ = ["render_latest", "render_recommendation"]
+__all__ = ["APPLIES_SHOWN", "render_applies", "render_latest", "render_recommendation"]
 
 WIDTH = 80
 _LABEL = 14  # label column, then the value
@@ -47,13 +48,40 @@ def render_latest(store: RecommendationStore, topic: str, *, width: int = WIDTH)
     found = store.latest(topic)
     if found is None:
         raise LookupError(f"no published recommendation for topic {_safe(topic)} in {store.url}")
+    from planner.store.audit import history
+
     newest = store.runs(limit=1)
-    return render_recommendation(
+    text = render_recommendation(
         found,
         last_good=store.last_good_run(),
         newest=newest[0] if newest else None,
         width=width,
     )
+    attempts = history(store, topic, limit=APPLIES_SHOWN)
+    return text + ("\n\n" + render_applies(attempts, width=width) if attempts else "")
+
+
+#: The newest `apply` attempts `show` prints for a topic.
+APPLIES_SHOWN = 10
+
+
+def render_applies(attempts: Sequence[ApplyAttempt], *, width: int = WIDTH) -> str:
+    """A topic's `apply` attempts, newest first: when, who, what, outcome."""
+    out = _Lines(width)
+    out.wrap("Applied (partition-planner apply, newest first)")
+    for a in attempts:
+        change = f"{'new' if a.planned_from is None else a.planned_from} -> {a.planned_to}"
+        seen = "" if a.observed is None or a.observed == a.planned_from else f", was {a.observed}"
+        run = f"run {a.run_key}" if a.run_key else _safe(a.source)
+        out.wrap(
+            f"{a.started_at:%Y-%m-%d %H:%M:%S} UTC  {a.mode} by {_safe(a.who)}: {change}{seen} "
+            f"({run}) -> {a.outcome}",
+            first="  ",
+            rest="      ",
+        )
+        if a.outcome not in ("applied", "no-op", "would-apply") and a.reason:
+            out.wrap(_safe(a.reason), first="      ", rest="      ")
+    return out.text()
 
 
 def render_recommendation(

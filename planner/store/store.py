@@ -311,6 +311,17 @@ class RecommendationStore:
         with self._connect(f"read the statuses of run {run.key}") as conn:
             return {row.topic: row.status for row in conn.execute(query)}
 
+    @contextmanager
+    def transaction(self, action: str) -> Iterator[Connection]:
+        """A transaction on the store's tables (`planner.store.audit` writes through it).
+
+        Args:
+            action: What it is for, in words ("record the apply of 'orders'"), for the
+                message of `StoreUnavailable`.
+        """
+        with self._connect(action) as conn:
+            yield conn
+
     # --- internals -------------------------------------------------------------------
 
     @contextmanager

@@ -1,4 +1,4 @@
-"""The store's two tables, in SQLAlchemy Core, portable between SQLite and PostgreSQL.
+"""The store's tables, in SQLAlchemy Core, portable between SQLite and PostgreSQL.
 
     runs                     one row per publish or failure (an attempt)
       id                     surrogate key
@@ -14,6 +14,17 @@
       run_id -> runs.id, topic      primary key
       ... one column per field in `planner.store.records.COLUMNS` ...
       detail                 JSON: every other field of the row
+    apply_attempts           one row per topic per `partition-planner apply` (dry runs too)
+      id, apply_id           the row; the invocation it belongs to (one per apply)
+      run_key, source        the published run applied, and where it was read
+      topic, mode            the topic; dry-run | execute
+      planned_from/_to       the change: the count the plan saw, the count to have
+      observed               the count on the cluster before the attempt (NULL: no topic)
+      outcome, reason        applied | would-apply | no-op | refused | failed |
+                             not-attempted | unverified | started; why, in words
+      error                  Kafka's error name when the cluster refused or failed
+      who, cluster           who ran it; the brokers (no credentials)
+      started_at/finished_at UTC (finished_at NULL while started)
 
 Core rather than the ORM: the store moves batches of plain rows in and out, and
 `executemany` inserts of dictionaries are what a publish is; mapped classes would add
@@ -47,11 +58,12 @@ __all__ = ["Tables", "create_schema", "schema_statements", "tables"]
 
 
 class Tables(NamedTuple):
-    """The store's metadata and its two tables."""
+    """The store's metadata and its tables."""
 
     metadata: MetaData
     runs: Table
     recommendations: Table
+    apply_attempts: Table
 
 
 @functools.cache
@@ -132,7 +144,30 @@ def tables() -> Tables:
     )
     # History and trend queries go by topic, then run.
     sa.Index("ix_recommendations_topic_run", recommendations.c.topic, recommendations.c.run_id)
-    return Tables(metadata, runs, recommendations)
+    # The audit of `apply`: a new table, so a store made before gains it on first use
+    # (CREATE TABLE IF NOT EXISTS) and no migration is needed; never deleted from.
+    apply_attempts = sa.Table(
+        "apply_attempts",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("apply_id", sa.String(36), nullable=False),
+        sa.Column("run_key", sa.String(32), nullable=True),
+        sa.Column("source", sa.Text, nullable=False),
+        sa.Column("topic", sa.Text, nullable=False),
+        sa.Column("mode", sa.String(16), nullable=False),
+        sa.Column("planned_from", sa.Integer, nullable=True),
+        sa.Column("planned_to", sa.Integer, nullable=False),
+        sa.Column("observed", sa.Integer, nullable=True),
+        sa.Column("outcome", sa.String(16), nullable=False),
+        sa.Column("reason", sa.Text, nullable=True),
+        sa.Column("error", sa.Text, nullable=True),
+        sa.Column("who", sa.Text, nullable=False),
+        sa.Column("cluster", sa.Text, nullable=False),
+        sa.Column("started_at", utc(), nullable=False),
+        sa.Column("finished_at", utc(), nullable=True),
+    )
+    sa.Index("ix_apply_attempts_topic", apply_attempts.c.topic, apply_attempts.c.id)
+    return Tables(metadata, runs, recommendations, apply_attempts)
 
 
 def _ddl() -> list[ExecutableDDLElement]:

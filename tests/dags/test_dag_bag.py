@@ -32,7 +32,7 @@ def dag_bag(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def test_the_dag_files_import_without_errors(dag_bag: Any) -> None:
     assert dag_bag.import_errors == {}
-    assert sorted(dag_bag.dags) == ["partition_planner", "plan_new_topic"]
+    assert sorted(dag_bag.dags) == ["apply_plan", "partition_planner", "plan_new_topic"]
     for path in DAGS.glob("*.py"):
         assert path.stem in dag_bag.dags, f"{path.name}: the file name is the dag_id"
 
@@ -153,3 +153,26 @@ def test_the_new_topic_form_offers_the_planners_own_choices(dag_bag: Any) -> Non
     with pytest.raises(Exception, match="topic"):
         params.get_param("topic").resolve("bad topic!")
     assert params.get_param("topic").resolve("payments.v2") == "payments.v2"
+
+
+def test_apply_plan_lists_waits_for_an_approval_then_applies(dag_bag: Any) -> None:
+    from airflow.providers.standard.operators.hitl import ApprovalOperator
+
+    dag = dag_bag.dags["apply_plan"]
+    assert dag.schedule is None and dag.max_active_runs == 1
+    assert _structure(dag) == {
+        "list_changes": ["apply_changes", "approve_changes"],
+        "approve_changes": ["apply_changes"],
+        "apply_changes": [],
+    }
+    approval = dag.get_task("approve_changes")
+    assert isinstance(approval, ApprovalOperator)
+    assert approval.options == ["Approve", "Reject"]
+    assert "list_changes" in approval.subject and "['body']" in approval.body
+    assert approval.response_timeout == timedelta(days=1)
+    assert dag.get_task("apply_changes").retries == 0  # a person reads a failure first
+    assert dag.get_task("list_changes").retries == 2
+    assert set(dag.params.keys()) == {"run", "topics", "allow_key_remap"}
+    assert dag.params.get_param("allow_key_remap").value is False
+    assert set(dag.tags) == {"kafka", "capacity-planning"}
+    assert dag.doc_md and dag.doc_md.strip().startswith("# apply_plan")

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 import pytest
 
+from planner.adapters.kraft import KRaftCluster
 from planner.report.names import page_names
 from planner.store import RecommendationStore
 from tests.dags.conftest import PlannerHome, write_config
@@ -252,3 +253,104 @@ def test_a_bad_topic_name_shows_kafkas_naming_rule(ui: UI) -> None:
     assert "Kafka's rule: 1 to 249 of a-z A-Z 0-9 . _ -, not . or .." in refused, refused
     runs = ui.api.get("/api/v2/dags/plan_new_topic/dagRuns")["dag_runs"]
     assert all(r["conf"].get("topic") != "payments v2!" for r in runs)  # nothing was run
+
+
+def test_apply_plan_is_approved_in_the_ui_and_applies_what_was_shown(
+    ui: UI, kafka: KRaftCluster, tmp_path: Path
+) -> None:
+    """`apply_plan`: triggered, its dry run shown in the approval, approved by clicking
+    Approve on the task's Required Actions page; the changes land on the reference Kafka
+    and the audit names the approver."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from planner.store.audit import history
+    from tests.changes.plans import RUN_KEY, published
+
+    run = published(tmp_path, "ui-", replication_factor=1, brokers=1, store_url=ui.home.store_url)
+    grow, create = run.name("orders.created"), run.name("payments.v2")
+    admin = AdminClient({"bootstrap.servers": kafka.bootstrap})
+    new = [NewTopic(t, n, 1) for t, n in run.current.items() if n is not None]
+    for future in admin.create_topics(new, operation_timeout=30).values():
+        future.result(60)
+    with ui.home.config.open("a", encoding="utf-8") as config:
+        config.write(f'\n[sources.kafka]\nbootstrap = "{kafka.bootstrap}"\n')
+    _wait("apply_plan to be parsed", lambda: ui.api.get("/api/v2/dags/apply_plan"), 240, ui.logs)
+    ui.api.patch("/api/v2/dags/apply_plan", {"is_paused": False})
+    started = time.monotonic()
+    dag_run = ui.api.post(
+        "/api/v2/dags/apply_plan/dagRuns",
+        {"logical_date": None, "conf": {"run": RUN_KEY, "topics": [grow, create]}},
+    )
+    run_path = f"/api/v2/dags/apply_plan/dagRuns/{quote(dag_run['dag_run_id'])}"
+
+    def waiting() -> bool:
+        state = ui.api.get(f"{run_path}/taskInstances/approve_changes")["state"]
+        assert state not in ("failed", "upstream_failed", "skipped"), state
+        return state in ("awaiting_input", "deferred")
+
+    _wait("the approval to wait for a person", waiting, 300, ui.logs)
+    # Airflow 3.3.2's race: the process that parked the task exits "success"; if the
+    # scheduler reads that event only after the approval re-queued the task, it takes it
+    # for a state changed behind its back and fails the task. A person takes longer than
+    # the scheduler; the test waits for the event as a person would (docs/apply.md).
+    parked = (
+        "Received executor event with state success for task instance TaskInstanceKey("
+        f"dag_id='apply_plan', task_id='approve_changes', run_id='{dag_run['dag_run_id']}'"
+    )
+    _wait(
+        "the scheduler to see the approval parked",
+        lambda: parked in (ui.logs / "scheduler.log").read_text(errors="replace"),
+        120,
+        ui.logs,
+    )
+    b = ui.browser
+    b.get(
+        f"{ui.base}/dags/apply_plan/runs/{quote(dag_run['dag_run_id'])}/tasks/approve_changes"
+        "/required_actions"
+    )
+    approve = _until("the Approve button", lambda: _button(b, "Approve", in_dialog=False), 120)
+    shown = str(b.execute("return document.body.innerText"))
+    # The approval shows the dry run: what changes, what it costs, its warnings.
+    assert f"Apply run {RUN_KEY}: would apply 2" in shown, shown
+    assert f"{grow}: 12 \u2192 60 partitions (+48): would apply" in shown, shown
+    assert "cost: adds 48 partition replicas" in shown
+    assert "warning falling-behind: group 'ui-billing' is falling behind now" in shown
+    assert f"{create}: create with 12 partitions: would apply" in shown
+    assert "key remaps not allowed" in shown
+    b.screenshot(_artifacts() / "apply_plan-approval.png")
+    b.click(approve)
+
+    def finished() -> str | None:
+        state = ui.api.get(run_path)["state"]
+        return state if state in ("success", "failed") else None
+
+    assert _wait("the apply_plan run", finished, 300, ui.logs) == "success"
+    print(f"\napply_plan: approved and applied in {time.monotonic() - started:.1f} s")
+    tasks = {
+        t["task_id"]: t["state"] for t in ui.api.get(f"{run_path}/taskInstances")["task_instances"]
+    }
+    assert tasks == {
+        "list_changes": "success",
+        "approve_changes": "success",
+        "apply_changes": "success",
+    }
+    topics = admin.list_topics(timeout=30).topics
+    assert len(topics[grow].partitions) == 60
+    assert len(topics[create].partitions) == 12
+    # What was not approved is left alone.
+    assert len(topics[run.name("payments.authorizations")].partitions) == 12
+    with RecommendationStore(ui.home.store_url) as store:
+        rows = history(store)
+    executed = {r.topic: r for r in rows if r.mode == "execute"}
+    assert executed[grow].outcome == executed[create].outcome == "applied"
+    assert executed[grow].who.startswith("airflow:") and dag_run["dag_run_id"] in executed[grow].who
+    dry = [r for r in rows if r.mode == "dry-run"]
+    assert {r.topic for r in dry} == {grow, create}
+
+
+def _artifacts() -> Path:
+    import os
+
+    return Path(
+        os.environ.get("REPORT_ARTIFACTS", Path(__file__).parents[1] / "report" / "artifacts")
+    )

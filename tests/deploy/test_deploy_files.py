@@ -78,7 +78,7 @@ def test_init_sql_creates_the_store_database_its_owner_can_use(postgres: Postgre
         "ORDER BY 1",
         database="planner_store",
     )
-    assert tables.split() == ["recommendations:planner", "runs:planner"]
+    assert tables.split() == ["apply_attempts:planner", "recommendations:planner", "runs:planner"]
 
 
 # --- deploy/airflow-init.sh ---------------------------------------------------------------

@@ -319,3 +319,27 @@ def test_the_workspace_under_one_folder_matches_the_documented_layout(tmp_path: 
     assert ws.report == tmp_path / "report"
     assert ws.recommendations_json == tmp_path / "recommendations.json"
     assert ws.store_url == f"sqlite:///{(tmp_path / 'store.db').resolve()}"
+
+
+def test_the_published_runs_change_list_is_the_same_from_the_file_and_the_store(
+    planned: Planned,
+) -> None:
+    # The change list (export, apply) of a run the real pipeline published: Spark's rows
+    # and the report's file, multi-topic groups included, decide the same changes.
+    from planner.adapters.published_run import from_file, from_store
+    from planner.changes import change_list
+
+    from_json = from_file(planned.out / "recommendations.json")
+    stored = from_store(planned.store_url)
+    assert from_json.run == stored.run == RUN_KEY
+    changes = change_list(from_json.topics)
+    assert changes == change_list(stored.topics)
+    assert changes.topics and changes.groups
+    # The sample's multi-topic groups are in what was read, one plan each.
+    multi = {g.group_id: g for t in from_json.topics for g in t.groups if len(g.topics) > 1}
+    assert multi
+    for g in changes.groups:
+        if g.group_id in multi:
+            assert g.topics == multi[g.group_id].topics
+    for c in changes.topics:
+        assert c.from_partitions is None or c.to_partitions > c.from_partitions

@@ -164,7 +164,10 @@ def test_recommendations_json_adds_protocols_and_alternatives_and_keeps_every_ke
         "busiest_utilisation", "notes", "notes_coded",
     }  # fmt: skip
     for r in records.values():
-        assert set(r) == before | {"alternatives", "alternatives_coded"}
+        # Issue 24 added the alternatives; issue 36 the change list's fields.
+        change_list = {"run", "tp_mib_per_s", "tp_records_per_s", "tc_mib_per_s"}
+        change_list |= {"tc_records_per_s", "cost"}
+        assert set(r) == before | {"alternatives", "alternatives_coded"} | change_list
         for g in r["groups"]:
             assert set(g) == group_before | {"protocol", "planned_as"}
     r = records["thumbnails.requests"]

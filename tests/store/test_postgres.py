@@ -55,6 +55,7 @@ def test_the_schema_is_created_and_created_again(
         database=empty_database,
     ).splitlines()
     assert columns == [
+        "apply_attempts.topic text",  # the audit of `apply` (issue 36)
         "recommendations.detail jsonb",
         "recommendations.groups jsonb",
         "recommendations.keyed boolean",
@@ -70,13 +71,15 @@ def test_the_schema_is_created_and_created_again(
         database=empty_database,
     ).splitlines()
     assert [line.split(":")[0] for line in indexes] == [
+        "apply_attempts_pkey",
+        "ix_apply_attempts_topic",
         "ix_recommendations_topic_run",
         "ix_runs_status_interval",
         "recommendations_pkey",
         "runs_pkey",
         "uq_runs_published_key",
     ]
-    assert indexes[0].endswith("USING btree (topic, run_id)")
+    assert indexes[2].endswith("USING btree (topic, run_id)")
     assert indexes[-1].endswith("WHERE ((status)::text = 'published'::text)")
 
 

@@ -41,8 +41,14 @@ def compiled(name: str, sources: Sequence[Path], kafka: KafkaDistribution) -> Pa
     Raises:
         RuntimeError: javac failed; the message holds its output.
     """
+    return compiled_against(name, sources, kafka.classpath, version=kafka.version)
+
+
+def compiled_against(name: str, sources: Sequence[Path], classpath: str, *, version: str) -> Path:
+    """``compiled`` against any class path (``version`` names what it holds, for the
+    cache key: e.g. Strimzi's model classes, ``var/strimzi/<version>/libs/*``)."""
     digest = hashlib.sha256()
-    digest.update(kafka.version.encode())
+    digest.update(version.encode())
     digest.update(javac_version().encode())
     for source in sorted(sources):
         digest.update(source.name.encode())
@@ -60,7 +66,7 @@ def compiled(name: str, sources: Sequence[Path], kafka: KafkaDistribution) -> Pa
                 "UTF-8",
                 "-nowarn",
                 "-cp",
-                kafka.classpath,
+                classpath,
                 "-d",
                 str(staging),
                 *map(str, sources),
