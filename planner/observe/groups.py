@@ -64,7 +64,7 @@ def read_groups_and_offsets(config: Mapping[str, Any], calls: AdminCalls) -> Gro
     from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
 
     admin = _admin(config)
-    read = read_groups(calls, admin)
+    read = read_groups(calls, admin, others=False)
     observed = GroupsObserved(read, notes=list(read.notes))
     futures = {
         g.group_id: admin.list_consumer_group_offsets(

@@ -12,7 +12,8 @@ A sample reads, in this order (`ClusterSampler.sample`):
    (`planner.observe.groups`); share and streams groups with Kafka's own tools every
    `tools_every_s`, in the background (a JVM start each);
 4. the records appended since this observer's previous sample, a bounded read: per
-   topic at most `max_sample_records` records from at most eight of the partitions that
+   topic at most `max_sample_records` records (per minute of the period: fewer at a
+   shorter one) from at most eight of the partitions that
    grew, a different eight each sample (so that over a day every partition is read,
    not always the busiest), for the record size, whether records carry keys, and the
    share of offsets that are records (transaction markers are not); and keyed records
@@ -287,7 +288,8 @@ class ClusterSampler:
         self._rotation += 1
         readings: dict[tuple[str, int], PartitionRead] = {}
         grown_of: dict[str, dict[int, int]] = {}
-        limit = self.source.max_sample_records
+        # `max_sample_records` per topic and minute: a shorter period reads less each time.
+        limit = max(1, math.ceil(self.source.max_sample_records * min(1.0, self._every_s / 60)))
         for topic, parts in spans.items():
             grown = {p: end - start for p, (start, end) in parts.items() if end > start}
             grown_of[topic] = grown

@@ -68,8 +68,15 @@ class GroupsRead:
     notes: list[str] = field(default_factory=list)
 
 
-def read_groups(calls: AdminCalls, admin: Any) -> GroupsRead:
+def read_groups(calls: AdminCalls, admin: Any, *, others: bool = True) -> GroupsRead:
     """List and describe every consumer group; name the groups of other kinds.
+
+    Args:
+        calls: Time-outs and retries.
+        admin: The admin client.
+        others: Also name the groups of other kinds (ListGroups on every broker and a
+            classic describe of each group: a request per group, which the observer,
+            reading groups every sample and naming none of those, does without).
 
     Raises:
         SourceUnavailable: the groups could not be listed or described within the retries.
@@ -89,7 +96,8 @@ def read_groups(calls: AdminCalls, admin: Any) -> GroupsRead:
         got, lost = calls.must("describe consumer groups", partial(_describe, calls, admin, chunk))
         read.described.extend(got)
         read.failures.extend(lost)
-    _other_groups(calls, admin, set(group_ids), read)
+    if others:
+        _other_groups(calls, admin, set(group_ids), read)
     return read
 
 
