@@ -9,8 +9,8 @@ query rules, and their tables are a collection's, not a fleet's sizing input.
 
 Every row carries its sample's `ts`; each suite checks the columns are there, the row
 key is unique, and each value is in its domain (counters and counts never negative, a
-record read never more than the offsets read, a hash within 32 bits, a priority
-`log(u) / weight` never above zero).
+record read never more than the offsets read, a hash within 32 bits, a reservoir
+record's weight and priority `weight / u` above zero).
 """
 
 from __future__ import annotations
@@ -45,11 +45,17 @@ ROW_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 _PROTOCOLS = ("classic", "consumer", "share", "streams")
 
 
-def _between(column: str, low: float | None, high: float | None, why: str) -> Expectation:
+def _between(
+    column: str, low: float | None, high: float | None, why: str, *, strict_low: bool = False
+) -> Expectation:
     import great_expectations.expectations as gxe
 
     return gxe.ExpectColumnValuesToBeBetween(
-        column=column, min_value=low, max_value=high, description=f"{column} {why}"
+        column=column,
+        min_value=low,
+        max_value=high,
+        strict_min=strict_low,
+        description=f"{column} {why}",
     )
 
 
@@ -116,7 +122,8 @@ def _domain(table: str) -> list[Expectation]:
         return [
             *topic_name(),
             *(at_least(h, 0, maximum=0xFFFFFFFF, why="a 32-bit hash") for h in hashes),
-            _between("priority", None, 0.0, "is log(u) / weight: never above zero"),
+            _between("weight", 0.0, None, "counts records produced: above zero", strict_low=True),
+            _between("priority", 0.0, None, "is weight / u: above zero", strict_low=True),
         ]
     raise KeyError(table)
 

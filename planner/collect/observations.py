@@ -59,7 +59,7 @@ from planner.figures.conform import FiguresError, conform, rejections
 from planner.figures.dataset import DataInterval
 from planner.figures.schema import TIMESTAMP
 from planner.observe.dataset import ObservationsDataset
-from planner.observe.reservoir import top
+from planner.observe.reservoir import estimate
 from planner.observe.settings import ObserveSettings
 from planner.observed import at_moments, group_read, keyed_evidence
 
@@ -617,13 +617,14 @@ def _throughput(
 
 def _key_sample(rows: pa.Table, run: DataInterval, size: int, existing: set[str]) -> pa.Table:
     """The `keys` table: the reservoirs of the days `run` overlaps, up to its end, a key's
-    count being how many of their records carry it (each reservoir is a sample of its
-    day's records until then)."""
+    count being the records produced with it, estimated from each day's sample
+    (`planner.observe.reservoir.estimate`: unbiased, full reservoir or not)."""
     days = set()
     day = run.start.astimezone(UTC).date()
     while datetime.combine(day, datetime.min.time(), UTC) < run.end:
         days.add(day)
         day += timedelta(days=1)
+    columns = ["topic", "murmur2", "crc32", "fnv1a", "empty"]
     picked: list[pa.Table] = []
     if rows.num_rows:
         day_of = rows.column("day").to_pylist()
@@ -633,13 +634,20 @@ def _key_sample(rows: pa.Table, run: DataInterval, size: int, existing: set[str]
             if day in days and topic in existing:
                 groups.setdefault((topic, day), []).append(i)
         priority = rows.column("priority").to_numpy()
+        weight = rows.column("weight").to_numpy()
         for at in groups.values():
             index = np.asarray(at)
-            picked.append(rows.take(pa.array(index[top(priority[index], size)])))
-    columns = ["topic", "murmur2", "crc32", "fnv1a", "empty"]
-    kept = pa.concat_tables(picked).select(columns) if picked else rows.select(columns).slice(0, 0)
-    counted = kept.group_by(columns, use_threads=False).aggregate([("topic", "count")])
-    counted = counted.sort_by([("topic", "ascending"), ("topic_count", "descending")])
+            kept, records = estimate(priority[index], weight[index], size)
+            chosen = rows.select(columns).take(pa.array(index[kept]))
+            picked.append(chosen.append_column("records", pa.array(records, pa.float64())))
+    if picked:
+        kept_rows = pa.concat_tables(picked)
+    else:
+        kept_rows = (
+            rows.select(columns).slice(0, 0).append_column("records", pa.array([], pa.float64()))
+        )
+    counted = kept_rows.group_by(columns, use_threads=False).aggregate([("records", "sum")])
+    counted = counted.sort_by([("topic", "ascending"), ("records_sum", "descending")])
     return pa.table(
         {
             "topic": counted.column("topic"),
@@ -647,7 +655,7 @@ def _key_sample(rows: pa.Table, run: DataInterval, size: int, existing: set[str]
             "hash_crc32": counted.column("crc32").cast(pa.int64()),
             "hash_fnv1a": counted.column("fnv1a").cast(pa.int64()),
             "key_empty": counted.column("empty"),
-            "count": counted.column("topic_count").cast(pa.float64()),
+            "count": counted.column("records_sum").cast(pa.float64()),
         }
     )
 

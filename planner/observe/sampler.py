@@ -341,7 +341,7 @@ class ClusterSampler:
         day: date = ts.date()
         self.reservoir.forget_before(day)
         columns: dict[str, list[Any]] = {c: [] for c in ("topic", "murmur2", "crc32", "fnv1a")}
-        columns |= {"empty": [], "priority": []}
+        columns |= {"empty": [], "weight": [], "priority": []}
         for topic, found in keyed.items():
             read, grown = read_of[topic], grown_of[topic]
             # A record read stands for its partition's growth over the records read there,
@@ -355,6 +355,7 @@ class ClusterSampler:
             columns["topic"] += [topic] * at.size
             for name in ("murmur2", "crc32", "fnv1a", "empty"):
                 columns[name] += hashed.field(name).to_pylist()
+            columns["weight"] += weights[at].tolist()
             columns["priority"] += priority.tolist()
         return sample_rows("keys", ts, day=[day] * len(columns["topic"]), **columns)
 

@@ -19,7 +19,8 @@ read, UTC):
 - `groups`, `members`, `committed`: every consumer group as described at `ts`, each
   member's assignment, and each group's committed offset per partition.
 - `keys`: entries of the day's key reservoir (a bounded, weighted sample of the keyed
-  records read): the key's hashes as each partitioner computes them, never the key.
+  records produced): the key's hashes as each partitioner computes them, never the key,
+  and the record's weight and priority.
 
 Row timestamps are UTC microseconds, like the figures dataset's.
 """
@@ -136,7 +137,9 @@ TABLES: Mapping[str, pa.Schema] = MappingProxyType(
                 pa.field("crc32", pa.uint32(), nullable=False),
                 pa.field("fnv1a", pa.uint32(), nullable=False),
                 pa.field("empty", pa.bool_(), nullable=False),  # a zero-length key
-                pa.field("priority", pa.float64(), nullable=False),  # log u / weight
+                # records produced this one stands for, and weight / u (planner.observe.reservoir)
+                pa.field("weight", pa.float64(), nullable=False),
+                pa.field("priority", pa.float64(), nullable=False),
             ]
         ),
     }

@@ -376,8 +376,11 @@ class TestOneBroker:
             assert run.before <= row["ts"] <= run.before + timedelta(seconds=2)
         assert {row["ts"] for row in rates.values()} == {busy["ts"]}
         assert "not in the interval" in run.note("throughput was sampled at")
-        # the window is the configured one, plus the size sample and the calls after it
-        assert WINDOW_S <= run.seconds < WINDOW_S + 8
+        # The window is the configured one (the rates above are exact only if the two end
+        # offset reads are that far apart). How long the rest takes is the benchmark's
+        # business, not a test's: Kafka's group tools start a JVM beside the window,
+        # seconds more on a loaded machine.
+        assert WINDOW_S <= run.seconds
 
     def test_transaction_markers_are_not_counted_as_records(
         self, run: Run, fleet: Fleet, kafka: KRaftCluster

@@ -193,18 +193,20 @@ def _keys(
     rng: np.random.Generator,
 ) -> pa.Table:
     columns: dict[str, list] = {c: [] for c in ("topic", "murmur2", "crc32", "fnv1a", "empty")}
-    columns["priority"] = []
+    columns["weight"], columns["priority"] = [], []
     for topic, read, offsets in zip(live, records, grown, strict=True):
         if not topic.key_weights or read == 0:
             continue
         names = list(topic.key_weights)
         p = np.array([topic.key_weights[k] for k in names], dtype=np.float64)
         drawn = rng.choice(len(names), size=read, p=p / p.sum())
-        chosen, priority = reservoir.offer(topic.name, at.date(), np.full(read, offsets / read))
+        weights = np.full(read, offsets / read)
+        chosen, priority = reservoir.offer(topic.name, at.date(), weights)
         hashed = hash_to_hashed([names[i] for i in drawn[chosen]])
         columns["topic"] += [topic.name] * chosen.size
         for name in ("murmur2", "crc32", "fnv1a", "empty"):
             columns[name] += hashed.field(name).to_pylist()
+        columns["weight"] += weights[chosen].tolist()
         columns["priority"] += priority.tolist()
     return sample_rows("keys", at, day=[at.date()] * len(columns["topic"]), **columns)
 

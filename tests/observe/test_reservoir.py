@@ -8,7 +8,7 @@ from datetime import date
 import numpy as np
 import pytest
 
-from planner.observe.reservoir import KeyReservoir, top
+from planner.observe.reservoir import KeyReservoir, estimate
 from planner.partitioners import hash_keys, hash_to_hashed, partition_for_key
 
 DAY = date(2026, 11, 26)
@@ -61,6 +61,23 @@ def _windows(rng: np.random.Generator) -> list[tuple[list[str], float]]:
     return windows
 
 
+def _sampled(
+    windows: list[tuple[list[str], float]], size: int, seed: int
+) -> tuple[Counter[str], int]:
+    """Each key's estimated records from a reservoir of `size` fed `windows`, and the
+    rows written."""
+    reservoir = KeyReservoir(size, np.random.default_rng(seed))
+    written: list[tuple[str, float, float]] = []
+    for keys, weight in windows:
+        at, priority = reservoir.offer("t", DAY, np.full(len(keys), weight))
+        written += [(keys[i], weight, p) for i, p in zip(at, priority, strict=True)]
+    kept, records = estimate([p for *_, p in written], [w for _, w, _ in written], size)
+    found = Counter[str]()
+    for i, n in zip(kept, records, strict=True):
+        found[written[i][0]] += n
+    return found, len(written)
+
+
 def test_the_reservoir_is_a_sample_of_the_records_produced_not_of_the_reads() -> None:
     rng = np.random.default_rng(11)
     windows = _windows(rng)
@@ -70,18 +87,51 @@ def test_the_reservoir_is_a_sample_of_the_records_produced_not_of_the_reads() ->
             produced[key] += weight
     total = sum(produced.values())
     size = 2000
-    reservoir = KeyReservoir(size, np.random.default_rng(3))
-    written: list[tuple[str, float]] = []
-    for keys, weight in windows:
-        at, priority = reservoir.offer("t", DAY, np.full(len(keys), weight))
-        written += [(keys[i], p) for i, p in zip(at, priority, strict=True)]
-    kept = top([p for _, p in written], size)
-    sample = Counter(written[i][0] for i in kept)
-    assert len(kept) == size
+    found, written = _sampled(windows, size, 3)
     for key in "abc":
-        assert sample[key] / size == pytest.approx(produced[key] / total, abs=0.03)
+        assert found[key] / total == pytest.approx(produced[key] / total, abs=0.03)
+    # The estimates add up to the records produced (unbiased; within a few per cent).
+    assert sum(found.values()) == pytest.approx(total, rel=0.03)
     # Written a few times the reservoir, not every record offered (15,000 offered).
-    assert size < len(written) < 4 * size
+    assert size < written < 4 * size
+
+
+def test_a_reservoir_not_yet_full_still_weighs_each_record_by_what_it_stands_for() -> None:
+    # The observer at a short period: a few records read per window from every partition
+    # alike, while one partition (where key "hot" lives) grows 20 times the others. All
+    # reads fit in the reservoir; counting them would make "hot" 1 in 6 of the records
+    # instead of 2 in 3.
+    windows = []
+    for _ in range(40):
+        windows.append((["hot"] * 5, 200 / 5))
+        for cold in range(5):
+            windows.append(([f"c{cold}"] * 5, 20 / 5))
+    produced = 40 * (200 + 5 * 20)
+    found, written = _sampled(windows, 5000, 9)
+    assert written == 40 * 6 * 5  # nothing pushed out
+    assert found["hot"] == pytest.approx(40 * 200) and sum(found.values()) == produced
+    # And full: many more reads than the sample holds, the estimates stay unbiased.
+    shares = []
+    for seed in range(30):
+        found, _ = _sampled(windows, 100, seed + 100)
+        shares.append(found["hot"] / produced)
+    assert float(np.mean(shares)) == pytest.approx(200 / 300, abs=0.03)
+
+
+def test_the_estimates_are_unbiased_for_a_subset_whatever_the_weights() -> None:
+    # Priority sampling's promise, checked by brute force: over many seeds, the mean
+    # estimate of a subset's weight is the subset's weight.
+    weights = np.concatenate([np.full(50, 1.0), np.full(5, 300.0), np.full(20, 7.0)])
+    subset = np.zeros(weights.size, dtype=bool)
+    subset[45:60] = True  # straddles all three weights
+    sums = []
+    for seed in range(2000):
+        reservoir = KeyReservoir(12, np.random.default_rng(seed))
+        at, priority = reservoir.offer("t", DAY, weights)
+        kept, records = estimate(priority, weights[at], 12)
+        sums.append(records[subset[at[kept]]].sum())
+    true = weights[subset].sum()
+    assert float(np.mean(sums)) == pytest.approx(true, rel=0.05)
 
 
 def test_a_restarted_reservoir_keeps_what_was_written_before() -> None:
