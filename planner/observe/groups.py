@@ -14,6 +14,9 @@ Committed offsets are read for every group (one `OffsetFetch` per group: conflue
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -91,6 +94,33 @@ def read_groups_and_offsets(config: Mapping[str, Any], calls: AdminCalls) -> Gro
     return observed
 
 
+def child_pool() -> ProcessPoolExecutor:
+    """A pool of one spawned child that ends when the process that made it is gone."""
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In the child: exit once `parent` is no longer its parent.
+
+    A pool's child waits on a queue whose write end it holds itself, so it never sees
+    its parent die: an observer killed with SIGKILL left its child reading the groups
+    every period, forever. Its parent gone, the child is re-parented, which this thread
+    notices within a second.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 class GroupChild:
     """A child process that reads the groups, kept across samples, replaced when it dies.
 
@@ -111,9 +141,7 @@ class GroupChild:
         if self._running is not None and not self._running.done():
             return None
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._pool = child_pool()
         self._running = self._pool.submit(read_groups_and_offsets, dict(config), calls)
         return self._running
 

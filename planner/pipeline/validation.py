@@ -88,17 +88,17 @@ def _small_data(spark: SparkSession, files: Sequence[Path]) -> Iterator[None]:
     if _bytes(files) > ONE_PARTITION_BYTES:
         yield
         return
-    before = {key: spark.conf.get(key, None) for key in SMALL_DATA_CONF}
+    before: dict[str, str | None] = {key: spark.conf.get(key, None) for key in SMALL_DATA_CONF}
     for key, value in SMALL_DATA_CONF.items():
         spark.conf.set(key, value)
     try:
         yield
     finally:
-        for key, value in before.items():
-            if value is None:
+        for key, was in before.items():
+            if was is None:
                 spark.conf.unset(key)
             else:
-                spark.conf.set(key, value)
+                spark.conf.set(key, was)
 
 
 class ValidationStageFailed(RuntimeError):

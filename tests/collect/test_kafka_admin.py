@@ -380,7 +380,7 @@ class TestOneBroker:
         # offset reads are that far apart). How long the rest takes is the benchmark's
         # business, not a test's: Kafka's group tools start a JVM beside the window,
         # seconds more on a loaded machine.
-        assert WINDOW_S <= run.seconds
+        assert run.seconds >= WINDOW_S
 
     def test_transaction_markers_are_not_counted_as_records(
         self, run: Run, fleet: Fleet, kafka: KRaftCluster
