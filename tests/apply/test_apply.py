@@ -50,6 +50,10 @@ def _setup(broker: KRaftCluster, folder: Path, prefix: str, **kwargs: object) ->
     admin = _admin(broker)
     for future in admin.create_topics(new, operation_timeout=30).values():  # type: ignore[attr-defined]
         future.result(60)
+    # The brokers serve a created topic's metadata a moment after CreateTopics returns
+    # (seen on a loaded CI machine: apply found the topics missing).
+    for topic in new:
+        _until_metadata_shows(broker, topic.topic, topic.num_partitions)
     (folder / "planner.toml").write_text(
         f'[sources.kafka]\nbootstrap = "{broker.bootstrap}"\nrequest_timeout_s = 5\n'
         f'[store]\nurl = "{run.store_url}"\n'
@@ -62,7 +66,10 @@ def _until_metadata_shows(broker: KRaftCluster, topic: str, partitions: int) -> 
     # returns; a change "since the plan" is one the brokers already serve.
     deadline = time.monotonic() + 30
     admin = _admin(broker)
-    while len(admin.list_topics(timeout=10).topics[topic].partitions) != partitions:  # type: ignore[attr-defined]
+    while True:
+        shown = admin.list_topics(timeout=10).topics.get(topic)  # type: ignore[attr-defined]
+        if shown is not None and len(shown.partitions) == partitions:
+            return
         assert time.monotonic() < deadline, f"{topic} never showed {partitions} partitions"
         time.sleep(0.2)
 
