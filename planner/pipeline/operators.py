@@ -34,14 +34,19 @@ def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
     """
     from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
+    from planner.pipeline.validation_operator import ValidationSubmitOperator
+
     spark = f"ti.xcom_pull(task_ids={plan_task!r})['spark'][{step!r}]"
     # One retry each: a submission killed half-way (a lost node, the OOM killer) is run
-    # again and ends as one that was not. A validation that failed fails again, so its
-    # retry comes soon: it costs one more validation, not a minute's wait as well.
+    # again and ends as one that was not. Data that failed a validation's suites fails
+    # without a retry (`ValidationSubmitOperator`).
     kwargs.setdefault("retries", 1)
     validation = step.startswith("validate_")
     kwargs.setdefault("retry_delay", timedelta(seconds=10) if validation else timedelta(minutes=1))
-    return SparkSubmitOperator(
+    if validation:
+        kwargs.update(plan_task=plan_task, stage=step.removeprefix("validate_"))
+    operator = ValidationSubmitOperator if validation else SparkSubmitOperator
+    return operator(
         task_id=step,
         conn_id=SPARK_CONN_ID,
         application="{{ " + spark + "['application'] }}",
