@@ -2,7 +2,7 @@
 #   make demo   install what is needed and run the partition_planner DAG once, end to end,
 #               on a sample fleet (Airflow, Spark local[2], SQLite; everything under var/)
 #   make test   install what is needed and run the whole test suite (what CI runs)
-.PHONY: setup demo test lint bench lock kafka kafka-stop
+.PHONY: setup demo test test-fast lint bench lock kafka kafka-stop
 
 PY := .venv/bin/python
 
@@ -17,6 +17,11 @@ test: setup
 	@.venv/bin/ruff format --check .
 	@$(PY) -m mypy
 	@$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+
+# The edit loop: the tests that need no Kafka, Airflow, browser or other server and take
+# seconds each (markers in pyproject.toml); `make test` is still what CI runs.
+test-fast: setup
+	@$(PY) -m pytest -n 2 -q -m "not slow and not integration and not kafka and not airflow and not browser"
 
 # A single-node Apache Kafka (KRaft) on 127.0.0.1:$KAFKA_PORT (default 9092) to try the
 # collectors and `partition-planner measure` on; data and log under var/kafka-broker.

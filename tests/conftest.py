@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,9 +76,17 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftClu
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Every test on the reference Kafka carries the `kafka` marker, so `-m kafka` (or
     # `-m "not kafka"`) selects them without each file having to say so.
+    # Likewise `airflow` (the DAG tests) and `browser` (a headless Chromium), which
+    # `make test-fast` leaves out with `slow`, `integration` and `kafka`.
+    dags = Path(__file__).parent / "dags"
     for item in items:
-        if any(name in getattr(item, "fixturenames", ()) for name in _KAFKA_FIXTURES):
+        fixtures = getattr(item, "fixturenames", ())
+        if any(name in fixtures for name in _KAFKA_FIXTURES):
             item.add_marker(pytest.mark.kafka)
+        if dags in Path(item.path).parents:
+            item.add_marker(pytest.mark.airflow)
+        if "browser" in fixtures:
+            item.add_marker(pytest.mark.browser)
     # Files of minutes-long tests first: `make test` hands whole files to two workers in
     # collection order (`--no-loadscope-reorder`: xdist would otherwise start with the
     # files of most tests, which puts these few long ones last, one worker running them
