@@ -24,12 +24,17 @@ test-fast: setup
 	@$(PY) -m pytest -n 2 -q -m "not slow and not integration and not kafka and not airflow and not browser"
 
 # A single-node Apache Kafka (KRaft) on 127.0.0.1:$KAFKA_PORT (default 9092) to try the
-# collectors and `partition-planner measure` on; data and log under var/kafka-broker.
+# collectors and `partition-planner measure` on; data and log under $KAFKA_DIR (default
+# var/kafka-broker). JMX_PORT=7071 adds the Prometheus JMX exporter agent with
+# deploy/jmx-exporter/kafka-broker.yml, serving http://127.0.0.1:7071/metrics.
+#   make kafka [KAFKA_PORT=9092] [KAFKA_DIR=var/kafka-broker] [JMX_PORT=7071]
+#   make kafka-stop [KAFKA_DIR=var/kafka-broker]
+KAFKA_DIR ?= var/kafka-broker
 kafka: setup
-	@$(PY) -m planner.adapters.kraft start --dir var/kafka-broker
+	@$(PY) -m planner.adapters.kraft start --dir '$(KAFKA_DIR)' $(if $(JMX_PORT),--jmx-port '$(JMX_PORT)')
 
 kafka-stop:
-	@$(PY) -m planner.adapters.kraft stop --dir var/kafka-broker
+	@$(PY) -m planner.adapters.kraft stop --dir '$(KAFKA_DIR)'
 
 bench: setup
 	@$(PY) benchmarks/partitioners_bench.py

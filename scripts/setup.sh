@@ -72,13 +72,15 @@ fi
 
 # --- Jars from Maven Central (var/<name>/<version>) -----------------------------------------
 # maven_install POM VERSION_PROPERTY NAME WHAT SCOPE:FOLDER...: copies a pom's dependency
-# closure, one folder per scope, into var/<NAME>/<version>, only when the pom changed.
+# closure, one folder per scope, into var/<NAME>/<version>, only when the pom changed;
+# sets installed_dir to that folder.
 maven_install() {
   local pom=$1 property=$2 name=$3 what=$4
   shift 4
   local version dir want
   version=$(sed -n "s:.*<$property>\(.*\)</$property>.*:\1:p" "$pom")
   dir="var/$name/$version"
+  installed_dir=$dir
   want=$(sha256sum "$pom" | cut -d' ' -f1)
   [ "$(cat "$dir/.installed" 2>/dev/null)" != "$want" ] || return 0
   log "installing $what $version from Maven Central into $dir (about 20 s the first time)"
@@ -103,5 +105,9 @@ maven_install() {
 # jars: the tests' reference Kafka, `make kafka` and `partition-planner measure` run them
 # with `java -cp`. The version is scripts/kafka/pom.xml's kafka.version.
 maven_install scripts/kafka/pom.xml kafka.version kafka "Apache Kafka" runtime:libs provided:agents
+# Kafka's own commands (kafka-topics.sh, kafka-consumer-groups.sh, ...) as wrappers in
+# var/kafka/<version>/bin, which Maven does not give: the report's and the docs' command
+# lines run as written with that folder on PATH. Rewrites only what changed.
+bash scripts/kafka-tools.sh "$installed_dir"
 # Strimzi's model classes: the tests read the exported KafkaTopic resources with them.
 maven_install scripts/strimzi/pom.xml strimzi.version strimzi "Strimzi's API classes" runtime:libs

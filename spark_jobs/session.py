@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from spark_jobs.settings import DEFAULT_MASTER, SparkSettings
@@ -16,14 +17,21 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = [
+    "LOOPBACK",
     "build_session",
     "choose_master",
     "daemon_conf",
+    "driver_address_conf",
+    "is_local_master",
+    "local_ip_env",
     "stop_session",
     "under_spark_submit",
 ]
 
+#: The driver's address in the local modes.
+LOOPBACK = "127.0.0.1"
 _DAEMON_KEY = "spark.python.daemon.module"
+_DRIVER_ADDRESS_KEYS = ("spark.driver.host", "spark.driver.bindAddress")
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +80,14 @@ def build_session(settings: SparkSettings, app_name: str) -> SparkSession:
     running_on = master if master is not None else launched.get("spark.master", "")
     pythons = [os.environ["PYSPARK_PYTHON"], seen.get("spark.pyspark.python")]
     conf.update(daemon_conf(running_on, seen, *(p for p in pythons if p)))
+    conf.update(driver_address_conf(running_on, seen))
     for key, value in conf.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    # The JVM PySpark launches here inherits this process's environment (under
+    # spark-submit it is running already: the submitter sets the variable, as the DAGs'
+    # run plan does).
+    with _environment_defaults(local_ip_env(master) if master is not None else {}):
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     running = session.sparkContext.master
     if submitted and settings.master and settings.master != running:
@@ -84,6 +97,48 @@ def build_session(settings: SparkSettings, app_name: str) -> SparkSession:
             settings.master,
         )
     return session
+
+
+def is_local_master(master: str) -> bool:
+    """Whether `master` runs the executors as threads of the driver's JVM (`local[...]`).
+
+    `local-cluster[...]` is not: its executors are JVMs of their own, started like a
+    standalone cluster's.
+    """
+    return master == "local" or master.startswith("local[")
+
+
+def driver_address_conf(master: str, conf: Mapping[str, str]) -> dict[str, str]:
+    """`spark.driver.host` and `spark.driver.bindAddress` on loopback, in the local modes.
+
+    Spark's default is the machine's address: where the host name resolves to 127.0.0.1
+    (Debian's default /etc/hosts) it picks the first other interface's, warns ("resolves
+    to a loopback address ... using 192.0.2.2 instead"), and the driver's RPC, block
+    manager and web UI ports open on that interface, reachable from the network though
+    only the driver's own threads ever use them. On a cluster master the executors must
+    reach the driver, so nothing is set there; a value in the settings always wins.
+
+    Args:
+        master: The master the session runs on.
+        conf: The session's settings.
+
+    Returns:
+        The settings to add (empty when none).
+    """
+    if not is_local_master(master):
+        return {}
+    return {key: LOOPBACK for key in _DRIVER_ADDRESS_KEYS if key not in conf}
+
+
+def local_ip_env(master: str) -> dict[str, str]:
+    """`SPARK_LOCAL_IP` for the JVM of a local-mode driver (empty for other masters).
+
+    Spark looks for the machine's address, and warns about a loopback host name, when its
+    configuration classes load in the JVM that spark-submit starts, before any setting of
+    the job is read: only this variable, in that JVM's environment, makes it
+    look no further than loopback.
+    """
+    return {"SPARK_LOCAL_IP": LOOPBACK} if is_local_master(master) else {}
 
 
 def daemon_conf(master: str, conf: Mapping[str, str], *worker_pythons: str) -> dict[str, str]:
@@ -105,12 +160,25 @@ def daemon_conf(master: str, conf: Mapping[str, str], *worker_pythons: str) -> d
     Returns:
         The setting to add (empty when none).
     """
-    if _DAEMON_KEY in conf or not (master == "local" or master.startswith("local[")):
+    if _DAEMON_KEY in conf or not is_local_master(master):
         return {}
     for python in worker_pythons:
         if not os.path.exists(python) or not os.path.samefile(python, sys.executable):
             return {}
     return {_DAEMON_KEY: DAEMON_MODULE}
+
+
+@contextlib.contextmanager
+def _environment_defaults(values: Mapping[str, str]) -> Iterator[None]:
+    """`values` in `os.environ` where unset, for the block only: a later spark-submit
+    from this process (to a cluster, say) must not inherit a local mode's loopback."""
+    added = {k: v for k, v in values.items() if k not in os.environ}
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        for key in added:
+            os.environ.pop(key, None)
 
 
 def _launched_conf() -> dict[str, str]:

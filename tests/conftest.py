@@ -53,7 +53,6 @@ def spark() -> Iterator[Any]:
         driver_memory="1g",
         ui=False,
         conf={
-            "spark.driver.bindAddress": "127.0.0.1",
             "spark.ui.showConsoleProgress": "false",
             "spark.sql.adaptive.enabled": "false",
             "spark.sql.codegen.wholeStage": "false",

@@ -25,6 +25,7 @@ from pathlib import Path
 
 __all__ = [
     "PRODUCER_PERF_SCRIPTS",
+    "PROJECT_ROOT",
     "KafkaDistribution",
     "KafkaNotFound",
     "find",
@@ -34,7 +35,8 @@ __all__ = [
 
 PRODUCER_PERF_SCRIPTS = ("kafka-producer-perf-test.sh", "kafka-producer-perf-test")
 
-_PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: The checkout this package runs from (where `var/` and `deploy/` are).
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _POM = Path("scripts/kafka/pom.xml")
 _CLIENTS_JAR = re.compile(r"kafka-clients-(?P<version>\d+\.\d+\.\d+[^/]*?)\.jar")
 
@@ -132,7 +134,7 @@ def from_home(home: Path) -> KafkaDistribution:
     return KafkaDistribution(home=home.resolve(), version=versions[-1])
 
 
-def pinned_version(root: Path = _PROJECT_ROOT) -> str | None:
+def pinned_version(root: Path = PROJECT_ROOT) -> str | None:
     """The Kafka version ``scripts/kafka/pom.xml`` pins, or None outside a checkout."""
     try:
         text = (root / _POM).read_text()
@@ -142,7 +144,7 @@ def pinned_version(root: Path = _PROJECT_ROOT) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def project_install(root: Path = _PROJECT_ROOT) -> KafkaDistribution | None:
+def project_install(root: Path = PROJECT_ROOT) -> KafkaDistribution | None:
     """The Kafka that ``scripts/setup.sh`` installed in this checkout, if it did."""
     version = pinned_version(root)
     if version is None:

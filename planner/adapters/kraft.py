@@ -12,8 +12,13 @@ delayed, and the heap is bounded (Kafka's start script asks for 1 GiB per broker
 
 Run as a program for ``make kafka``::
 
-    python -m planner.adapters.kraft start --dir var/kafka-broker --port 9092
+    python -m planner.adapters.kraft start --dir var/kafka-broker --port 9092 [--jmx-port 7071]
     python -m planner.adapters.kraft stop --dir var/kafka-broker
+
+``--jmx-port`` starts the broker with the Prometheus JMX exporter's Java agent (installed
+beside the jars, ``agents/``) and the repository's rules
+(``deploy/jmx-exporter/kafka-broker.yml``), serving ``/metrics`` on 127.0.0.1 only, like
+the broker itself.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -32,7 +38,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from planner.adapters.kafka_dist import KafkaDistribution, KafkaNotFound, find
+from planner.adapters.kafka_dist import PROJECT_ROOT, KafkaDistribution, KafkaNotFound, find
 
 __all__ = ["KRaftCluster", "KRaftNode", "NodeNotReady", "free_port"]
 
@@ -41,6 +47,12 @@ DEFAULT_HEAP_MB = 512
 #: What Kafka's `kafka-server-start.sh` gives a broker (G1), less its heap and logging.
 DEFAULT_JVM_OPTIONS = ("-XX:+UseG1GC",)
 _BROKER_MAIN = "kafka.Kafka"
+#: The JMX exporter agent's Maven artifact (``agents/<artifact>-<version>.jar``).
+JMX_AGENT = "jmx_prometheus_javaagent"
+#: The exporter rules the compose deployment and the tests' brokers load.
+JMX_RULES = PROJECT_ROOT / "deploy" / "jmx-exporter" / "kafka-broker.yml"
+#: Where ``make kafka`` keeps the broker's data and log unless KAFKA_DIR says otherwise.
+DEFAULT_BROKER_DIR = Path("var/kafka-broker")
 _STORAGE_MAIN = "kafka.tools.StorageTool"
 _LOG_CONFIG = """\
 Configuration:
@@ -427,48 +439,84 @@ def _cli(argv: Sequence[str] | None = None) -> int:
         description="Start or stop a single-node Apache Kafka (KRaft) on 127.0.0.1.",
     )
     parser.add_argument("action", choices=["start", "stop"])
-    parser.add_argument("--dir", type=Path, default=Path("var/kafka-broker"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("KAFKA_PORT", "9092")))
+    # Defaults from the environment, so `make kafka KAFKA_DIR=... JMX_PORT=...` and a
+    # direct run with the same variables exported behave alike.
+    parser.add_argument(
+        "--dir", type=Path, default=Path(os.environ.get("KAFKA_DIR") or DEFAULT_BROKER_DIR)
+    )
+    parser.add_argument("--port", type=int, default=int(os.environ.get("KAFKA_PORT") or 9092))
+    parser.add_argument(
+        "--jmx-port",
+        type=int,
+        default=int(os.environ["JMX_PORT"]) if os.environ.get("JMX_PORT") else None,
+        help="serve the broker's JMX metrics for Prometheus on 127.0.0.1:PORT",
+    )
+    parser.add_argument("--jmx-rules", type=Path, default=JMX_RULES)
     parser.add_argument("--kafka-home", type=Path, default=None)
     args = parser.parse_args(argv)
     folder: Path = args.dir
-    node = folder / "node-1"
-    pid_file = node / "pid"
     if args.action == "stop":
-        pid = _live_pid(pid_file)
-        if pid is None:
-            print(f"no Kafka running from {folder}")
-            return 0
-        os.kill(pid, signal.SIGTERM)
-        for _ in range(300):
-            if _live_pid(pid_file) is None:
-                break
-            time.sleep(0.1)
-        else:
-            os.kill(pid, signal.SIGKILL)
-        pid_file.unlink(missing_ok=True)
-        print(f"stopped Kafka (pid {pid})")
+        return _stop(folder)
+    return _start(folder, args.port, args.jmx_port, args.jmx_rules, args.kafka_home)
+
+
+def _stop(folder: Path) -> int:
+    pid_file = folder / "node-1" / "pid"
+    pid = _live_pid(pid_file)
+    if pid is None:
+        print(f"no Kafka running from {folder}")
         return 0
-    if _live_pid(pid_file) is not None:
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(300):
+        if _live_pid(pid_file) is None:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+    pid_file.unlink(missing_ok=True)
+    print(f"stopped Kafka (pid {pid}) from {folder}")
+    return 0
+
+
+def _start(
+    folder: Path, port: int, jmx_port: int | None, jmx_rules: Path, kafka_home: Path | None
+) -> int:
+    node = folder / "node-1"
+    stop_hint = _stop_hint(folder)
+    pid = _live_pid(node / "pid")
+    if pid is not None:
+        metrics = _metrics_url(pid)
         print(
             f"Apache Kafka is already running from {folder}\n"
             f"bootstrap:  {_advertised(node / 'server.properties')}\n"
-            f"stop it:    make kafka-stop"
+            + (f"metrics:    {metrics}\n" if metrics else "")
+            + f"stop it:    {stop_hint}"
         )
         return 0
-    if _port_open(args.port) or _port_open(args.port + 1):
-        print(f"port {args.port} or {args.port + 1} is taken on {HOST}: set KAFKA_PORT to another")
+    if _port_open(port) or _port_open(port + 1):
+        print(f"port {port} or {port + 1} is taken on {HOST}: set KAFKA_PORT to another")
+        return 1
+    if jmx_port is not None and (_port_open(jmx_port) or jmx_port in (port, port + 1)):
+        print(f"port {jmx_port} is taken on {HOST}: set JMX_PORT to another")
         return 1
     try:
-        distribution = find(args.kafka_home)
+        distribution = find(kafka_home)
     except KafkaNotFound as exc:
         print(exc)
         return 1
+    jvm_options: dict[int, list[str]] = {}
+    if jmx_port is not None:
+        agent = _jmx_agent(distribution, jmx_port, jmx_rules)
+        if isinstance(agent, str):
+            print(agent)
+            return 1
+        jvm_options[1] = agent
     cluster = KRaftCluster(
         distribution,
         folder,
-        ports=[args.port],
+        ports=[port],
         properties={"auto.create.topics.enable": "true"},
+        jvm_options=jvm_options,
         die_with_parent=False,
     )
     started = time.monotonic()
@@ -478,14 +526,52 @@ def _cli(argv: Sequence[str] | None = None) -> int:
         cluster.stop()
         print(exc)
         return 1
+    metrics = f"http://{HOST}:{jmx_port}/metrics" if jmx_port is not None else None
     print(
         f"Apache Kafka {distribution.version} (KRaft, one node) is up in "
         f"{time.monotonic() - started:.1f} s\n"
         f"bootstrap:  {cluster.bootstrap}\n"
-        f"log:        {cluster.nodes[0].log_path}\n"
-        f"stop it:    make kafka-stop"
+        + (f"metrics:    {metrics} (JMX exporter, rules {jmx_rules})\n" if metrics else "")
+        + f"log:        {cluster.nodes[0].log_path}\n"
+        f"stop it:    {stop_hint}"
     )
     return 0
+
+
+def _jmx_agent(distribution: KafkaDistribution, port: int, rules: Path) -> list[str] | str:
+    """The broker's ``-javaagent`` option, or why there can be none."""
+    agent = distribution.agent(JMX_AGENT)
+    if agent is None:
+        return (
+            f"the JMX exporter agent is not installed in {distribution.home / 'agents'}: "
+            "run `make setup` (scripts/setup.sh installs it from Maven Central)"
+        )
+    if not rules.is_file():
+        return f"no JMX exporter rules at {rules}"
+    # host:port:config binds the agent's HTTP server to loopback, like the broker: a
+    # trial broker's metrics are nobody else's business.
+    return [f"-javaagent:{agent}={HOST}:{port}:{rules.resolve()}"]
+
+
+def _metrics_url(pid: int) -> str | None:
+    """The running broker's exporter address, read back from its ``-javaagent`` option."""
+    try:
+        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    for argument in arguments:
+        text = argument.decode(errors="replace")
+        if text.startswith("-javaagent:") and JMX_AGENT in text:
+            host, port = text.split("=", 1)[1].split(":")[:2]
+            return f"http://{host}:{port}/metrics"
+    return None
+
+
+def _stop_hint(folder: Path) -> str:
+    """The command that stops the broker in ``folder``, as the person would type it."""
+    if folder == DEFAULT_BROKER_DIR:
+        return "make kafka-stop"
+    return f"make kafka-stop KAFKA_DIR={shlex.quote(str(folder))}"
 
 
 def _advertised(config: Path) -> str:

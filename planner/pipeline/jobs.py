@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 from planner.figures.dataset import DataInterval
@@ -20,6 +21,7 @@ __all__ = [
     "application_path",
     "job_arguments",
     "launch_conf",
+    "launch_env",
     "run_key",
     "validation_arguments",
 ]
@@ -84,6 +86,23 @@ def launch_conf(config: Path | None) -> dict[str, str]:
             f"{options} -Dlog4j2.configurationFile={path.as_uri()}".strip()
         )
     return launch
+
+
+def launch_env(master: str | None) -> dict[str, str]:
+    """The environment of a step's spark-submit, for a submission to `master`.
+
+    Spark's Python workers run this environment's interpreter (which has the planner,
+    pandas and pyarrow; Spark's default `python3` may not). In the local modes the driver
+    also stays on loopback (`SPARK_LOCAL_IP`, `spark_jobs.session.local_ip_env`): Spark
+    reads it in spark-submit's JVM, before the job's own settings.
+
+    Args:
+        master: The master the step is submitted to; None when unknown (nothing but the
+            interpreter is set then).
+    """
+    from spark_jobs.session import local_ip_env
+
+    return {"PYSPARK_PYTHON": sys.executable, **(local_ip_env(master) if master else {})}
 
 
 def job_arguments(workspace: Workspace, interval: str, config: Path | None) -> list[str]:

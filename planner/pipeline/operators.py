@@ -9,7 +9,6 @@ application file and its arguments come from the XCom of the run's first task
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
@@ -55,9 +54,9 @@ def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:
         # reads its config, so they go on the submission.
         conf="{{ " + spark + "['conf'] }}",  # type: ignore[arg-type]
         name=f"partition-planner-{step}",
-        # Python workers run the interpreter of this environment, which has the
-        # planner, pandas and pyarrow (Spark's default `python3` may not).
-        env_vars={"PYSPARK_PYTHON": sys.executable},
+        # The workers' interpreter, and loopback for a local-mode driver: the plan
+        # knows the master the connection names (`planner.pipeline.jobs.launch_env`).
+        env_vars="{{ " + spark + "['env'] }}",  # type: ignore[arg-type]
         doc_md=f"Spark submission of `{step}` for the run's data interval "
         f"(application and arguments from `{plan_task}`).",
         **kwargs,

@@ -119,6 +119,8 @@ class RunPlan:
         collected: Rows written per figures table, and rejected rows.
         request: For a new topic, the request it answers (`creation_request`): when,
             the parameters as given, the Airflow run, the link back to the fleet report.
+        spark_master: The master the Spark steps are submitted to (the `planner_spark`
+            connection's, else the config's), which decides their environment.
     """
 
     interval: DataInterval
@@ -127,11 +129,14 @@ class RunPlan:
     workspace: Workspace
     collected: Mapping[str, int] = field(default_factory=dict)
     request: Mapping[str, Any] | None = None
+    spark_master: str | None = None
 
     def spark(self) -> dict[str, dict[str, Any]]:
-        """Each Spark step's application file, arguments, and launch settings."""
+        """Each Spark step's application file, arguments, launch settings and
+        spark-submit's environment."""
         interval = str(self.interval)
         conf = jobs.launch_conf(self.config)
+        env = jobs.launch_env(self.spark_master)
         out: dict[str, dict[str, Any]] = {}
         for step in SPARK_STEPS:
             if step.startswith("validate_"):
@@ -144,6 +149,7 @@ class RunPlan:
                 "application": str(jobs.application_path(step)),
                 "args": args,
                 "conf": conf,
+                "env": env,
             }
         return out
 
@@ -210,7 +216,9 @@ def collect_task(context: Mapping[str, Any]) -> dict[str, Any]:
     workspace = Workspace.from_config(config)
     interval = run_interval(context)
     collected = collect_run(config, workspace, interval, None)
-    return RunPlan(interval, FLEET_SCOPE, config.path, workspace, collected).to_xcom()
+    return RunPlan(
+        interval, FLEET_SCOPE, config.path, workspace, collected, spark_master=config.spark_master
+    ).to_xcom()
 
 
 def new_topic_task(params: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
@@ -313,7 +321,13 @@ def prepare_new_topic(
         fleet_report=base.report_dir,
     )
     return RunPlan(
-        interval, topic_scope(request.topic), run_config, workspace, collected, request=asked
+        interval,
+        topic_scope(request.topic),
+        run_config,
+        workspace,
+        collected,
+        request=asked,
+        spark_master=base.spark_master,
     )
 
 

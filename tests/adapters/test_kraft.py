@@ -71,10 +71,13 @@ def test_the_rack_cluster_has_three_brokers_in_racks_a_b_c(kafka_cluster: KRaftC
 
 
 def test_make_kafka_starts_reports_and_stops_a_broker(tmp_path: Path) -> None:
-    port = free_port()
+    import urllib.request
+
+    port, jmx_port = free_port(), free_port()
     folder = tmp_path / "broker"
     command = [sys.executable, "-m", "planner.adapters.kraft"]
-    env = {**os.environ, "KAFKA_PORT": str(port)}
+    env = {**os.environ, "KAFKA_PORT": str(port), "JMX_PORT": str(jmx_port)}
+    stop_hint = f"stop it:    make kafka-stop KAFKA_DIR={folder}"
     try:
         started = subprocess.run(
             [*command, "start", "--dir", str(folder)],
@@ -86,6 +89,13 @@ def test_make_kafka_starts_reports_and_stops_a_broker(tmp_path: Path) -> None:
         )
         assert started.returncode == 0, started.stdout + started.stderr
         assert f"bootstrap:  127.0.0.1:{port}" in started.stdout
+        assert f"metrics:    http://127.0.0.1:{jmx_port}/metrics" in started.stdout
+        # The hint names the folder: a plain `make kafka-stop` would look in var/kafka-broker.
+        assert stop_hint in started.stdout
+        # The agent serves the repository's rules' names (the planner's default queries).
+        with urllib.request.urlopen(f"http://127.0.0.1:{jmx_port}/metrics", timeout=60) as got:
+            metrics = got.read().decode()
+        assert "kafka_server_brokertopicmetrics_bytesin_total" in metrics
         again = subprocess.run(
             [*command, "start", "--dir", str(folder)],
             capture_output=True,
@@ -97,11 +107,14 @@ def test_make_kafka_starts_reports_and_stops_a_broker(tmp_path: Path) -> None:
         assert again.returncode == 0
         assert "already running" in again.stdout
         assert f"127.0.0.1:{port}" in again.stdout
+        assert f"metrics:    http://127.0.0.1:{jmx_port}/metrics" in again.stdout
+        assert stop_hint in again.stdout
     finally:
         stopped = subprocess.run(
-            [*command, "stop", "--dir", str(folder)],
+            [*command, "stop"],
             capture_output=True,
             text=True,
+            env={**os.environ, "KAFKA_DIR": str(folder)},
             timeout=60,
             check=False,
         )
@@ -113,6 +126,25 @@ def test_make_kafka_starts_reports_and_stops_a_broker(tmp_path: Path) -> None:
         else None
     )
     assert pid is None
+
+
+def test_make_kafka_passes_the_folder_and_the_exporter_port() -> None:
+    def planned(*variables: str) -> str:
+        done = subprocess.run(
+            ["make", "-n", *variables],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        return done.stdout.splitlines()[-1].strip()
+
+    assert planned("kafka").endswith("start --dir 'var/kafka-broker'")
+    assert planned("kafka", "KAFKA_DIR=/tmp/b", "JMX_PORT=7071").endswith(
+        "start --dir '/tmp/b' --jmx-port '7071'"
+    )
+    assert planned("kafka-stop", "KAFKA_DIR=/tmp/b").endswith("stop --dir '/tmp/b'")
 
 
 def test_a_taken_port_is_refused_with_the_variable_to_change(tmp_path: Path) -> None:

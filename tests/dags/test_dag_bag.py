@@ -93,6 +93,7 @@ def test_each_run_is_first_task_then_the_spark_steps_then_publish(
         assert task._conn_id == "planner_spark"
         assert "xcom_pull" in task.application and "xcom_pull" in task.application_args
         assert "xcom_pull" in task.conf and "['conf']" in task.conf
+        assert "xcom_pull" in task.env_vars and "['env']" in task.env_vars
         # Killed half-way, a step is retried once (tests/pipeline/test_faults.py).
         assert task.retries == 1
 

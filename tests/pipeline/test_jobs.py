@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -42,6 +44,19 @@ def test_a_submission_carries_the_driver_settings_of_the_config(tmp_path: Path) 
         }
         assert steps[step]["args"][-2:] == ["--config", str(config)]
         assert Path(steps[step]["application"]).is_file()
+
+
+def test_a_local_master_submission_keeps_the_driver_on_loopback() -> None:
+    def env(master: str) -> dict[str, str]:
+        steps = replace(_plan(None), spark_master=master).to_xcom()["spark"]
+        assert len({repr(steps[step]["env"]) for step in SPARK_STEPS}) == 1
+        return dict(steps["size_and_simulate"]["env"])
+
+    python = {"PYSPARK_PYTHON": sys.executable}
+    assert env("local[2]") == {**python, "SPARK_LOCAL_IP": "127.0.0.1"}
+    # On a cluster the executors must reach the driver: Spark picks its address.
+    assert env("spark://spark-master:7077") == python
+    assert env("yarn") == python
 
 
 def test_without_a_config_a_submission_carries_the_jobs_defaults() -> None:

@@ -9,8 +9,10 @@ import sys
 import textwrap
 import zipfile
 from pathlib import Path
+from typing import Any
 
-from spark_jobs.session import daemon_conf
+from planner.pipeline.jobs import launch_env
+from spark_jobs.session import daemon_conf, driver_address_conf, local_ip_env
 from spark_jobs.worker_daemon import DAEMON_MODULE, without_bundled_pyspark
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,19 +74,26 @@ def test_the_daemon_module_is_asked_for_only_where_workers_are_this_interpreter(
     assert daemon_conf("local[2]", {}, me, "/opt/other/bin/python3") == {}
 
 
-def _reported(command: list[str], cwd: Path) -> object:
-    """What a Spark script run in a process of its own printed last, as JSON."""
+#: What Spark logs when it picks another interface than the loopback the host name
+#: resolves to (`spark_jobs.session.driver_address_conf`).
+LOOPBACK_WARNING = "resolves to a loopback address"
+
+
+def _reported(command: list[str], cwd: Path, **env_vars: str) -> tuple[Any, str]:
+    """What a Spark script run in a process of its own printed last, as JSON, and its
+    stderr (where Spark logs)."""
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "SPARK_LOCAL_IP"},
         "PYTHONPATH": str(ROOT),
         "PYSPARK_PYTHON": sys.executable,
         "PYSPARK_DRIVER_PYTHON": sys.executable,
+        **env_vars,
     }
     done = subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
 
 def test_a_local_session_runs_the_installed_pyspark_and_stops_cleanly(tmp_path: Path) -> None:
@@ -94,7 +103,7 @@ def test_a_local_session_runs_the_installed_pyspark_and_stops_cleanly(tmp_path: 
 
     script = textwrap.dedent(
         """
-        import json, threading
+        import json, os, threading
         from pyspark import SparkContext
         from spark_jobs.session import build_session, stop_session
         from spark_jobs.settings import SparkSettings
@@ -107,7 +116,10 @@ def test_a_local_session_runs_the_installed_pyspark_and_stops_cleanly(tmp_path: 
 
         settings = SparkSettings(master="local[2]", shuffle_partitions=2, driver_memory="1g")
         spark = build_session(settings, "stop-test")
-        daemon = spark.sparkContext.getConf().get("spark.python.daemon.module")
+        conf = spark.sparkContext.getConf()
+        daemon = conf.get("spark.python.daemon.module")
+        address = [conf.get("spark.driver.host"), conf.get("spark.driver.bindAddress"),
+                   os.environ.get("SPARK_LOCAL_IP")]
         rows = spark.range(0, 2, 1, 2).mapInArrow(origin, "origin string").collect()
         server = spark.sparkContext._accumulatorServer
         stop_session(spark)
@@ -119,14 +131,17 @@ def test_a_local_session_runs_the_installed_pyspark_and_stops_cleanly(tmp_path: 
         again = build_session(settings, "stop-test-again")
         second = again.range(0, 4, 1, 2).mapInArrow(origin, "origin string").count()
         stop_session(again)
-        print(json.dumps({"daemon": daemon, "origins": sorted({row.origin for row in rows}),
+        print(json.dumps({"daemon": daemon, "address": address,
+                          "origins": sorted({row.origin for row in rows}),
                           "stopped": stopped, "closed": closed, "second": second,
                           "left": any(t.is_alive() for t in ends)}))
         """
     )
-    result = _reported([sys.executable, "-c", script], tmp_path)
+    result, log = _reported([sys.executable, "-c", script], tmp_path)
     assert result == {
         "daemon": DAEMON_MODULE,
+        # The driver on loopback, and SPARK_LOCAL_IP set for the JVM's launch only.
+        "address": ["127.0.0.1", "127.0.0.1", None],
         # Not the copy in pyspark.zip: the installed, byte-compiled package.
         "origins": [pyspark.__file__],
         "stopped": True,
@@ -135,6 +150,7 @@ def test_a_local_session_runs_the_installed_pyspark_and_stops_cleanly(tmp_path: 
         "left": False,
     }
     assert ".zip" not in pyspark.__file__
+    assert LOOPBACK_WARNING not in log
 
 
 def test_under_spark_submit_a_local_master_gets_the_daemon_too(tmp_path: Path) -> None:
@@ -156,14 +172,47 @@ def test_under_spark_submit_a_local_master_gets_the_daemon_too(tmp_path: Path) -
                     yield pa.RecordBatch.from_pydict({"origin": [pyspark.__file__]})
 
             spark = build_session(SparkSettings(shuffle_partitions=2), "probe")
-            daemon = spark.sparkContext.getConf().get("spark.python.daemon.module")
+            conf = spark.sparkContext.getConf()
+            daemon = conf.get("spark.python.daemon.module")
+            address = [conf.get("spark.driver.host"), conf.get("spark.driver.bindAddress")]
             rows = spark.range(0, 2, 1, 2).mapInArrow(origin, "origin string").collect()
             print(json.dumps({"master": spark.sparkContext.master, "daemon": daemon,
+                              "address": address,
                               "origins": sorted({row.origin for row in rows})}))
             stop_session(spark)
             """
         )
     )
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    result = _reported([str(submit), "--master", "local[2]", str(script)], tmp_path)
-    assert result == {"master": "local[2]", "daemon": DAEMON_MODULE, "origins": [pyspark.__file__]}
+    # With the environment the DAGs' run plan gives a local master's submission.
+    env = launch_env("local[2]")
+    result, log = _reported([str(submit), "--master", "local[2]", str(script)], tmp_path, **env)
+    assert result == {
+        "master": "local[2]",
+        "daemon": DAEMON_MODULE,
+        "address": ["127.0.0.1", "127.0.0.1"],
+        "origins": [pyspark.__file__],
+    }
+    assert LOOPBACK_WARNING not in log
+
+
+def test_only_a_local_master_puts_the_driver_on_loopback() -> None:
+    loopback = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+    assert driver_address_conf("local[2]", {}) == loopback
+    assert driver_address_conf("local", {}) == loopback
+    assert local_ip_env("local[*]") == {"SPARK_LOCAL_IP": "127.0.0.1"}
+    # A cluster's executors must reach the driver on an address they can route to.
+    for master in (
+        "spark://10.0.0.5:7077",
+        "yarn",
+        "k8s://https://api:443",
+        "local-cluster[2,1,1024]",
+    ):
+        assert driver_address_conf(master, {}) == {}
+        assert local_ip_env(master) == {}
+        assert "SPARK_LOCAL_IP" not in launch_env(master)
+    # A setting of the config wins.
+    assert driver_address_conf("local[2]", {"spark.driver.host": "10.1.2.3"}) == {
+        "spark.driver.bindAddress": "127.0.0.1"
+    }
+    assert launch_env(None) == {"PYSPARK_PYTHON": sys.executable}
