@@ -84,7 +84,8 @@ def apply_plan() -> None:
 
         return apply_task(listed, context)
 
-    listed = list_changes()
+    # The XCom stands for the dict `list_changes` returns, which the next task gets.
+    listed: Any = list_changes()
     listed >> approve_changes >> apply_changes(listed)
 
 

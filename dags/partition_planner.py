@@ -37,7 +37,7 @@ Configuration: the planner config file named by the Airflow Variable `planner_co
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 import pendulum
 from airflow.sdk import Asset, CronDataIntervalTimetable, Param, dag, task
@@ -47,7 +47,17 @@ from planner.pipeline.operators import run_after
 #: What `publish` produces; downstream DAGs can schedule on it.
 RECOMMENDATIONS = Asset("partition_planner_recommendations")
 
-RETRY_WITH_BACKOFF: dict[str, Any] = {
+
+class _Retries(TypedDict):
+    retries: int
+    retry_delay: timedelta
+    retry_exponential_backoff: bool
+    max_retry_delay: timedelta
+
+
+#: Retries of the Python tasks (a TypedDict, so that `@task(**RETRY_WITH_BACKOFF)` keeps
+#: the task's types).
+RETRY_WITH_BACKOFF: _Retries = {
     "retries": 3,
     "retry_delay": timedelta(seconds=30),
     "retry_exponential_backoff": True,

@@ -45,6 +45,10 @@ _CAPACITY = "Tp and Tc per side: numbers, or a perf-test output file instead"
 _READERS = "Who will read it"
 _KAFKA_RULE = "Kafka's rule: 1 to 249 of a-z A-Z 0-9 . _ -, not . or .."
 
+# Airflow's refusal of a bad topic name quotes the schema: its `$comment` puts the rule
+# in words beside the pattern, where the person reads it.
+_RULE_IN_WORDS: dict[str, Any] = {"$comment": _KAFKA_RULE}
+
 PARAMS = {
     "topic": Param(
         type="string",
@@ -53,9 +57,7 @@ PARAMS = {
         title="Topic name",
         description=_KAFKA_RULE,
         section=_TOPIC,
-        # Airflow's refusal of a bad value quotes the schema: this puts the rule in words
-        # beside the pattern, where the person reads it.
-        **{"$comment": _KAFKA_RULE},
+        **_RULE_IN_WORDS,
     ),
     "replication_factor": Param(
         3, type=["null", "integer"], minimum=1, title="Replication factor", section=_TOPIC

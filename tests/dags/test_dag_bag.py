@@ -89,7 +89,10 @@ def test_each_run_is_first_task_then_the_spark_steps_then_publish(
     assert dag.render_template_as_native_obj
     for step in STEPS:
         task = dag.get_task(step)
-        assert task.task_type == "SparkSubmitOperator"
+        # A validation whose data failed is not retried (planner.pipeline.validation_operator).
+        assert task.task_type == (
+            "ValidationSubmitOperator" if step.startswith("validate_") else "SparkSubmitOperator"
+        )
         assert task._conn_id == "planner_spark"
         assert "xcom_pull" in task.application and "xcom_pull" in task.application_args
         assert "xcom_pull" in task.conf and "['conf']" in task.conf
