@@ -5,7 +5,8 @@ every candidate group size of a fresh group whose members all read the same topi
 the coordinator's tables hold nothing yet, and each assignor reduces to a formula over the
 members in hash order (or Java order) and the partitions in the order Kafka walks them:
 
-* ``uniform``: consecutive slices of the partitions (topics in ``HashSet<Uuid>`` order),
+* ``uniform``: consecutive slices of the partitions (topics in ``HashSet<Uuid>`` order, ids
+  sharing a bucket in the order of the members' ``HashSet`` of topic names),
   the last ``T mod M`` members in hash order one partition more;
 * ``range``: each topic cut into consecutive ranges over the members in Java order;
 * ``simple``: one pass over the partitions in the order of a ``HashMap`` filled with
@@ -45,7 +46,7 @@ from planner.assignors._members import (
     sorted_java,
     topic_partitions,
 )
-from planner.assignors._server_group import kept_targets, plain_clean_targets
+from planner.assignors._server_group import kept_targets, plain_clean_targets, subscribed_topics
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
@@ -58,13 +59,16 @@ class FreshGroup:
 
     Attributes:
         given: Member ids in the order given (the order of the result).
-        topics: The subscribed topics that exist, in Java name order.
+        topics: The subscribed topics that exist, in the order of the coordinator's set of
+            topic names (:func:`~planner.assignors._server_group.subscribed_order`).
+        names: How many topic names each member subscribes to, existing or not.
         partitions: Topic -> partition count (existing topics only).
         ids: Topic -> its id (given or stand-in) for each topic of ``topics``.
     """
 
     given: list[str]
     topics: list[str]
+    names: int
     partitions: dict[str, int]
     ids: dict[str, TopicId]
 
@@ -111,7 +115,8 @@ def fresh_group(
     if len(distinct) != 1:
         return None
     counts = dict(partitions_per_topic)
-    existing = sorted_java(t for t in distinct.pop() if counts.get(t, 0) > 0)
+    subscribed = distinct.pop()
+    existing = subscribed_topics(subscribed, counts)
     seen = set(existing)
     if given_previous:  # checked as the general path checks it, then not read
         positive = {t: n for t, n in counts.items() if n > 0}
@@ -128,6 +133,7 @@ def fresh_group(
     return FreshGroup(
         given=list(subs),
         topics=existing,
+        names=len(subscribed),
         partitions={t: counts[t] for t in existing},
         ids=resolve_topic_ids(sorted_java(seen), known),
     )
@@ -151,7 +157,7 @@ def uniform(group: FreshGroup) -> Assignment:
     else:
         table: JavaHashTable[str] = JavaHashTable(
             lambda t: group.ids[t].java_hash(),
-            initial_capacity=capacity_for_copy(len(group.topics)),
+            initial_capacity=capacity_for_copy(group.names),
         )
         for topic in group.topics:
             table.add(topic)

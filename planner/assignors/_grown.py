@@ -49,10 +49,14 @@ from planner.assignors._members import (
     check_partitions_per_topic,
     normalise_subscriptions,
     prepare,
-    sorted_java,
     topic_partitions,
 )
-from planner.assignors._server_group import clean_targets, int_set_order, plain_clean_targets
+from planner.assignors._server_group import (
+    clean_targets,
+    int_set_order,
+    plain_clean_targets,
+    subscribed_topics,
+)
 from planner.assignors._topic_ids import TopicId, TopicIds, resolve_topic_ids
 
 _MASK32 = 0xFFFFFFFF
@@ -69,7 +73,9 @@ class GrownGroup:
     Attributes:
         given: Member ids in the order given (the order of the result).
         members: Member ids in the coordinator's ``HashMap`` iteration order.
-        topics: The subscribed topics that exist, in Java name order.
+        topics: The subscribed topics that exist, in the order of the coordinator's set of
+            topic names (:func:`~planner.assignors._server_group.subscribed_order`).
+        names: How many topic names each member subscribes to, existing or not.
         partitions: Topic -> partition count (existing topics only).
         ids: Topic -> its id (given or stand-in).
         previous: Member id -> its previous target partitions, in the order given, for
@@ -83,6 +89,7 @@ class GrownGroup:
     given: list[str]
     members: list[str]
     topics: list[str]
+    names: int
     partitions: dict[str, int]
     ids: dict[str, TopicId]
     previous: dict[str, list[tuple[str, int]]]
@@ -143,7 +150,8 @@ def grown_group(
     distinct = set(subs.values())
     if len(distinct) != 1:
         return None
-    topics = sorted_java(t for t in distinct.pop() if partitions_per_topic.get(t, 0) > 0)
+    subscribed = distinct.pop()
+    topics = subscribed_topics(subscribed, partitions_per_topic)
     positive = {t: partitions_per_topic[t] for t in topics}
     clean = plain_clean_targets(previous, subs, positive, shared=shared)
     if clean is None:  # not plain TopicPartitions (or not clean): checked entry by entry
@@ -166,6 +174,7 @@ def grown_group(
         given=list(subs),
         members=hash_map_order(subs),
         topics=topics,
+        names=len(subscribed),
         partitions=positive,
         ids=ids,
         previous=kept,
@@ -184,7 +193,7 @@ def uniform(group: GrownGroup) -> Assignment:
     if len(topic_order) > 1:
         table: JavaHashTable[str] = JavaHashTable(
             lambda t: group.ids[t].java_hash(),
-            initial_capacity=capacity_for_copy(len(topic_order)),
+            initial_capacity=capacity_for_copy(group.names),
         )
         for topic in topic_order:
             table.add(topic)
@@ -415,7 +424,7 @@ def _assign_short(
 def _layout(
     topics: tuple[tuple[int, int, int], ...],
 ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """For topics as (topic-id hash, offset, partition count) in Java name order: each
+    """For topics as (topic-id hash, offset, partition count), in any order: each
     partition's spread hash (by index), and the walk of Kafka's partition map (sized for
     all partitions, never grown) when each bucket holds one partition, else None."""
     total = sum(count for _, _, count in topics)

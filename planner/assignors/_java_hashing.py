@@ -28,7 +28,7 @@ turns into a red-black tree with its own order (:class:`JavaHashTable` reports i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 from typing import Generic, TypeVar
 
@@ -227,6 +227,27 @@ def hash_map_order(member_ids: Iterable[str]) -> list[str]:
     buckets = list(map((capacity - 1).__and__, spreads))
     # sorted() is stable: ids sharing a bucket keep their insertion order.
     return list(map(ids.__getitem__, sorted(range(len(ids)), key=buckets.__getitem__)))
+
+
+def copied_set_order(strings: Sequence[str]) -> list[str]:
+    """The iteration order of ``new HashSet<>(strings)``, a list without repeats.
+
+    Java sizes the copy for the list (:func:`capacity_for_copy`), so it never doubles for
+    its size; strings sharing a bucket keep the list's order, and only a ninth string in
+    one bucket of a table under 64 buckets doubles it (replayed by :class:`JavaHashTable`).
+
+    Example:
+        >>> copied_set_order(["b", "zz"])  # "zz" hashes to bucket 0, "b" to bucket 2
+        ['zz', 'b']
+    """
+    if len(strings) <= 1:
+        return list(strings)
+    table: JavaHashTable[str] = JavaHashTable(
+        string_hash, initial_capacity=capacity_for_copy(len(strings))
+    )
+    for text in strings:
+        table.add(text)
+    return table.order()
 
 
 @lru_cache(maxsize=1 << 16)

@@ -9,6 +9,9 @@ planner's inputs into that view:
 * members in the iteration order of the coordinator's ``HashMap<String, ...>`` of member
   specs, filled in the order of ``subscriptions`` (standing for the order of the group's
   own member map);
+* each member's subscribed topics in the iteration order of the coordinator's
+  ``HashSet<String>`` of its topic names (see :func:`subscribed_order`), which Kafka's
+  ``TopicIds`` maps to topic ids one by one, skipping names without a topic;
 * topic ids, given or stand-ins (:mod:`planner.assignors._topic_ids`);
 * the previous target assignment of each member still in the group, per topic in the order
   the coordinator's replay of its target-assignment record builds it
@@ -18,6 +21,18 @@ planner's inputs into that view:
 Topics that do not exist (or have 0 partitions) are not in the broker's metadata: they are
 dropped from subscriptions, as the coordinator's topic-id resolver drops them; whether the
 group is homogeneous is still decided on topic *names*, as the coordinator does.
+
+**Assumption about the order of a member's topic names.** The coordinator builds a member's
+set with ``new HashSet<>(names)`` (``ConsumerGroupMember.Builder.setSubscribedTopicNames``,
+likewise ``ShareGroupMember``), and within one bucket the set keeps the order of that list.
+Once the member's subscription record is replayed, the list is the record's, which
+``GroupCoordinatorRecordHelpers.new*GroupMemberSubscriptionRecord`` sorts (Java string
+order): that is the set every member has between heartbeats, and the one assumed here, so
+the order of a Subscription as given does not matter. The one exception is the member whose
+own heartbeat triggers the new target assignment: Kafka then uses the set built from the
+heartbeat's list, which differs from ours only for two names that share a bucket, and only
+if that member's topics are the ones the homogeneous builders read (the first member in
+member-map order). The planner does not see heartbeats, so it cannot follow that case.
 """
 
 from __future__ import annotations
@@ -25,6 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
 from typing import Any
@@ -32,6 +48,7 @@ from typing import Any
 from planner.assignors._java_hashing import (
     JavaHashTable,
     capacity_for_copy,
+    copied_set_order,
     hash_map_order,
     int_hash,
     table_size_for,
@@ -61,7 +78,10 @@ class ServerGroup:
         given: Member ids in the order given (the order of the result).
         members: Member ids in the coordinator's ``HashMap`` iteration order.
         partitions: Topic -> partition count, existing topics only.
-        topics: Member id -> the existing topics it subscribes to, in Java name order.
+        topics: Member id -> the existing topics it subscribes to, in the order of the
+            coordinator's set of its topic names (:func:`subscribed_order`).
+        subscribed: Member id -> every topic name it subscribes to, existing or not (the
+            size of Kafka's ``TopicIds``, which sizes the sets copied from it).
         homogeneous: Every member subscribes to the same topic names.
         ids: Topic -> its id (given or stand-in) for every topic seen.
         previous: Member id -> topic -> partitions, each in the order the coordinator's
@@ -73,6 +93,7 @@ class ServerGroup:
     members: list[str]
     partitions: dict[str, int]
     topics: dict[str, list[str]]
+    subscribed: dict[str, frozenset[str]]
     homogeneous: bool
     ids: dict[str, TopicId]
     previous: dict[str, dict[str, list[int]]]
@@ -113,7 +134,7 @@ def server_group(
     """
     counts, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
     existing = {t: n for t, n in counts.items() if n > 0}
-    topics = {m: sorted_java(t for t in s if t in existing) for m, s in subs.items()}
+    topics = {m: subscribed_topics(s, existing) for m, s in subs.items()}
     homogeneous = len(set(subs.values())) <= 1
     seen = {t for ts in topics.values() for t in ts}
     kept = kept_targets(prev, subs, existing, shared=shared)
@@ -128,11 +149,33 @@ def server_group(
         members=hash_map_order(subs),
         partitions=existing,
         topics=topics,
+        subscribed=subs,
         homogeneous=homogeneous,
         ids=ids,
         previous=ordered_previous,
         instance_ids=statics,
     )
+
+
+@lru_cache(maxsize=4096)  # a planning grid asks for the same Subscription over and over
+def subscribed_order(names: frozenset[str]) -> tuple[str, ...]:
+    """A member's subscribed topic names in the order Kafka's broker-side assignors walk them.
+
+    Kafka hands each member's topics to its assignors as ``TopicIds``, which iterates the
+    member's ``HashSet<String>`` of names; the coordinator rebuilds that set from its
+    subscription record, whose names are sorted (see the module docstring).
+
+    Example:
+        >>> subscribed_order(frozenset({"b", "zz"}))  # "zz" is in bucket 0, "b" in bucket 2
+        ('zz', 'b')
+    """
+    return tuple(copied_set_order(sorted_java(names)))
+
+
+def subscribed_topics(names: frozenset[str], partitions: Mapping[str, int]) -> list[str]:
+    """The topics of :func:`subscribed_order` that exist (``TopicIds`` skips the names the
+    metadata does not know; a topic of 0 partitions stands for one that does not exist)."""
+    return [t for t in subscribed_order(names) if partitions.get(t, 0) > 0]
 
 
 def kept_targets(

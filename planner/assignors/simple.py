@@ -40,8 +40,10 @@ class SimpleAssignor(ServerAssignor):
     partitions; a member above its count gives up the first ones in its ``HashSet``
     order; a partition shared by more members than desired loses the first ones in
     its member-set order; then, walking the partitions in ``HashMap`` order (hash of
-    topic id and partition), each partition short of members goes to the next member
-    short of partitions (member order, cycling).
+    topic id and partition; within a bucket, last linked first, the partitions having been
+    listed topic by topic in the order of the first member's ``HashSet`` of topic names),
+    each partition short of members goes to the next member short of partitions (member
+    order, cycling).
 
     **Different topics.** The same, topic by topic, over the topic's subscribers only:
     each topic is balanced on its own, and the results are merged. A member's previous
@@ -178,6 +180,8 @@ class _Homogeneous:
         self.group = group
         self.old = old
         self.subscribed = set(subscribed)
+        # Listed topic by topic as the first member's TopicIds iterates them (its HashSet of
+        # names): the order they are linked into a bucket of the partition map.
         self.targets = [(t, p) for t in subscribed for p in range(group.partitions[t])]
         members = len(group.members)
         self.sharing = 0 if not self.targets else -(-members // len(self.targets))

@@ -32,8 +32,9 @@ class UniformAssignor(ServerAssignor):
     ``HashSet`` order) and gives up the rest; a member that kept fewer leaves its extra
     slot to later members as long as enough of them remain to use all the extra slots
     (so in a fresh group the *last* members in hash order get the extra partitions). The
-    partitions nobody holds then go, in topic-id hash order and partition order, to the
-    members below quota in member order.
+    partitions nobody holds then go, in topic-id hash order (topic ids sharing a bucket in
+    the order of the first member's ``HashSet`` of topic names) and partition order, to
+    the members below quota in member order.
 
     **Different topics** (heterogeneous). Each member keeps all its previous partitions of
     topics it still subscribes to. The unheld partitions go topic by topic (most partitions
@@ -82,9 +83,12 @@ def _homogeneous(group: ServerGroup) -> dict[str, dict[str, list[int]]]:
     subscribed = group.topics[members[0]]
     if not subscribed:
         return {}
-    # The builder copies the first member's topic ids into a HashSet<Uuid>.
+    # The builder copies the first member's TopicIds into a HashSet<Uuid>: sized for all
+    # its names (TopicIds.size() counts names without a topic too), filled in the order of
+    # the names' HashSet, which decides the order within a bucket of topic ids.
     topic_table: JavaHashTable[str] = JavaHashTable(
-        group.topic_hash, initial_capacity=capacity_for_copy(len(subscribed))
+        group.topic_hash,
+        initial_capacity=capacity_for_copy(len(group.subscribed[members[0]])),
     )
     for topic in subscribed:
         topic_table.add(topic)

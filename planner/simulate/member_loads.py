@@ -17,7 +17,8 @@ The shapes (partitions in each topic's order; topics in Java string order):
   min(i, P mod C)`: loads are differences of the cumulative load at the `b_i`.
 - `dealt`: all partitions, topic after topic, go to the members in turn: one `bincount`.
 - `slices`: `uniform`'s fresh assignment. All partitions, topics in the order of the
-  broker's `HashSet` of topic ids, cut into consecutive slices, member `i` (hash order)
+  broker's `HashSet` of topic ids (ids sharing a bucket in the order of the members'
+  `HashSet` of topic names), cut into consecutive slices, member `i` (hash order)
   starting at `q i + max(0, i - (C - T mod C))`: the last `T mod C` members one more.
 - `shared`: `simple`'s fresh assignment (share groups). With `s = ceil(C / T)` members a
   partition, Kafka walks the partitions in its `HashMap` order and hands each of its `s`
@@ -42,6 +43,7 @@ import numpy.typing as npt
 
 from planner.assignors import _fresh
 from planner.assignors._java_hashing import JavaHashTable, capacity_for_copy
+from planner.assignors._server_group import subscribed_order
 from planner.assignors._topic_ids import TopicIds, resolve_topic_ids
 from planner.simulate import closed_forms as cf
 from planner.simulate.strategies import Shape, shape_of
@@ -112,25 +114,42 @@ def slice_starts(total: int, sizes: IntArray) -> IntArray:
     return i * quota + np.maximum(0, i - plain)
 
 
+def _listed(topics: Sequence[str]) -> list[int]:
+    """Positions of `topics` in the order the broker's assignors receive them: the members'
+    `HashSet` of topic names (`planner.assignors._server_group.subscribed_order`)."""
+    if len(topics) < 2:
+        return list(range(len(topics)))
+    position = {t: i for i, t in enumerate(topics)}
+    return [position[t] for t in subscribed_order(frozenset(topics))]
+
+
 def topic_order(topics: Sequence[str], topic_ids: TopicIds | None = None) -> list[int]:
     """Positions of `topics` (Java string order) in the order of the broker's
-    `HashSet<Uuid>` of their ids, which `uniform` walks (a copy of a set of that size)."""
+    `HashSet<Uuid>` of their ids, which `uniform` walks (a copy of a set of that size,
+    filled in the order of the names' set: it orders ids sharing a bucket)."""
     if len(topics) < 2:
         return list(range(len(topics)))
     ids = resolve_topic_ids(topics, topic_ids)
     table: JavaHashTable[int] = JavaHashTable(
         lambda i: ids[topics[i]].java_hash(), initial_capacity=capacity_for_copy(len(topics))
     )
-    for i in range(len(topics)):
+    for i in _listed(topics):
         table.add(i)
     return list(table.order())
 
 
 def _walk(topics: Sequence[str], counts: Sequence[int], topic_ids: TopicIds | None) -> IntArray:
-    # `simple`'s walk over the flattened partitions (Kafka's partition HashMap order).
+    # `simple`'s walk over the flattened partitions (Kafka's partition HashMap order). Kafka
+    # links the partitions into that map topic by topic in the names' set order, which
+    # orders partitions sharing a bucket: walk them so, then map back to the flat indices.
     ids = resolve_topic_ids(topics, topic_ids)
-    key = tuple((ids[t].java_hash(), int(n)) for t, n in zip(topics, counts, strict=True))
-    return np.asarray(_fresh._walk_order(key), dtype=np.int64)
+    listed = _listed(topics)
+    key = tuple((ids[topics[j]].java_hash(), int(counts[j])) for j in listed)
+    offsets = np.cumsum([0, *counts])
+    flat = np.concatenate(
+        [np.arange(offsets[j], offsets[j + 1]) for j in listed] or [np.zeros(0, dtype=np.int64)]
+    ).astype(np.int64)
+    return flat[np.asarray(_fresh._walk_order(key), dtype=np.int64)]
 
 
 def _flat_order(

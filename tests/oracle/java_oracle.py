@@ -239,19 +239,74 @@ class JavaOracle:
         *,
         topic_ids: Mapping[str, str],
         instance_ids: Mapping[str, str] | None = None,
+        heartbeat: bool = False,
     ) -> dict[str, TopicPartitions]:
         """The broker-side assignor's (``uniform``, ``range``, ``simple``) result.
 
-        Members are sent in ``subscriptions``' order, each with its topics in Java name
-        order (the order ``planner.assignors`` assumes for a member's topic-id set) and its
-        previous target assignment, grouped by topic in order of first appearance.
-        Members missing from the answer got nothing (Kafka's empty assignment).
+        Members are sent in ``subscriptions``' order, each with its topics in the order
+        given and its previous target assignment, grouped by topic in order of first
+        appearance. Kafka's member classes build each member's set of topic names: from the
+        list as a heartbeat carries it with ``heartbeat``, else replayed from the member's
+        subscription record (the coordinator's state between heartbeats, which
+        ``planner.assignors`` assumes). Members missing from the answer got nothing
+        (Kafka's empty assignment).
         """
-        from planner.assignors._members import sorted_java
+        reply = self.request(
+            self._server_group(
+                "server_assign",
+                assignor,
+                partitions_per_topic,
+                subscriptions,
+                previous,
+                topic_ids=topic_ids,
+                instance_ids=instance_ids,
+                heartbeat=heartbeat,
+            )
+        )
+        out = {m: [] for m in subscriptions}
+        out.update({m: sorted((t, p) for t, p in tps) for m, tps in reply["assignment"].items()})
+        return out
 
+    def server_topics(
+        self,
+        assignor: str,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Iterable[str]],
+        *,
+        topic_ids: Mapping[str, str],
+        heartbeat: bool = False,
+    ) -> dict[str, list[str]]:
+        """Each member's existing topics in the order Kafka's ``TopicIds`` hands them to
+        the assignors (the member's set built as for :meth:`server_assign`)."""
+        reply = self.request(
+            self._server_group(
+                "server_topics",
+                assignor,
+                partitions_per_topic,
+                subscriptions,
+                None,
+                topic_ids=topic_ids,
+                instance_ids=None,
+                heartbeat=heartbeat,
+            )
+        )
+        return {m: list(ts) for m, ts in reply["topics"].items()}
+
+    @staticmethod
+    def _server_group(
+        op: str,
+        assignor: str,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Iterable[str]],
+        previous: Mapping[str, Iterable[tuple[str, int]]] | None,
+        *,
+        topic_ids: Mapping[str, str],
+        instance_ids: Mapping[str, str] | None,
+        heartbeat: bool,
+    ) -> dict[str, Any]:
         members: list[dict[str, Any]] = []
         for member_id, topics in subscriptions.items():
-            member: dict[str, Any] = {"id": member_id, "topics": sorted_java(set(topics))}
+            member: dict[str, Any] = {"id": member_id, "topics": list(dict.fromkeys(topics))}
             grouped: dict[str, list[int]] = {}
             for t, p in (previous or {}).get(member_id, []):
                 if 0 <= p < partitions_per_topic.get(t, 0) and p not in grouped.setdefault(t, []):
@@ -265,12 +320,13 @@ class JavaOracle:
             for t, n in partitions_per_topic.items()
             if n > 0
         }
-        reply = self.request(
-            {"op": "server_assign", "assignor": assignor, "topics": topics, "members": members}
-        )
-        out = {m: [] for m in subscriptions}
-        out.update({m: sorted((t, p) for t, p in tps) for m, tps in reply["assignment"].items()})
-        return out
+        return {
+            "op": op,
+            "assignor": assignor,
+            "topics": topics,
+            "members": members,
+            "heartbeat": heartbeat,
+        }
 
     def server_bench(
         self,

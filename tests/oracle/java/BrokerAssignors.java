@@ -6,15 +6,24 @@
  *                  "topics": {"t": {"id": base64 topic id, "partitions": n}, ...},
  *                  "members": [{"id": memberId, "topics": [topic name, ...],
  *                               "instance": groupInstanceId,          (absent: dynamic)
- *                               "target": [[topic, [partition, ...]], ...]}, ...]}
+ *                               "target": [[topic, [partition, ...]], ...]}, ...],
+ *                  "heartbeat": bool}                                 (default false)
  *                 -> {"ok": true, "assignment": {memberId: [[topic, partition], ...]}}
+ *   server_topics {"assignor": ..., "topics": {...}, "members": [...], "heartbeat": bool}
+ *                 -> {"ok": true, "topics": {memberId: [topic name, ...]}}: each member's
+ *                 topics in the order its TopicIds iterates them (names without a topic
+ *                 skipped), the order the assignors see.
  *   server_bench  {"assignor": ..., "partitionCounts": [...], "scenario": "fresh" | "grow",
  *                  "warmup": n, "repeat": n} -> {"ok": true, "seconds": s, "assignments": n}
  *
  * The GroupSpec is built as the coordinator's TargetAssignmentBuilder builds it: member
  * specs in a HashMap filled in the order given (standing for the group's member map),
- * each member's topic ids in the order given (its subscribed topic names resolved to ids;
- * names without a topic are dropped), its target assignment as the replay of its
+ * each member's topic ids as Kafka's TopicIds over the member's set of topic names (names
+ * without a topic are skipped), that set built by Kafka's own member classes
+ * (ConsumerGroupMember, ShareGroupMember for "simple"): from "topics" as a heartbeat lists
+ * them when "heartbeat" is true, else (the default) replayed from the member's
+ * subscription record, which GroupCoordinatorRecordHelpers writes; its target assignment
+ * as the replay of its
  * target-assignment record builds it (a HashMap filled in the record's topic order, each
  * partition list copied into a HashSet), the subscription type decided on topic names,
  * and the inverted target assignment of all members. Every partition is assignable.
@@ -31,13 +40,17 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.common.runtime.CoordinatorMetadataImage;
+import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
+import org.apache.kafka.coordinator.group.GroupCoordinatorRecordHelpers;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue;
+import org.apache.kafka.coordinator.group.generated.ShareGroupMemberMetadataValue;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor;
@@ -49,6 +62,9 @@ import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 import org.apache.kafka.coordinator.group.modern.Assignment;
 import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
 import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
+import org.apache.kafka.coordinator.group.modern.TopicIds;
+import org.apache.kafka.coordinator.group.modern.consumer.ConsumerGroupMember;
+import org.apache.kafka.coordinator.group.modern.share.ShareGroupMember;
 
 final class BrokerAssignors {
 
@@ -75,7 +91,31 @@ final class BrokerAssignors {
         final Map<String, Uuid> ids = new HashMap<>();
         final Map<Uuid, String> names = new HashMap<>();
         final Map<Uuid, Integer> counts = new HashMap<>();
+        final Map<String, Set<Uuid>> topicIds = new LinkedHashMap<>();
         GroupSpecImpl spec;
+
+        TopicIds.TopicResolver resolver() {
+            return new TopicIds.TopicResolver() {
+                @Override
+                public CoordinatorMetadataImage image() {
+                    return CoordinatorMetadataImage.EMPTY;
+                }
+
+                @Override
+                public String name(Uuid id) {
+                    return names.get(id);
+                }
+
+                @Override
+                public Uuid id(String name) {
+                    return ids.get(name);
+                }
+
+                @Override
+                public void clear() {
+                }
+            };
+        }
 
         SubscribedTopicDescriber describer() {
             return new SubscribedTopicDescriber() {
@@ -92,8 +132,41 @@ final class BrokerAssignors {
         }
     }
 
+    /**
+     * The member's set of topic names as the coordinator holds it: Kafka's member builder
+     * copies the heartbeat's list into a set; replaying the subscription record (names
+     * sorted by the record helper) builds it again from the record's list.
+     */
+    private static Set<String> subscribedNames(
+            boolean share, String memberId, List<String> listed, boolean heartbeat) {
+        if (share) {
+            ShareGroupMember member = new ShareGroupMember.Builder(memberId)
+                    .setSubscribedTopicNames(listed).build();
+            if (heartbeat) {
+                return member.subscribedTopicNames();
+            }
+            CoordinatorRecord record =
+                    GroupCoordinatorRecordHelpers.newShareGroupMemberSubscriptionRecord("g", member);
+            return new ShareGroupMember.Builder(memberId)
+                    .updateWith((ShareGroupMemberMetadataValue) record.value().message())
+                    .build().subscribedTopicNames();
+        }
+        ConsumerGroupMember member = new ConsumerGroupMember.Builder(memberId)
+                .setSubscribedTopicNames(listed).build();
+        if (heartbeat) {
+            return member.subscribedTopicNames();
+        }
+        CoordinatorRecord record =
+                GroupCoordinatorRecordHelpers.newConsumerGroupMemberSubscriptionRecord("g", member);
+        return new ConsumerGroupMember.Builder(memberId)
+                .updateWith((ConsumerGroupMemberMetadataValue) record.value().message())
+                .build().subscribedTopicNames();
+    }
+
     private static Group group(JsonNode request) {
         Group group = new Group();
+        boolean share = request.path("assignor").asText().equals("simple");
+        boolean heartbeat = request.path("heartbeat").asBoolean(false);
         request.get("topics").fields().forEachRemaining(e -> {
             Uuid id = Uuid.fromString(e.getValue().get("id").asText());
             group.ids.put(e.getKey(), id);
@@ -105,15 +178,11 @@ final class BrokerAssignors {
         Set<Set<String>> nameSets = new HashSet<>();
         for (JsonNode member : request.get("members")) {
             String memberId = member.get("id").asText();
-            Set<String> names = new LinkedHashSet<>();
-            Set<Uuid> topicIds = new LinkedHashSet<>();
-            for (JsonNode topic : member.get("topics")) {
-                names.add(topic.asText());
-                Uuid id = group.ids.get(topic.asText());
-                if (id != null) {
-                    topicIds.add(id);
-                }
-            }
+            List<String> listed = new ArrayList<>();
+            member.get("topics").forEach(topic -> listed.add(topic.asText()));
+            Set<String> names = subscribedNames(share, memberId, listed, heartbeat);
+            Set<Uuid> topicIds = new TopicIds(names, group.resolver());
+            group.topicIds.put(memberId, topicIds);
             nameSets.add(names);
             Map<Uuid, Set<Integer>> target = new HashMap<>();
             for (JsonNode entry : member.path("target")) {
@@ -137,6 +206,18 @@ final class BrokerAssignors {
         group.spec = new GroupSpecImpl(
                 java.util.Collections.unmodifiableMap(specs), type, inverted, Optional.empty());
         return group;
+    }
+
+    static ObjectNode topics(JsonNode request) {
+        Group group = group(request);
+        ObjectNode reply = JSON.createObjectNode();
+        reply.put("ok", true);
+        ObjectNode topics = reply.putObject("topics");
+        group.topicIds.forEach((memberId, ids) -> {
+            ArrayNode names = topics.putArray(memberId);
+            ids.forEach(id -> names.add(group.names.get(id)));
+        });
+        return reply;
     }
 
     static ObjectNode assign(JsonNode request) {

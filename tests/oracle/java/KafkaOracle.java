@@ -27,7 +27,8 @@
  *               The grid of benchmarks/assignors_bench.py: one topic t of P partitions and
  *               every group size C = 1..P; "fresh" groups own nothing, "grow" groups are
  *               a settled group of C members (Kafka's own assignment) joined by one more.
- *   server_assign, server_bench: the broker-side assignors (BrokerAssignors.java).
+ *   server_assign, server_topics, server_bench: the broker-side assignors
+ *               (BrokerAssignors.java).
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -132,6 +133,8 @@ public final class KafkaOracle {
                 return BrokerAssignors.assign(request);
             case "server_bench":
                 return BrokerAssignors.bench(request);
+            case "server_topics":
+                return BrokerAssignors.topics(request);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
+from planner.assignors._topic_ids import TopicId
+
 # Legal Kafka topic characters, so Java and Python agree on topic order.
 TOPIC_NAMES = st.text(alphabet="abcxyz.-_09", min_size=1, max_size=3)
 # ASCII ids compare the same in Java, librdkafka and kafka-python; the wide alphabet
@@ -20,6 +22,24 @@ COLLIDING_IDS = st.sampled_from(
     ["Aa", "BB", "AaAa", "AaBB", "BBAa", "BBBB", "consumer-1", "consumer-10", "consumer-2"]
 )
 MEMBER_IDS = st.one_of(ASCII_IDS, WIDE_IDS, ODD_IDS, COLLIDING_IDS)
+BROKER_MEMBER_IDS = st.one_of(ASCII_IDS, COLLIDING_IDS)
+# Topic names whose Java hashes share bucket 0 of a 16-bucket HashSet<String>, four from each
+# bucket of a 64-bucket one (Java's String.hashCode, spread as HashMap spreads it): nine of
+# them in one set double it (a chain of nine in a table under 64 buckets), twice if they
+# still share a bucket, and the grown table's order is not their sorted order. "zz" (bucket
+# 0) and "b" (bucket 2) differ from sorted order without a collision.
+COLLIDING_TOPIC_NAMES = [
+    *("orders-bp", "orders-b0", "orders-dr", "orders-d2"),  # bucket 0 of 64
+    *("orders-db", "orders-fd", "orders-hf", "orders-jh"),  # bucket 16
+    *("orders-ao", "orders-cq", "orders-c1", "orders-es"),  # bucket 32
+    *("orders-ca", "orders-ec", "orders-ge", "orders-ig"),  # bucket 48
+    "zz",
+    "b",
+]
+TOPIC_IDS = st.binary(min_size=16, max_size=16).map(lambda raw: str(TopicId.from_bytes(raw)))
+# Topic ids whose Uuid.hashCode() is 16 * k: all in bucket 0 of a 16-bucket HashSet<Uuid>,
+# so the order the set is filled in decides their order (k > 0: Kafka reserves 0 and 1).
+COLLIDING_TOPIC_IDS = st.integers(1, 4095).map(lambda k: str(TopicId(0, 16 * k)))
 
 
 @dataclass(frozen=True)
@@ -196,3 +216,66 @@ def changed_groups(
         member = draw(st.sampled_from(sorted(subscriptions)))
         subscriptions[member] = draw(st.lists(st.sampled_from(topics), min_size=1, unique=True))
     return Group(partitions, subscriptions, previous)  # type: ignore[arg-type]
+
+
+BrokerGroup = tuple[
+    dict[str, int], dict[str, list[str]], dict[str, list[tuple[str, int]]] | None, dict[str, str]
+]
+
+
+@st.composite
+def broker_groups(
+    draw: st.DrawFn,
+    *,
+    shared: bool,
+    identical: bool | None = None,
+    max_partitions: int = 24,
+    max_topics: int = 4,
+    names: st.SearchStrategy[str] = TOPIC_NAMES,
+    topic_ids: st.SearchStrategy[str] = TOPIC_IDS,
+) -> BrokerGroup:
+    """A group for the broker-side assignors: partition counts, subscriptions (a ``ghost``
+    topic among them), the previous target assignment (None: fresh) and real topic ids.
+
+    Args:
+        draw: Hypothesis draw function.
+        shared: A share group (a partition may be in several members' targets).
+        identical: Force identical subscriptions (True), or draw them (None).
+        max_partitions: Largest partition count of a topic.
+        max_topics: Most topics.
+        names: Topic name strategy.
+        topic_ids: Topic id strategy (base64), drawn unique.
+    """
+    topics = draw(st.lists(names, min_size=1, max_size=max_topics, unique=True))
+    counts = {t: draw(st.integers(1, max_partitions)) for t in topics}
+    ids = dict(
+        zip(
+            topics,
+            draw(st.lists(topic_ids, min_size=len(topics), max_size=len(topics), unique=True)),
+            strict=True,
+        )
+    )
+    members = draw(
+        st.lists(BROKER_MEMBER_IDS, min_size=1, max_size=9 if not shared else 14, unique=True)
+    )
+    pool = [*topics, "ghost"]
+    if identical if identical is not None else draw(st.booleans()):
+        chosen = draw(st.lists(st.sampled_from(pool), min_size=1, unique=True))
+        subscriptions = {m: list(chosen) for m in members}
+    else:
+        subscriptions = {
+            m: draw(st.lists(st.sampled_from(pool), min_size=1, unique=True)) for m in members
+        }
+    previous: dict[str, list[tuple[str, int]]] | None = None
+    if draw(st.booleans()):
+        owners = [*members, "left-member"]
+        previous = {}
+        for topic in topics:
+            for partition in range(counts[topic]):
+                if shared:
+                    holders = draw(st.lists(st.sampled_from(owners), max_size=3, unique=True))
+                else:
+                    holders = draw(st.lists(st.sampled_from(owners), max_size=1))
+                for owner in holders:
+                    previous.setdefault(owner, []).append((topic, partition))
+    return counts, subscriptions, previous, ids

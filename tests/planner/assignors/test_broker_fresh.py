@@ -21,10 +21,12 @@ from hypothesis import strategies as st
 
 from planner.assignors import ConsumerRangeAssignor, SimpleAssignor, UniformAssignor, assign
 from planner.assignors._fresh import _slots_closed_form, _slots_simulated, fresh_group
-from planner.assignors._topic_ids import TopicId
 from tests.planner.assignors.strategies import (
     ASCII_IDS,
     COLLIDING_IDS,
+    COLLIDING_TOPIC_IDS,
+    COLLIDING_TOPIC_NAMES,
+    TOPIC_IDS,
     TOPIC_NAMES,
     WIDE_IDS,
 )
@@ -34,14 +36,18 @@ ASSIGNORS = {
     "range": ("consumer", ConsumerRangeAssignor()),
     "simple": ("share", SimpleAssignor()),
 }
-TOPIC_IDS = st.binary(min_size=16, max_size=16).map(lambda raw: str(TopicId.from_bytes(raw)))
 
 
 @st.composite
 def fresh_groups(
-    draw: st.DrawFn, *, max_topics: int = 4, max_partitions: int = 64
+    draw: st.DrawFn,
+    *,
+    max_topics: int = 4,
+    max_partitions: int = 64,
+    names: st.SearchStrategy[str] = TOPIC_NAMES,
+    topic_ids: st.SearchStrategy[str] = TOPIC_IDS,
 ) -> tuple[dict[str, int], dict[str, list[str]], dict[str, str] | None]:
-    topics = draw(st.lists(TOPIC_NAMES, min_size=1, max_size=max_topics, unique=True))
+    topics = draw(st.lists(names, min_size=1, max_size=max_topics, unique=True))
     counts = {t: draw(st.integers(0, max_partitions)) for t in topics}
     members = draw(
         st.lists(
@@ -51,7 +57,7 @@ def fresh_groups(
     chosen = draw(st.lists(st.sampled_from([*topics, "ghost"]), min_size=1, unique=True))
     ids = None
     if draw(st.booleans()):
-        drawn = draw(st.lists(TOPIC_IDS, min_size=len(topics), max_size=len(topics), unique=True))
+        drawn = draw(st.lists(topic_ids, min_size=len(topics), max_size=len(topics), unique=True))
         ids = dict(zip(topics, drawn, strict=True))
     return counts, {m: list(chosen) for m in members}, ids
 
@@ -79,6 +85,21 @@ def test_closed_form_equals_general_path(strategy: str, group: tuple) -> None:  
 @settings(max_examples=40, deadline=None)
 @given(group=fresh_groups(max_topics=1, max_partitions=300))
 def test_closed_form_equals_general_path_on_one_wide_topic(strategy: str, group: tuple) -> None:  # type: ignore[type-arg]
+    _check(strategy, group)
+
+
+@pytest.mark.parametrize("strategy", sorted(ASSIGNORS))
+@settings(max_examples=60, deadline=None)
+@given(
+    group=fresh_groups(
+        max_topics=14,
+        max_partitions=8,
+        names=st.one_of(st.sampled_from(COLLIDING_TOPIC_NAMES), TOPIC_NAMES),
+        topic_ids=st.one_of(COLLIDING_TOPIC_IDS, TOPIC_IDS),
+    )
+)
+def test_closed_form_equals_general_path_on_crowded_topic_sets(strategy: str, group: tuple) -> None:  # type: ignore[type-arg]
+    """Names sharing buckets of the members' set (nine double it), ids sharing buckets."""
     _check(strategy, group)
 
 

@@ -22,11 +22,17 @@ from planner.assignors import SimpleAssignor, UniformAssignor, assign
 from planner.assignors._grown import grown_group
 from planner.assignors._java_hashing import JavaHashTable, hash_map_order, string_hash
 from planner.assignors._members import check_previous
-from planner.assignors._topic_ids import TopicId
-from tests.planner.assignors.strategies import ASCII_IDS, COLLIDING_IDS, TOPIC_NAMES, WIDE_IDS
+from tests.planner.assignors.strategies import (
+    ASCII_IDS,
+    COLLIDING_IDS,
+    COLLIDING_TOPIC_IDS,
+    COLLIDING_TOPIC_NAMES,
+    TOPIC_IDS,
+    TOPIC_NAMES,
+    WIDE_IDS,
+)
 
 ASSIGNORS = {"uniform": ("consumer", UniformAssignor()), "simple": ("share", SimpleAssignor())}
-TOPIC_IDS = st.binary(min_size=16, max_size=16).map(lambda raw: str(TopicId.from_bytes(raw)))
 
 Plain = dict[str, list[tuple[str, int]]]
 Case = tuple[dict[str, int], dict[str, list[str]], Plain, dict[str, str] | None]
@@ -40,11 +46,13 @@ def grown_groups(
     max_topics: int = 3,
     max_partitions: int = 48,
     max_members: int = 30,
+    names: st.SearchStrategy[str] = TOPIC_NAMES,
+    topic_ids: st.SearchStrategy[str] = TOPIC_IDS,
 ) -> Case:
     """A group with identical subscriptions and a previous target: mostly clean (the fast
     path's case), sometimes with a departed member, a ghost topic, a partition past the
     count or held twice (the general path's case)."""
-    topics = draw(st.lists(TOPIC_NAMES, min_size=1, max_size=max_topics, unique=True))
+    topics = draw(st.lists(names, min_size=1, max_size=max_topics, unique=True))
     counts = {t: draw(st.integers(0, max_partitions)) for t in topics}
     members = draw(
         st.lists(
@@ -80,7 +88,7 @@ def grown_groups(
         previous[owner].append(rnd.choice([entry, (entry[0], 10_000)]))
     ids = None
     if draw(st.booleans()):
-        drawn = draw(st.lists(TOPIC_IDS, min_size=len(topics), max_size=len(topics), unique=True))
+        drawn = draw(st.lists(topic_ids, min_size=len(topics), max_size=len(topics), unique=True))
         ids = dict(zip(topics, drawn, strict=True))
     return counts, {m: list(chosen) for m in members}, previous, ids
 
@@ -106,6 +114,23 @@ def _check(strategy: str, case: Case) -> None:
 @given(data=st.data())
 def test_fast_path_equals_general_path(strategy: str, data: st.DataObject) -> None:
     _check(strategy, data.draw(grown_groups(shared=strategy == "simple")))
+
+
+@pytest.mark.parametrize("strategy", sorted(ASSIGNORS))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_fast_path_equals_general_path_on_crowded_topic_sets(
+    strategy: str, data: st.DataObject
+) -> None:
+    """Names sharing buckets of the members' set (nine double it), ids sharing buckets."""
+    crowded = grown_groups(
+        shared=strategy == "simple",
+        max_topics=14,
+        max_partitions=8,
+        names=st.one_of(st.sampled_from(COLLIDING_TOPIC_NAMES), TOPIC_NAMES),
+        topic_ids=st.one_of(COLLIDING_TOPIC_IDS, TOPIC_IDS),
+    )
+    _check(strategy, data.draw(crowded))
 
 
 @pytest.mark.parametrize("strategy", sorted(ASSIGNORS))

@@ -24,12 +24,22 @@ from hypothesis import strategies as st
 
 from planner.assignors import assign
 from planner.assignors._java_hashing import JavaHashTable, int_hash
+from planner.assignors._server_group import subscribed_topics
 from planner.assignors._topic_ids import TopicId
 from tests.oracle.java_oracle import JavaOracle
-from tests.planner.assignors.strategies import ASCII_IDS, COLLIDING_IDS, TOPIC_NAMES
+from tests.planner.assignors.strategies import (
+    COLLIDING_TOPIC_IDS,
+    COLLIDING_TOPIC_NAMES,
+    TOPIC_IDS,
+    TOPIC_NAMES,
+    broker_groups,
+)
 
 SCALE = max(1, int(os.environ.get("KAFKA_ORACLE_SCALE", "1")))
-MEMBERS = st.one_of(ASCII_IDS, COLLIDING_IDS)
+# Topics whose names share buckets of the members' HashSet<String> (nine or more double it),
+# with ids that often share a bucket of the HashSet<Uuid> uniform copies them into.
+CROWDED_NAMES = st.one_of(st.sampled_from(COLLIDING_TOPIC_NAMES), TOPIC_NAMES)
+CROWDED_IDS = st.one_of(COLLIDING_TOPIC_IDS, TOPIC_IDS)
 PROTOCOL_OF = {"uniform": "consumer", "range": "consumer", "simple": "share"}
 
 Plain = dict[str, list[tuple[str, int]]]
@@ -41,52 +51,6 @@ def examples(count: int) -> settings:
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
-
-
-TOPIC_IDS = st.binary(min_size=16, max_size=16).map(lambda raw: str(TopicId.from_bytes(raw)))
-
-
-@st.composite
-def broker_groups(
-    draw: st.DrawFn,
-    *,
-    shared: bool,
-    identical: bool | None = None,
-    max_partitions: int = 24,
-    max_topics: int = 4,
-) -> tuple[dict[str, int], dict[str, list[str]], Plain | None, dict[str, str]]:
-    """A group, its previous target assignment (None: fresh) and real topic ids."""
-    topics = draw(st.lists(TOPIC_NAMES, min_size=1, max_size=max_topics, unique=True))
-    counts = {t: draw(st.integers(1, max_partitions)) for t in topics}
-    ids = dict(
-        zip(
-            topics,
-            draw(st.lists(TOPIC_IDS, min_size=len(topics), max_size=len(topics), unique=True)),
-            strict=True,
-        )
-    )
-    members = draw(st.lists(MEMBERS, min_size=1, max_size=9 if not shared else 14, unique=True))
-    pool = [*topics, "ghost"]
-    if identical if identical is not None else draw(st.booleans()):
-        chosen = draw(st.lists(st.sampled_from(pool), min_size=1, unique=True))
-        subscriptions = {m: list(chosen) for m in members}
-    else:
-        subscriptions = {
-            m: draw(st.lists(st.sampled_from(pool), min_size=1, unique=True)) for m in members
-        }
-    previous: Plain | None = None
-    if draw(st.booleans()):
-        owners = [*members, "left-member"]
-        previous = {}
-        for topic in topics:
-            for partition in range(counts[topic]):
-                if shared:
-                    holders = draw(st.lists(st.sampled_from(owners), max_size=3, unique=True))
-                else:
-                    holders = draw(st.lists(st.sampled_from(owners), max_size=1))
-                for owner in holders:
-                    previous.setdefault(owner, []).append((topic, partition))
-    return counts, subscriptions, previous, ids
 
 
 def _moves(previous: Plain | None, result: Plain) -> int:
@@ -162,6 +126,104 @@ def test_simple_with_two_topics_follows_compute_if_absent(kafka_oracle: JavaOrac
 @given(group=broker_groups(shared=False, identical=True, max_partitions=200))
 def test_uniform_equals_kafka_on_wide_topics(kafka_oracle: JavaOracle, group: tuple) -> None:  # type: ignore[type-arg]
     _check_exact(kafka_oracle, "uniform", group)
+
+
+@examples(60)
+@given(
+    names=st.lists(CROWDED_NAMES, min_size=1, max_size=18, unique=True),
+    assignor=st.sampled_from(["uniform", "simple"]),
+    data=st.data(),
+)
+def test_subscribed_topics_in_kafkas_order(
+    kafka_oracle: JavaOracle, names: list[str], assignor: str, data: st.DataObject
+) -> None:
+    """A member's topics in the order Kafka's ``TopicIds`` iterates them: its set of names
+    built by Kafka's own member class and replayed from its subscription record, names
+    without a topic skipped. Names share buckets and make the set double."""
+    existing = data.draw(st.lists(st.sampled_from(names), unique=True))
+    counts = {t: 1 for t in existing}
+    ids = {t: str(TopicId(0, 16 * (i + 1))) for i, t in enumerate(existing)}
+    listed = data.draw(st.permutations(names))  # the heartbeat's order: replayed away
+    theirs = kafka_oracle.server_topics(assignor, counts, {"m": listed}, topic_ids=ids)
+    assert subscribed_topics(frozenset(names), counts) == theirs["m"]
+
+
+def test_uniform_walks_ids_sharing_a_bucket_in_name_set_order(kafka_oracle: JavaOracle) -> None:
+    """Topic ids of ``b`` and ``zz`` share bucket 0 of uniform's ``HashSet<Uuid>``, so the
+    order the set is filled in decides which topic's partitions come first: the order of
+    the member's ``HashSet<String>``, where ``zz`` (bucket 0) precedes ``b`` (bucket 2).
+    Sorting the names instead (as the planner did) gives ``m0`` the partition of ``b``."""
+    group = (
+        {"b": 1, "zz": 1},
+        {"m0": ["b", "zz"], "m1": ["b", "zz"]},
+        None,
+        {"b": str(TopicId(0, 16)), "zz": str(TopicId(0, 32))},
+    )
+    ours = assign("uniform", *group[:3], protocol="consumer", topic_ids=group[3])
+    assert ours == {"m0": [("zz", 0)], "m1": [("b", 0)]}
+    _check_exact(kafka_oracle, "uniform", group)
+
+
+def test_simple_fills_its_partition_map_in_name_set_order(kafka_oracle: JavaOracle) -> None:
+    """``simple`` lists the target partitions topic by topic in the member's name-set order
+    (``zz`` before ``b``) and links each into its partition map with ``computeIfAbsent``,
+    at the head of its bucket: ``zz-0`` and ``b-0`` (topic-id hashes 16 and 8) share bucket
+    0 of the 8-bucket partition map, so ``b-0``, linked last, is walked first and goes to
+    ``m0``. Sorting the names instead gives ``m0`` the partition of ``zz``."""
+    group = (
+        {"b": 1, "zz": 1},
+        {"m0": ["b", "zz"], "m1": ["b", "zz"]},
+        None,
+        {"b": str(TopicId(0, 8)), "zz": str(TopicId(0, 16))},
+    )
+    ours = assign("simple", *group[:3], protocol="share", topic_ids=group[3])
+    assert ours == {"m0": [("b", 0)], "m1": [("zz", 0)]}
+    _check_exact(kafka_oracle, "simple", group)
+
+
+@examples(100)
+@given(
+    group=broker_groups(
+        shared=False, max_topics=14, max_partitions=6, names=CROWDED_NAMES, topic_ids=CROWDED_IDS
+    )
+)
+def test_uniform_equals_kafka_on_crowded_topic_sets(kafka_oracle: JavaOracle, group: tuple) -> None:  # type: ignore[type-arg]
+    _check_exact(kafka_oracle, "uniform", group)
+
+
+@examples(100)
+@given(
+    group=broker_groups(
+        shared=True, max_topics=14, max_partitions=6, names=CROWDED_NAMES, topic_ids=CROWDED_IDS
+    )
+)
+def test_simple_equals_kafka_on_crowded_topic_sets(kafka_oracle: JavaOracle, group: tuple) -> None:  # type: ignore[type-arg]
+    _check_exact(kafka_oracle, "simple", group)
+
+
+def test_a_heartbeat_order_is_not_followed(kafka_oracle: JavaOracle) -> None:
+    """The documented limit: for the member whose heartbeat Kafka is handling, its set is
+    built from the heartbeat's list, and names sharing a bucket keep that list's order.
+    ``orders-bp`` and ``orders-dr`` share bucket 0 of the names' set and their ids share a
+    bucket of uniform's ``HashSet<Uuid>``: listed in reverse, the heartbeat's set walks
+    ``orders-dr`` first; the replayed set (and the planner) walk ``orders-bp`` first, and
+    the first member gets the partition of the topic walked first."""
+    counts = {"orders-bp": 1, "orders-dr": 1}
+    ids = {"orders-bp": str(TopicId(0, 16)), "orders-dr": str(TopicId(0, 32))}
+    members = {"m0": ["orders-dr", "orders-bp"], "m1": ["orders-dr", "orders-bp"]}
+    replayed = kafka_oracle.server_topics("uniform", counts, members, topic_ids=ids)
+    heartbeat = kafka_oracle.server_topics(
+        "uniform", counts, members, topic_ids=ids, heartbeat=True
+    )
+    assert replayed["m0"] == ["orders-bp", "orders-dr"]
+    assert heartbeat["m0"] == ["orders-dr", "orders-bp"]
+    assert subscribed_topics(frozenset(members["m0"]), counts) == replayed["m0"]
+    ours = assign("uniform", counts, members, protocol="consumer", topic_ids=ids)
+    assert ours == {"m0": [("orders-bp", 0)], "m1": [("orders-dr", 0)]}
+    assert ours == kafka_oracle.server_assign("uniform", counts, members, topic_ids=ids)
+    assert kafka_oracle.server_assign(
+        "uniform", counts, members, topic_ids=ids, heartbeat=True
+    ) == {"m0": [("orders-dr", 0)], "m1": [("orders-bp", 0)]}
 
 
 @examples(80)
