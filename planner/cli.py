@@ -21,101 +21,10 @@ Bad arguments print one line naming the flag and exit with code 2.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Sequence
 
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """A bad argument: one line naming the flag, exit code 2."""
-
-
-class Failed(Exception):
-    """Input or a source the run cannot use: one line naming what and where, exit code 1."""
-
-
-class _Parser(argparse.ArgumentParser):
-    # argparse prints the whole usage block before its error; a planner run from a script
-    # or a DAG wants the one line that names the flag.
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def _number(kind: str, check: Callable[[float], bool]) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
-        if not math.isfinite(value) or not check(value):
-            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}")
-        return value
-
-    parse.__name__ = kind
-    return parse
-
-
-positive = _number("a number above zero", lambda v: v > 0)
-non_negative = _number("a number, zero or above", lambda v: v >= 0)
-growth_fraction = _number("a yearly growth fraction above -1", lambda v: v > -1)
-
-
-def whole(minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {text!r}")
-        return value
-
-    return parse
-
-
-def int_list(text: str) -> list[int]:
-    """`12,24,48` or `1-16` or a mix: `1-4,8,16`."""
-    values: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        try:
-            if "-" in part:
-                low, high = (int(x) for x in part.split("-", 1))
-                if low < 1 or high < low:
-                    raise ValueError
-                values.extend(range(low, high + 1))
-            else:
-                value = int(part)
-                if value < 1:
-                    raise ValueError
-                values.append(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected whole numbers >= 1 like 12,24 or 1-16, got {text!r}"
-            ) from None
-    return sorted(set(values))
-
-
-def print_json(payload: Any) -> None:
-    json.dump(payload, sys.stdout, indent=2, default=_json_default)
-    sys.stdout.write("\n")
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if hasattr(value, "__dataclass_fields__"):
-        from dataclasses import asdict
-
-        return asdict(value)
-    if hasattr(value, "isoformat"):  # datetime, date
-        return value.isoformat()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+from planner.commands.common import EXIT_FAILED, EXIT_USAGE, Failed, Parser, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         size,
     )
 
-    parser = _Parser(prog="partition-planner", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = Parser(prog="partition-planner", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     size.add_parser(sub)
     simulate.add_parser(sub)
     demo.add_parser(sub)
@@ -167,8 +76,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run through the package module so the commands (which import planner.cli) share
-    # one UsageError class with main(); `python -m planner.cli` loads this file twice.
-    from planner.cli import main as package_main
-
-    raise SystemExit(package_main())
+    raise SystemExit(main())

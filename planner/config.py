@@ -75,60 +75,26 @@ Airflow fills those from its connections. Relative paths are relative to the fil
 
 from __future__ import annotations
 
-import json
-import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from planner.collect.base import Source
 from planner.guard import DEFAULT_MAX_NEW_UNSIZED_SHARE
 from planner.observe.settings import ObserveSettings
 from planner.recommend.share import ShareLimits
 from planner.recommend.types import PlanSettings
 
-if TYPE_CHECKING:
-    from planner.collect.kafka_admin import KafkaAdminSource
-
 __all__ = [
     "ConfigError",
     "PlannerConfig",
-    "build_kafka_source",
-    "build_sources",
     "load_config",
     "observe_settings",
+    "refuse_unknown_keys",
 ]
 
 _SOURCE_NAMES = ("landing", "prometheus", "kafka")
-_KAFKA_KEYS = {
-    "bootstrap",
-    "sample_window_s",
-    "request_timeout_s",
-    "retries",
-    "retry_delay_s",
-    "max_sample_records",
-    "sample_timeout_s",
-    "config_env",
-    "group_tools",
-    "kafka_home",
-    "group_tools_command_config",
-    *ObserveSettings.config_keys(),
-}
-_PROMETHEUS_KEYS = {
-    "url",
-    "step_s",
-    "settle_s",
-    "queries",
-    "timeout_s",
-    "query_timeout_s",
-    "first_delay_s",
-    "attempts",
-    "token_env",
-    "user_env",
-    "password_env",
-}
 _SECTIONS = (
     "figures",
     "sources",
@@ -205,7 +171,8 @@ def _table(doc: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _unknown(section: Mapping[str, Any], allowed: set[str], where: str) -> None:
+def refuse_unknown_keys(section: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    """Raise `ConfigError` naming the keys of `section` not in `allowed` (`where` says where)."""
     extra = sorted(set(section) - allowed)
     if extra:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(extra)} (known: {sorted(allowed)})")
@@ -226,16 +193,16 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
         raise ConfigError(f"{file}: cannot read the config file: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
-    _unknown(doc, set(_SECTIONS), str(file))
+    refuse_unknown_keys(doc, set(_SECTIONS), str(file))
     figures = _table(doc, "figures", str(file))
-    _unknown(figures, {"root", "history_days"}, f"{file} [figures]")
+    refuse_unknown_keys(figures, {"root", "history_days"}, f"{file} [figures]")
     sources = _table(doc, "sources", str(file))
     use = sources.get("use", ["landing"])
     if not isinstance(use, list) or not use or any(u not in _SOURCE_NAMES for u in use):
         raise ConfigError(
             f"{file} [sources] use: a non-empty list of {', '.join(_SOURCE_NAMES)}, got {use!r}"
         )
-    _unknown(sources, {"use", *_SOURCE_NAMES}, f"{file} [sources]")
+    refuse_unknown_keys(sources, {"use", *_SOURCE_NAMES}, f"{file} [sources]")
     settings = {name: _table(sources, name, f"{file} [sources]") for name in _SOURCE_NAMES}
     for name in use:
         if name != "landing" and not settings[name]:
@@ -246,8 +213,8 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
     share_doc = _table(planning_doc, "share", f"{file} [planning]")
     planning_doc.pop("share", None)
     known = set(PlanSettings.config_keys())
-    _unknown(planning_doc, known, f"{file} [planning]")
-    _unknown(share_doc, set(ShareLimits.config_keys()), f"{file} [planning.share]")
+    refuse_unknown_keys(planning_doc, known, f"{file} [planning]")
+    refuse_unknown_keys(share_doc, set(ShareLimits.config_keys()), f"{file} [planning.share]")
     if "partition_grid" in planning_doc:
         planning_doc["partition_grid"] = tuple(planning_doc["partition_grid"])
     try:
@@ -259,18 +226,18 @@ def load_config(path: str | Path | None = None) -> PlannerConfig:
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{file} [planning]: {exc}") from None
     spark = _table(doc, "spark", str(file))
-    _unknown(spark, {"master", "conf"}, f"{file} [spark]")
+    refuse_unknown_keys(spark, {"master", "conf"}, f"{file} [spark]")
     store = _table(doc, "store", str(file))
-    _unknown(store, {"url"}, f"{file} [store]")
+    refuse_unknown_keys(store, {"url"}, f"{file} [store]")
     report = _table(doc, "report", str(file))
-    _unknown(report, {"dir"}, f"{file} [report]")
+    refuse_unknown_keys(report, {"dir"}, f"{file} [report]")
     work = _table(doc, "work", str(file))
-    _unknown(work, {"dir"}, f"{file} [work]")
+    refuse_unknown_keys(work, {"dir"}, f"{file} [work]")
     validation = _table(doc, "validation", str(file))
-    _unknown(validation, {"max_bad_row_share"}, f"{file} [validation]")
+    refuse_unknown_keys(validation, {"max_bad_row_share"}, f"{file} [validation]")
     share = _share(validation, "max_bad_row_share", 0.2, f"{file} [validation]")
     publish = _table(doc, "publish", str(file))
-    _unknown(publish, {"max_new_unsized_share"}, f"{file} [publish]")
+    refuse_unknown_keys(publish, {"max_new_unsized_share"}, f"{file} [publish]")
     new_unsized = _share(
         publish, "max_new_unsized_share", DEFAULT_MAX_NEW_UNSIZED_SHARE, f"{file} [publish]"
     )
@@ -303,87 +270,6 @@ def _share(section: Mapping[str, Any], key: str, default: float, where: str) -> 
     return float(value)
 
 
-def _secret(settings: Mapping[str, Any], key: str) -> str | None:
-    """The value of the environment variable a setting names (None if unset)."""
-    name = settings.get(key)
-    return os.environ.get(str(name)) if name else None
-
-
-def build_sources(config: PlannerConfig, *, landing: str | Path | None = None) -> list[Source]:
-    """The configured sources, highest priority first.
-
-    Args:
-        config: The configuration.
-        landing: A landing folder that replaces the configured one (the CLI's `--landing`).
-    """
-    from planner.collect.landing import LandingSource
-
-    out: list[Source] = []
-    for name in config.sources:
-        settings = config.source_settings.get(name, {})
-        if name == "landing":
-            out.append(LandingSource(landing or config.resolve(settings["path"])))
-        elif name == "prometheus":
-            from planner.collect.prometheus import PrometheusSource
-
-            args = _prometheus_args(settings)
-            if token := config.secrets.get("prometheus_bearer_token"):
-                args["bearer_token"] = token
-            out.append(PrometheusSource(**args))
-        elif name == "kafka":
-            observations = observe_settings(config)
-            if observations.observations is not None:
-                from planner.collect.observations import ObservationsSource
-
-                out.append(ObservationsSource(observations.observations, observations))
-            else:
-                out.append(build_kafka_source(config))
-    return out
-
-
-def build_kafka_source(config: PlannerConfig) -> KafkaAdminSource:
-    """The Kafka admin source of `[sources.kafka]` (the observer samples with it too).
-
-    Raises:
-        ConfigError: the section is missing or has a bad value.
-    """
-    from planner.collect.kafka_admin import KafkaAdminSource
-
-    settings = config.source_settings.get("kafka") or {}
-    if "bootstrap" not in settings:
-        where = config.path or "the default config"
-        raise ConfigError(f"{where}: [sources.kafka] bootstrap is not set")
-    args = _kafka_args(settings)
-    if extra := config.secrets.get("kafka_config"):
-        args["config"] = dict(extra)
-    return KafkaAdminSource(**args)
-
-
-def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
-    from datetime import timedelta
-
-    _unknown(settings, _PROMETHEUS_KEYS, "[sources.prometheus]")
-    args: dict[str, Any] = {"url": str(settings["url"])}
-    if "step_s" in settings:
-        args["step"] = timedelta(seconds=float(settings["step_s"]))
-    if "settle_s" in settings:
-        args["settle"] = timedelta(seconds=float(settings["settle_s"]))
-    if "queries" in settings:
-        args["queries"] = {str(k): (str(v) or None) for k, v in settings["queries"].items()}
-    for key in ("timeout_s", "query_timeout_s", "first_delay_s"):
-        if key in settings:
-            args[key] = float(settings[key])
-    if "attempts" in settings:
-        args["attempts"] = int(settings["attempts"])
-    token = _secret(settings, "token_env")
-    if token:
-        args["bearer_token"] = token
-    user, password = _secret(settings, "user_env"), _secret(settings, "password_env")
-    if user and password:
-        args["basic_auth"] = (user, password)
-    return args
-
-
 def observe_settings(config: PlannerConfig) -> ObserveSettings:
     """The observation settings of `[sources.kafka]` (defaults when absent).
 
@@ -410,31 +296,3 @@ def observe_settings(config: PlannerConfig) -> ObserveSettings:
         return ObserveSettings(**args)
     except ValueError as exc:
         raise ConfigError(f"[sources.kafka]: {exc}") from None
-
-
-def _kafka_args(settings: Mapping[str, Any]) -> dict[str, Any]:
-    _unknown(settings, _KAFKA_KEYS, "[sources.kafka]")
-    settings = {k: v for k, v in settings.items() if k not in ObserveSettings.config_keys()}
-    args: dict[str, Any] = {"bootstrap_servers": str(settings["bootstrap"])}
-    for key in ("sample_window_s", "request_timeout_s", "retry_delay_s", "sample_timeout_s"):
-        if key in settings:
-            args[key] = float(settings[key])
-    for key in ("retries", "max_sample_records"):
-        if key in settings:
-            args[key] = int(settings[key])
-    if "group_tools" in settings:
-        if not isinstance(settings["group_tools"], bool):
-            raise ConfigError("[sources.kafka] group_tools must be true or false")
-        args["group_tools"] = settings["group_tools"]
-    for key in ("kafka_home", "group_tools_command_config"):
-        if key in settings:
-            args[key] = Path(str(settings[key]))
-    extra = _secret(settings, "config_env")
-    if extra:
-        try:
-            args["config"] = json.loads(extra)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"environment variable {settings['config_env']} is not JSON: {exc}"
-            ) from None
-    return args

@@ -143,3 +143,58 @@ def test_the_spark_jobs_never_import_the_pipeline_that_runs_them(path: Path) -> 
     # jobs import the core and `planner.figures`, never the pipeline: no import cycle.
     offences = [f"line {n}: {m}" for n, m in _imports(path) if m.startswith("planner.pipeline")]
     assert offences == []
+
+
+_PACKAGES = ("planner", "spark_jobs", "expectations", "dags")
+
+
+def _project_modules() -> dict[str, Path]:
+    modules: dict[str, Path] = {}
+    for package in _PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Every project module another imports anywhere in it, functions included: a
+    function-level import is a cycle put off until the call, not one removed."""
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(t for a in node.names if (t := known(a.name)))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{anchor}.{base}" if base else anchor
+                for alias in node.names:  # `from package import module` names a module
+                    target = f"{base}.{alias.name}"
+                    found.add(target if target in modules else known(base) or "")
+        found.discard(name)
+        found.discard("")
+        graph[name] = found
+    return graph
+
+
+def test_no_import_cycles_among_the_projects_modules() -> None:
+    from graphlib import CycleError, TopologicalSorter
+
+    graph = _imports(_project_modules())
+    assert graph["planner.cli"] >= {"planner.commands.plan", "planner.commands.common"}
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as exc:
+        raise AssertionError(f"import cycle: {' -> '.join(exc.args[1])}") from None

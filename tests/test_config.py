@@ -9,7 +9,8 @@ import pytest
 
 from planner.collect.landing import LandingSource
 from planner.collect.prometheus import PrometheusSource
-from planner.config import ConfigError, build_sources, load_config
+from planner.collect.sources import build_sources
+from planner.config import ConfigError, load_config
 
 
 def _config(tmp_path: Path, text: str) -> Path:

@@ -8,7 +8,7 @@ import socket
 import sys
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 from planner.commands.published import add_published_run_arguments, changes_of, published_run
 
 
@@ -37,14 +37,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--who", metavar="NAME", help="who applies, for the audit (default: user@host)")
     p.add_argument(
         "--timeout-s",
-        type=cli.positive,
+        type=common.positive,
         default=None,
         metavar="S",
         help="seconds one admin request may take (default: [sources.kafka] request_timeout_s)",
     )
     p.add_argument(
         "--verify-timeout-s",
-        type=cli.positive,
+        type=common.positive,
         default=30.0,
         metavar="S",
         help="seconds to wait for a change to show in the topic's metadata (default 30)",
@@ -55,7 +55,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from planner.apply.report import render_report
     from planner.apply.session import apply_published
-    from planner.config import ConfigError, build_kafka_source
+    from planner.collect.sources import build_kafka_source
+    from planner.config import ConfigError
     from planner.store import StoreError, StoreUnavailable
 
     published, config = published_run(args)
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         source = build_kafka_source(config)
     except (ConfigError, ValueError) as exc:
-        raise cli.UsageError(f"--config: {exc} (apply changes the cluster it names)") from None
+        raise common.UsageError(f"--config: {exc} (apply changes the cluster it names)") from None
     who = args.who or f"{getpass.getuser()}@{socket.gethostname()}"
     try:
         report = apply_published(
@@ -79,6 +80,6 @@ def run(args: argparse.Namespace) -> int:
             progress=lambda line: print(line, file=sys.stderr, flush=True),
         )
     except (StoreUnavailable, StoreError) as exc:
-        raise cli.Failed(f"{exc}: no change is made without its audit row") from None
+        raise common.Failed(f"{exc}: no change is made without its audit row") from None
     print(render_report(report, changes))
-    return 0 if report.ok else cli.EXIT_FAILED
+    return 0 if report.ok else common.EXIT_FAILED

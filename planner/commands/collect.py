@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 
 
 def add_parser(sub: Any) -> None:
@@ -31,7 +31,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--history-days",
-        type=cli.whole(0),
+        type=common.whole(0),
         metavar="N",
         help="also collect the missing days of throughput history (default: the config's)",
     )
@@ -42,26 +42,27 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from planner.collect.base import SourceUnavailable
     from planner.collect.run import collect_interval
-    from planner.config import ConfigError, build_sources, load_config
+    from planner.collect.sources import build_sources
+    from planner.config import ConfigError, load_config
     from planner.figures import DataInterval, FiguresError
 
     try:
         interval = DataInterval.parse(args.interval)
     except ValueError as exc:
-        raise cli.UsageError(f"--interval: {exc}") from None
+        raise common.UsageError(f"--interval: {exc}") from None
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        raise cli.UsageError(str(exc)) from None
+        raise common.UsageError(str(exc)) from None
     figures = args.figures or config.figures_root
     history = config.history_days if args.history_days is None else args.history_days
     try:
         sources = build_sources(config, landing=args.landing)
         report = collect_interval(sources, interval, figures, history_days=history)
     except (FiguresError, SourceUnavailable, ConfigError) as exc:
-        raise cli.Failed(str(exc)) from None
+        raise common.Failed(str(exc)) from None
     if args.json:
-        cli.print_json(
+        common.print_json(
             {
                 "interval": {"start": interval.start, "end": interval.end},
                 "path": str(report.path),

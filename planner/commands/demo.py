@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 
 
 def add_parser(sub: Any) -> None:
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - started
     if args.json:
-        cli.print_json(plan_summary(plan))
+        common.print_json(plan_summary(plan))
         return 0
     print(render_plan(plan, capacity_source=example.capacity_source))
     print(f"\n(planned in {elapsed:.2f} s from the bundled example in planner/examples/)")

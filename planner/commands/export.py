@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 from planner.commands.published import add_published_run_arguments, changes_of, published_run
 
 _FORMATS = ("kafka-topics", "strimzi", "terraform", "keda", "json")
@@ -61,7 +61,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--target-lag-s",
-        type=cli.positive,
+        type=common.positive,
         default=None,
         metavar="S",
         help="KEDA: seconds of a member's work the lag may hold; lagThreshold = Tc "
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     bootstrap = args.bootstrap or (config.source_settings.get("kafka") or {}).get("bootstrap")
     if "keda" in formats and not bootstrap:
         if args.format:
-            raise cli.UsageError(
+            raise common.UsageError(
                 "--bootstrap: KEDA's scaler needs the brokers (or set [sources.kafka] bootstrap)"
             )
         # Every format by default: the others need no brokers, so only KEDA waits for them.
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             files = render(fmt, changes, options)
         except ValueError as exc:
-            raise cli.UsageError(f"--format {fmt}: {exc}") from None
+            raise common.UsageError(f"--format {fmt}: {exc}") from None
         folder = _write(args.out, fmt, files)
         print(f"{fmt}: {folder} ({len(files)} file(s))")
     return 0

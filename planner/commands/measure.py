@@ -43,7 +43,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planner import cli
 from planner.adapters import kafka_dist
 from planner.adapters.perf_test import (
     PartitionCapacity,
@@ -61,6 +60,7 @@ from planner.adapters.perf_tools import (
     parse_bootstrap,
     reachable,
 )
+from planner.commands import common
 
 DEFAULT_VOLUME_BYTES = 512 * 2**20
 MAX_DEFAULT_RECORDS = 5_000_000
@@ -131,7 +131,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--record-size",
         required=True,
-        type=cli.whole(1),
+        type=common.whole(1),
         metavar="BYTES",
         help="record size to measure with: your topics' typical record",
     )
@@ -142,14 +142,14 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--records",
-        type=cli.whole(MIN_RECORDS),
+        type=common.whole(MIN_RECORDS),
         metavar="N",
         help="records to produce and consume (default: about 512 MiB worth, "
         f"{MIN_DEFAULT_RECORDS:,} to {MAX_DEFAULT_RECORDS:,})",
     )
     p.add_argument(
         "--replication-factor",
-        type=cli.whole(1),
+        type=common.whole(1),
         metavar="N",
         help="replication factor of the topic created (default: the cluster's)",
     )
@@ -162,7 +162,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--share-members",
-        type=cli.whole(1),
+        type=common.whole(1),
         metavar="N",
         help=f"share consumers in the measured share group (default {DEFAULT_SHARE_MEMBERS}, "
         f"at most {MAX_SHARE_MEMBERS}; needs --share)",
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     distribution = _distribution(args.kafka_home)
     problem = reachable(request.servers)
     if problem is not None:
-        raise cli.Failed(f"cannot reach {request.bootstrap}: {problem}; nothing written")
+        raise common.Failed(f"cannot reach {request.bootstrap}: {problem}; nothing written")
     _say(f"measuring on {request.bootstrap} with Apache Kafka {distribution.version}'s tools")
     created = _Created()
     measured: _Measured | None = None
@@ -255,9 +255,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
     if failure is not None:
-        raise cli.Failed(f"{failure}; nothing written{_left_text(left)}")
+        raise common.Failed(f"{failure}; nothing written{_left_text(left)}")
     if left:
-        raise cli.Failed(f"measured, but the clean-up failed; nothing written{_left_text(left)}")
+        raise common.Failed(f"measured, but the clean-up failed; nothing written{_left_text(left)}")
     assert measured is not None
     written = _write(request, measured)
     _summary(request, measured, written, seconds=time.monotonic() - began)
@@ -271,23 +271,23 @@ def _request(args: argparse.Namespace) -> _Request:
     try:
         servers = parse_bootstrap(args.bootstrap)
     except ValueError as exc:
-        raise cli.UsageError(f"--bootstrap: {exc}") from None
+        raise common.UsageError(f"--bootstrap: {exc}") from None
     if args.record_size > MAX_RECORD_BYTES:
-        raise cli.UsageError(
+        raise common.UsageError(
             f"--record-size: {args.record_size:,} bytes is above {MAX_RECORD_BYTES:,}, more "
             f"than the perf tools' 512 MiB heap handles"
         )
     if args.topic is not None and (problem := check_topic_name(args.topic)):
-        raise cli.UsageError(f"--topic: {problem}")
+        raise common.UsageError(f"--topic: {problem}")
     if args.share_members is not None and not args.share:
-        raise cli.UsageError("--share-members: needs --share")
+        raise common.UsageError("--share-members: needs --share")
     if args.share_members is not None and args.share_members > MAX_SHARE_MEMBERS:
-        raise cli.UsageError(
+        raise common.UsageError(
             f"--share-members: {args.share_members} is above {MAX_SHARE_MEMBERS}: each "
             f"member is a thread and a connection of one perf-tool JVM"
         )
     if args.topic is not None and args.replication_factor is not None:
-        raise cli.UsageError(
+        raise common.UsageError(
             "--replication-factor: applies to the topic measure creates, not to --topic"
         )
     config: Path | None = args.command_config
@@ -295,15 +295,15 @@ def _request(args: argparse.Namespace) -> _Request:
         try:
             config.read_bytes()
         except OSError as exc:
-            raise cli.UsageError(
+            raise common.UsageError(
                 f"--command-config: cannot read {config}: {exc.strerror}"
             ) from None
     landing: Path = args.landing
     if landing.exists() and not landing.is_dir():
-        raise cli.UsageError(f"--landing: {landing} is not a folder")
+        raise common.UsageError(f"--landing: {landing} is not a folder")
     existing = next((p for p in (landing, *landing.absolute().parents) if p.exists()), None)
     if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
-        raise cli.UsageError(f"--landing: cannot write into {existing or landing}")
+        raise common.UsageError(f"--landing: cannot write into {existing or landing}")
     return _Request(
         bootstrap=",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in servers),
         servers=servers,
@@ -322,19 +322,19 @@ def _distribution(kafka_home: Path | None) -> kafka_dist.KafkaDistribution:
     try:
         kafka_dist.java_binary()
     except kafka_dist.KafkaNotFound as exc:
-        raise cli.Failed(str(exc)) from None
+        raise common.Failed(str(exc)) from None
     if kafka_home is not None:
         try:
             named = kafka_dist.from_home(kafka_home)
         except kafka_dist.KafkaNotFound as exc:
-            raise cli.UsageError(f"--kafka-home: {exc}") from None
+            raise common.UsageError(f"--kafka-home: {exc}") from None
         if problem := check_version(named):
-            raise cli.UsageError(f"--kafka-home: {problem}")
+            raise common.UsageError(f"--kafka-home: {problem}")
         return named
     try:
         found = kafka_dist.find()
     except kafka_dist.KafkaNotFound as exc:
-        raise cli.Failed(str(exc)) from None
+        raise common.Failed(str(exc)) from None
     problem = check_version(found)
     if problem is None:
         return found
@@ -343,7 +343,7 @@ def _distribution(kafka_home: Path | None) -> kafka_dist.KafkaDistribution:
     if installed is not None and check_version(installed) is None:
         _say(f"note: {problem}; using the project's Kafka {installed.version} instead")
         return installed
-    raise cli.Failed(problem)
+    raise common.Failed(problem)
 
 
 # -- the measurement -------------------------------------------------------------------------
@@ -355,9 +355,9 @@ def _measure(tools: KafkaTools, request: _Request, created: _Created) -> _Measur
         try:
             count = tools.partition_count(topic)
         except TopicNotFound as exc:
-            raise cli.UsageError(f"--topic: {exc}") from None
+            raise common.UsageError(f"--topic: {exc}") from None
         if count != 1:
-            raise cli.UsageError(
+            raise common.UsageError(
                 f"--topic: {topic} has {count} partitions; Tp and Tc are one partition's "
                 f"rates, so measure needs a topic with exactly one"
             )
@@ -601,7 +601,7 @@ def _write(request: _Request, measured: _Measured) -> list[Path]:
     except OSError as exc:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
-        raise cli.Failed(f"cannot write into {request.landing}: {exc}") from None
+        raise common.Failed(f"cannot write into {request.landing}: {exc}") from None
     return [target for _, target in staged]
 
 

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 
 
 def add_parser(sub: Any) -> None:
@@ -35,10 +35,10 @@ def add_parser(sub: Any) -> None:
         "--observations", metavar="DIR", help="observations dataset (overrides the config)"
     )
     p.add_argument(
-        "--every", type=cli.positive, metavar="SECONDS", help="sampling period (overrides)"
+        "--every", type=common.positive, metavar="SECONDS", help="sampling period (overrides)"
     )
     p.add_argument(
-        "--duration", type=cli.positive, metavar="SECONDS", help="stop by itself after this long"
+        "--duration", type=common.positive, metavar="SECONDS", help="stop by itself after this long"
     )
     p.add_argument(
         "--status",
@@ -51,7 +51,8 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from planner.collect.base import SourceUnavailable
-    from planner.config import ConfigError, build_kafka_source, load_config, observe_settings
+    from planner.collect.sources import build_kafka_source
+    from planner.config import ConfigError, load_config, observe_settings
     from planner.observe.dataset import ObservationsDataset, ObserverRunning
     from planner.observe.observer import run as observe
     from planner.observe.sampler import ClusterSampler
@@ -61,10 +62,10 @@ def run(args: argparse.Namespace) -> int:
         settings = observe_settings(config)
         source = build_kafka_source(config)
     except (ConfigError, ValueError) as exc:
-        raise cli.UsageError(str(exc)) from None
+        raise common.UsageError(str(exc)) from None
     folder = Path(args.observations) if args.observations else settings.observations
     if folder is None:
-        raise cli.UsageError(
+        raise common.UsageError(
             "no observations folder: give --observations DIR or [sources.kafka] observations"
         )
     every_s = args.every or settings.observe_every_s
@@ -106,12 +107,12 @@ def run(args: argparse.Namespace) -> int:
             duration_s=args.duration,
         )
     except ObserverRunning as exc:
-        raise cli.Failed(str(exc)) from None
+        raise common.Failed(str(exc)) from None
     except KeyboardInterrupt:
         print("aborted: the sample in flight was not written", file=sys.stderr)
         return 130
     except SourceUnavailable as exc:
-        raise cli.Failed(str(exc)) from None
+        raise common.Failed(str(exc)) from None
     finally:
         sampler.close()
     print(

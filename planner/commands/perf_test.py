@@ -7,7 +7,6 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from planner import cli
 from planner.adapters.perf_test import (
     PartitionCapacity,
     PerfRun,
@@ -15,6 +14,7 @@ from planner.adapters.perf_test import (
     partition_capacity,
     read_perf_test,
 )
+from planner.commands import common
 
 
 def add_parser(sub: Any) -> None:
@@ -42,11 +42,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             runs.extend(read_perf_test(path))
         except PerfTestError as exc:
-            raise cli.UsageError(str(exc)) from None
+            raise common.UsageError(str(exc)) from None
     topics = list(dict.fromkeys(r.topic for r in runs))
     capacities = [partition_capacity(runs, topic) for topic in topics]
     if args.json:
-        cli.print_json(
+        common.print_json(
             {
                 "runs": [asdict(r) for r in runs],
                 "capacities": [asdict(c) for c in capacities],

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 
 
 def add_parser(sub: Any) -> None:
@@ -68,22 +68,22 @@ def run(args: argparse.Namespace) -> int:
         try:
             DataInterval.parse(args.interval)
         except ValueError as exc:
-            raise cli.UsageError(f"--interval: {exc}") from None
+            raise common.UsageError(f"--interval: {exc}") from None
     try:
         config = load_config(Path(args.config).absolute() if args.config else None)
     except ConfigError as exc:
-        raise cli.UsageError(str(exc)) from None
+        raise common.UsageError(str(exc)) from None
     if args.landing and not Path(args.landing).is_dir():
-        raise cli.UsageError(f"--landing: {args.landing} is not a folder")
+        raise common.UsageError(f"--landing: {args.landing} is not a folder")
     landing = Path(args.landing).absolute() if args.landing else None
     try:
         choice = choose_interval(
             config, asked=args.interval, landing=landing, now=datetime.now(UTC)
         )
     except NoFiguresForInterval as exc:
-        raise cli.Failed(f"{exc}\nnothing was collected or published") from None
+        raise common.Failed(f"{exc}\nnothing was collected or published") from None
     except (SourceUnavailable, FiguresError) as exc:
-        raise cli.Failed(
+        raise common.Failed(
             f"cannot tell which day the live sources hold: {exc}\n"
             "give --interval to plan a day without asking; nothing was collected or published"
         ) from None
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             config, workspace, interval, landing=landing, accept_degraded=args.accept_degraded
         )
     except PipelineFailed as exc:
-        raise cli.Failed(f"{exc}\nnothing was published; the last good report stays") from None
+        raise common.Failed(f"{exc}\nnothing was published; the last good report stays") from None
     assert done.published is not None
     print(done.published.summary)
     print(f"report: {done.published.index.absolute()}")

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 
 
 def add_published_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -50,13 +50,13 @@ def published_run(args: argparse.Namespace) -> tuple[Any, Any]:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        raise cli.UsageError(str(exc)) from None
+        raise common.UsageError(str(exc)) from None
     try:
         if args.recommendations is not None:
             return from_file(args.recommendations), config
         return from_store(args.store or config.store_url, args.run_key or LATEST), config
     except (RunNotFound, StoreUnavailable, StoreError) as exc:
-        raise cli.Failed(str(exc).strip("'\"")) from None
+        raise common.Failed(str(exc).strip("'\"")) from None
 
 
 def changes_of(args: argparse.Namespace, published: Any) -> Any:
@@ -66,4 +66,4 @@ def changes_of(args: argparse.Namespace, published: Any) -> Any:
     try:
         return change_list(published.topics, topics=args.topic)
     except UnknownTopics as exc:
-        raise cli.UsageError(f"--topic: {exc}") from None
+        raise common.UsageError(f"--topic: {exc}") from None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from planner import cli
+from planner.commands import common
 
 if TYPE_CHECKING:
     from planner.sample import Fleet, LandingSummary
@@ -34,10 +34,10 @@ def add_parser(sub: Any) -> None:
             "(Parquet, CSV, JSON lines, text). The same seed gives the same content."
         ),
     )
-    p.add_argument("--topics", type=cli.whole(1), required=True, help="number of topics")
-    p.add_argument("--days", type=cli.whole(1), required=True, help="days of hourly history")
+    p.add_argument("--topics", type=common.whole(1), required=True, help="number of topics")
+    p.add_argument("--days", type=common.whole(1), required=True, help="days of hourly history")
     p.add_argument("--out", required=True, metavar="LANDING", help="landing folder to create")
-    p.add_argument("--seed", type=cli.whole(0), default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=common.whole(0), default=0, help="random seed (default 0)")
     p.add_argument(
         "--end",
         type=_utc_date,
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from planner.sample import LandingError, write_landing
 
     if args.days > 3_660:
-        raise cli.UsageError(f"--days {args.days}: at most 3660 (ten years of hourly figures)")
+        raise common.UsageError(f"--days {args.days}: at most 3660 (ten years of hourly figures)")
     try:
         summary = write_landing(
             args.out,
@@ -64,12 +64,14 @@ def run(args: argparse.Namespace) -> int:
             force=args.force,
         )
     except LandingError as exc:
-        raise cli.UsageError(f"--out {exc}") from None
+        raise common.UsageError(f"--out {exc}") from None
     except OSError as exc:  # a parent that cannot be written, a full disk: nothing is left
         where = exc.filename or args.out
-        raise cli.Failed(f"--out {args.out}: cannot write {where}: {exc.strerror or exc}") from None
+        raise common.Failed(
+            f"--out {args.out}: cannot write {where}: {exc.strerror or exc}"
+        ) from None
     if args.json:
-        cli.print_json(summary_json(summary))
+        common.print_json(summary_json(summary))
     else:
         print(render_summary(summary))
     return 0

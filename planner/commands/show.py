@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 
 
 def add_parser(sub: Any) -> None:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        raise cli.UsageError(str(exc)) from None
+        raise common.UsageError(str(exc)) from None
     url = args.store or config.store_url
     try:
         store = RecommendationStore(url)
@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
             found = store.latest(args.topic)
             if found is None:
                 raise LookupError(f"no published recommendation for topic {args.topic!r}")
-            cli.print_json(asdict(found))
+            common.print_json(asdict(found))
         else:
             print(render_latest(store, args.topic))
     except (LookupError, StoreUnavailable) as exc:
-        raise cli.Failed(str(exc).strip("'\"")) from None
+        raise common.Failed(str(exc).strip("'\"")) from None
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 
 
 def add_parser(sub: Any) -> None:
@@ -19,8 +19,8 @@ def add_parser(sub: Any) -> None:
             "member joins or leaves."
         ),
     )
-    p.add_argument("--partitions", type=cli.int_list, required=True, help="e.g. 12,24,48")
-    p.add_argument("--members", type=cli.int_list, help="group sizes, e.g. 1-16 (default 1..P)")
+    p.add_argument("--partitions", type=common.int_list, required=True, help="e.g. 12,24,48")
+    p.add_argument("--members", type=common.int_list, help="group sizes, e.g. 1-16 (default 1..P)")
     p.add_argument(
         "--strategies",
         default="range,roundrobin,sticky,cooperative-sticky",
@@ -30,13 +30,13 @@ def add_parser(sub: Any) -> None:
             "--members beyond the partitions to see shared partitions)"
         ),
     )
-    p.add_argument("--load-mib", type=cli.non_negative, help="topic load, MiB/s")
-    p.add_argument("--tc-mib", type=cli.positive, help="Tc, MiB/s per consumer")
-    p.add_argument("--load-records", type=cli.non_negative, help="topic load, records/s")
-    p.add_argument("--tc-records", type=cli.positive, help="Tc, records/s per consumer")
+    p.add_argument("--load-mib", type=common.non_negative, help="topic load, MiB/s")
+    p.add_argument("--tc-mib", type=common.positive, help="Tc, MiB/s per consumer")
+    p.add_argument("--load-records", type=common.non_negative, help="topic load, records/s")
+    p.add_argument("--tc-records", type=common.positive, help="Tc, records/s per consumer")
     p.add_argument(
         "--headroom-pct",
-        type=cli.non_negative,
+        type=common.non_negative,
         default=30.0,
         help="headroom each member keeps: load x (1 + h) <= Tc (default 30)",
     )
@@ -53,11 +53,13 @@ def _utilisation(args: argparse.Namespace) -> float:
     for load_flag, load, tc_flag, tc in pairs:
         if (load is None) != (tc is None):
             given, missing = (load_flag, tc_flag) if tc is None else (tc_flag, load_flag)
-            raise cli.UsageError(f"{given} needs {missing}")
+            raise common.UsageError(f"{given} needs {missing}")
         if load is not None and tc is not None:
             ratios.append(load / tc)
     if not ratios:
-        raise cli.UsageError("give --load-mib with --tc-mib, or --load-records with --tc-records")
+        raise common.UsageError(
+            "give --load-mib with --tc-mib, or --load-records with --tc-records"
+        )
     return float(max(ratios))
 
 
@@ -69,16 +71,16 @@ def run(args: argparse.Namespace) -> int:
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     unknown = [s for s in strategies if s not in ALL_STRATEGIES]
     if unknown or not strategies:
-        raise cli.UsageError(
+        raise common.UsageError(
             f"--strategies: unknown {', '.join(unknown) or '(none)'}; "
             f"use {', '.join(ALL_STRATEGIES)}"
         )
     if args.partitioner not in PARTITIONERS:
-        raise cli.UsageError(
+        raise common.UsageError(
             f"--partitioner: unknown {args.partitioner!r}; use {', '.join(PARTITIONERS)}"
         )
     if args.headroom_pct >= 100:
-        raise cli.UsageError("--headroom-pct must be below 100")
+        raise common.UsageError("--headroom-pct must be below 100")
     load = _utilisation(args)
     keys = counts = None
     if args.key_sample:
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             keys, counts = read_key_sample(args.key_sample)
         except KeySampleError as exc:
-            raise cli.UsageError(f"--key-sample: {exc}") from None
+            raise common.UsageError(f"--key-sample: {exc}") from None
     topic = TopicLoad(load, keys, counts, args.partitioner)
     extra = max(0, max(args.members or [0]) - min(args.partitions))
     grid = simulate_grid(
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         grid = grid.where(grid.members <= grid.partitions)
     if args.json:
-        cli.print_json(
+        common.print_json(
             {
                 "load_in_consumers": load,
                 "busiest_member_limit": grid.load_limit,

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from planner import cli
+from planner.commands import common
 from planner.cost import ClusterShape, CostSettings, partition_cost
 from planner.render.text import render_cost
 from planner.sizing import GrowthFit, SideCapacity, planning_target, side_words, size_topic
@@ -22,34 +22,34 @@ def add_parser(sub: Any) -> None:
         ),
     )
     load = p.add_argument_group("observed peak (at least one)")
-    load.add_argument("--mib-per-s", type=cli.non_negative, help="peak MiB/s into the topic")
-    load.add_argument("--records-per-s", type=cli.non_negative, help="peak records/s in")
+    load.add_argument("--mib-per-s", type=common.non_negative, help="peak MiB/s into the topic")
+    load.add_argument("--records-per-s", type=common.non_negative, help="peak records/s in")
     load.add_argument(
-        "--mib-out-per-s", type=cli.non_negative, help="peak MiB/s one consuming group reads"
+        "--mib-out-per-s", type=common.non_negative, help="peak MiB/s one consuming group reads"
     )
     cap = p.add_argument_group("single-partition capacity (Tp producer, Tc consumer)")
-    cap.add_argument("--tp-mib", type=cli.positive, help="Tp in MiB/s")
-    cap.add_argument("--tp-records", type=cli.positive, help="Tp in records/s")
-    cap.add_argument("--tc-mib", type=cli.positive, help="Tc in MiB/s, processing included")
-    cap.add_argument("--tc-records", type=cli.positive, help="Tc in records/s")
+    cap.add_argument("--tp-mib", type=common.positive, help="Tp in MiB/s")
+    cap.add_argument("--tp-records", type=common.positive, help="Tp in records/s")
+    cap.add_argument("--tc-mib", type=common.positive, help="Tc in MiB/s, processing included")
+    cap.add_argument("--tc-records", type=common.positive, help="Tc in records/s")
     plan = p.add_argument_group("planning")
-    plan.add_argument("--headroom-pct", type=cli.non_negative, default=30.0)
+    plan.add_argument("--headroom-pct", type=common.non_negative, default=30.0)
     plan.add_argument(
-        "--growth-per-year", type=cli.growth_fraction, default=0.0, help="0.5 = +50 %%/year"
+        "--growth-per-year", type=common.growth_fraction, default=0.0, help="0.5 = +50 %%/year"
     )
-    plan.add_argument("--horizon-days", type=cli.non_negative, default=180.0)
+    plan.add_argument("--horizon-days", type=common.non_negative, default=180.0)
     topic = p.add_argument_group("topic and cluster")
-    topic.add_argument("--current-partitions", type=cli.whole(1))
+    topic.add_argument("--current-partitions", type=common.whole(1))
     topic.add_argument("--keyed", action="store_true", help="records carry keys")
-    topic.add_argument("--brokers", type=cli.whole(1), default=3)
-    topic.add_argument("--replication-factor", type=cli.whole(1), default=3)
-    topic.add_argument("--existing-replicas-per-broker", type=cli.whole(0), default=0)
-    topic.add_argument("--retention-ms", type=cli.whole(1))
+    topic.add_argument("--brokers", type=common.whole(1), default=3)
+    topic.add_argument("--replication-factor", type=common.whole(1), default=3)
+    topic.add_argument("--existing-replicas-per-broker", type=common.whole(0), default=0)
+    topic.add_argument("--retention-ms", type=common.whole(1))
     costs = p.add_argument_group("cost model settings")
-    costs.add_argument("--batch-size", type=cli.whole(1), default=16_384, help="bytes")
-    costs.add_argument("--buffer-memory", type=cli.whole(1), default=33_554_432, help="bytes")
-    costs.add_argument("--max-replicas-per-broker", type=cli.whole(1), default=4_000)
-    costs.add_argument("--election-ms-per-partition", type=cli.non_negative, default=5.0)
+    costs.add_argument("--batch-size", type=common.whole(1), default=16_384, help="bytes")
+    costs.add_argument("--buffer-memory", type=common.whole(1), default=33_554_432, help="bytes")
+    costs.add_argument("--max-replicas-per-broker", type=common.whole(1), default=4_000)
+    costs.add_argument("--election-ms-per-partition", type=common.non_negative, default=5.0)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
 
@@ -62,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     }
     peaks = {k: v for k, v in peaks.items() if v is not None}
     if not peaks:
-        raise cli.UsageError("give at least one of --mib-per-s, --records-per-s, --mib-out-per-s")
+        raise common.UsageError(
+            "give at least one of --mib-per-s, --records-per-s, --mib-out-per-s"
+        )
     flags = {"mib_in": "--mib-per-s", "records_in": "--records-per-s", "mib_out": "--mib-out-per-s"}
     for dim in peaks:
         unit_ok = (
@@ -72,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
         )
         if not unit_ok:
             need = "--tp-mib/--tc-mib" if dim.startswith("mib") else "--tp-records/--tc-records"
-            raise cli.UsageError(f"{flags[dim]} needs a capacity in the same unit: {need}")
+            raise common.UsageError(f"{flags[dim]} needs a capacity in the same unit: {need}")
     if args.replication_factor > args.brokers:
-        raise cli.UsageError(
+        raise common.UsageError(
             f"--replication-factor {args.replication_factor} is larger than --brokers "
             f"{args.brokers} (Kafka refuses to create such a topic)"
         )
@@ -110,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     )
     notes = _notes(args, sizing.required_partitions, recommended)
     if args.json:
-        cli.print_json(
+        common.print_json(
             {
                 "targets": {d: asdict(t) for d, t in targets.items()},
                 "sizing": asdict(sizing),

@@ -27,7 +27,8 @@ def _fail(message: str) -> Exception:
 def _changes(run: str, topics: list[str] | None) -> tuple[Any, Any, Any]:
     from planner.adapters.published_run import RunNotFound, from_store
     from planner.changes import UnknownTopics, change_list
-    from planner.config import ConfigError, build_kafka_source
+    from planner.collect.sources import build_kafka_source
+    from planner.config import ConfigError
     from planner.pipeline.tasks import planner_config
 
     config = planner_config()

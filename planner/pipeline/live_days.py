@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from planner.collect.prometheus import PrometheusSource, promql_duration
-from planner.config import PlannerConfig, build_sources, observe_settings
+from planner.collect.sources import build_sources
+from planner.config import PlannerConfig, observe_settings
 from planner.figures.dataset import DataInterval
 from planner.observe.settings import ObserveSettings
 from planner.pipeline.sample_days import FLAG, SampleDays

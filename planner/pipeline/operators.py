@@ -14,12 +14,9 @@ from datetime import timedelta
 from typing import Any
 
 from planner.deployment import SPARK_CONN_ID
+from planner.pipeline.steps import SPARK_STEPS
 
-__all__ = ["SPARK_STEPS", "run_after", "spark_step", "spark_steps"]
-
-#: The Spark steps of a run, in order; each is a task of that id.
-#: `size_and_simulate` runs both jobs in one Spark application (`spark_jobs.size_and_simulate`).
-SPARK_STEPS = ("validate_inputs", "size_and_simulate", "validate_outputs")
+__all__ = ["run_after", "spark_step", "spark_steps"]
 
 
 def spark_step(step: str, *, plan_task: str, **kwargs: Any) -> Any:

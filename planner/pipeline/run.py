@@ -72,7 +72,7 @@ def collect_figures(
         planner.collect.base.SourceUnavailable: a source could not be reached.
     """
     from planner.collect.run import collect_interval
-    from planner.config import build_sources
+    from planner.collect.sources import build_sources
 
     sources = build_sources(config, landing=landing)
     return collect_interval(sources, interval, workspace.figures, history_days=config.history_days)

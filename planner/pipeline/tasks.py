@@ -26,7 +26,7 @@ from planner.config import PlannerConfig, load_config
 from planner.deployment import CONFIG_ENV, CONFIG_VARIABLE, CONNECTIONS
 from planner.figures.dataset import DataInterval
 from planner.pipeline import jobs
-from planner.pipeline.operators import SPARK_STEPS
+from planner.pipeline.steps import SPARK_STEPS
 from planner.pipeline.workspace import Workspace
 from planner.store.records import FLEET_SCOPE, topic_scope
 

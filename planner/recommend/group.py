@@ -55,7 +55,6 @@ from planner.recommend.alternatives import (
 )
 from planner.recommend.types import ChoiceKey, GroupInfo, GroupPlan, GroupStatus, PlanSettings
 from planner.simulate import ALL_STRATEGIES, EAGER_STRATEGIES, STRATEGIES, GridResult
-from planner.simulate import closed_forms as cf
 from planner.simulate.group_table import (
     FIT_TOLERANCE,
     GroupTable,
@@ -180,15 +179,9 @@ def busiest_member_load(loads: npt.ArrayLike, members: int, strategy: str) -> fl
         raise ValueError(f"a group has at least one member, got {members}")
     weights = np.asarray(loads, dtype=np.float64).reshape(-1)
     sizes = np.array([members], dtype=np.int64)
-    if strategy == "range":
-        per_member = cf.range_member_loads(weights.size, sizes, weights)[0]
-    elif strategy in STRATEGIES:
-        per_member = cf.roundrobin_member_loads(weights.size, sizes, weights)[0]
-    elif strategy in ALL_STRATEGIES:
-        # The broker's assignors (consumer protocol, share groups), by their shape.
-        per_member = member_loads([weights], sizes, strategy)
-    else:
+    if strategy not in ALL_STRATEGIES:
         return None
+    per_member = member_loads([weights], sizes, strategy)
     return float(per_member.max())
 
 

@@ -47,10 +47,8 @@ __all__ = [
     "MemberChange",
     "block_starts",
     "positions",
-    "range_member_loads",
     "range_moved_on_grow",
     "range_owners",
-    "roundrobin_member_loads",
     "roundrobin_moved_on_grow",
     "roundrobin_owners",
     "segment_max_min",
@@ -85,35 +83,6 @@ def block_starts(num_partitions: int, members: IntArray) -> IntArray:
     return i * quota + np.minimum(i, extra)
 
 
-def range_member_loads(
-    num_partitions: int, members: IntArray, partition_loads: FloatArray
-) -> tuple[FloatArray, IntArray]:
-    """Every member's load under a fresh `range` assignment, for every group size.
-
-    Computed by `planner.simulate.member_loads` (the one place member loads are).
-
-    Args:
-        num_partitions: Partition count `P`.
-        members: Group sizes `C` (each >= 1).
-        partition_loads: Load of each of the `P` partitions, in the caller's load unit.
-
-    Returns:
-        `(loads, segment_starts)`: member loads of all group sizes concatenated (`C`
-        entries per size, members in id order) and where each size's run starts.
-    """
-    return _member_loads("range", num_partitions, members, partition_loads)
-
-
-def _member_loads(
-    key: str, num_partitions: int, members: IntArray, partition_loads: FloatArray
-) -> tuple[FloatArray, IntArray]:
-    # Imported here: member_loads builds on this module's formulas.
-    from planner.simulate import member_loads as ml
-
-    at = ml.cut((num_partitions,), members, key)
-    return ml.member_loads((np.asarray(partition_loads, dtype=np.float64),), at), at.starts
-
-
 def roundrobin_owners(num_partitions: int, members: IntArray) -> IntArray:
     """Owner position of every partition (`p mod C`), one row per group size."""
     return np.arange(num_partitions, dtype=np.int64)[None, :] % members[:, None]
@@ -127,25 +96,6 @@ def range_owners(num_partitions: int, members: IntArray) -> IntArray:
     r = num_partitions % c
     big = r * (q + 1)  # the first r members own q + 1 partitions each
     return np.where(p < big, p // (q + 1), r + (p - big) // np.maximum(q, 1))
-
-
-def roundrobin_member_loads(
-    num_partitions: int, members: IntArray, partition_loads: FloatArray
-) -> tuple[FloatArray, IntArray]:
-    """Every member's load under a fresh `roundrobin` assignment, for every group size.
-
-    Computed by `planner.simulate.member_loads`: one `bincount` over a (sizes x P)
-    matrix of owner positions, each row shifted to its own run of bins.
-
-    Args:
-        num_partitions: Partition count `P`.
-        members: Group sizes `C` (each >= 1).
-        partition_loads: Load of each of the `P` partitions, in the caller's load unit.
-
-    Returns:
-        As `range_member_loads`.
-    """
-    return _member_loads("roundrobin", num_partitions, members, partition_loads)
 
 
 def segment_max_min(values: FloatArray, starts: IntArray) -> tuple[FloatArray, FloatArray]:

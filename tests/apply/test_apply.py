@@ -180,7 +180,8 @@ def test_a_broker_stopped_mid_apply_leaves_a_clear_partial_report(
     from planner.apply.report import render_report
     from planner.apply.session import apply_published
     from planner.changes import change_list, read_published
-    from planner.config import build_kafka_source, load_config
+    from planner.collect.sources import build_kafka_source
+    from planner.config import load_config
 
     run = _setup(broker, tmp_path, "stop-", replication_factor=1)
     changes = change_list(read_published(run.records))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from planner.figures.dataset import DataInterval
 from planner.pipeline import jobs
-from planner.pipeline.operators import SPARK_STEPS
+from planner.pipeline.steps import SPARK_STEPS
 from planner.pipeline.tasks import RunPlan
 from planner.pipeline.workspace import Workspace
 from spark_jobs.settings import DEFAULT_JAVA_OPTIONS

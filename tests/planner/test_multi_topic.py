@@ -104,35 +104,33 @@ def test_churn_of_one_member_and_of_no_member() -> None:
 
 @pytest.mark.parametrize("strategy", ["range", "roundrobin"])
 @pytest.mark.parametrize("seed", range(4))
-def test_member_loads_from_a_shared_cut_are_the_closed_forms_to_the_bit(
-    strategy: str, seed: int
-) -> None:
+def test_member_loads_from_a_shared_cut_are_the_assignors_own(strategy: str, seed: int) -> None:
     # The search cuts the partitions once for the horizon's and today's loads; the
-    # members' loads must be exactly what the closed forms give on their own.
-    from planner.simulate import closed_forms as cf
+    # members' loads must be the assignor's own (the brute force: assign, then add up
+    # each member's partitions), and exactly those of a cut made for them alone.
+    from planner.assignors import assign
     from planner.simulate.member_loads import cut
     from planner.simulate.multi_topic import member_loads as _member_loads
 
     rng = np.random.default_rng(seed)
     counts = [int(c) for c in rng.integers(1, 30, size=int(rng.integers(1, 5)))]
     counts.append(counts[0])  # two topics of one count share their cut
+    topics = [f"t{i}" for i in range(len(counts))]  # Java order is list order
     horizon = [rng.uniform(0, 1, c) * rng.choice([1e-6, 1.0, 1e6]) for c in counts]
     now = [w * rng.uniform(0, 2) for w in horizon]
     first = int(rng.integers(1, 40))
     sizes = np.arange(first, first + int(rng.integers(1, 60)), dtype=np.int64)
     cuts = cut(counts, sizes, strategy)
     for weights in (horizon, now):
-        if strategy == "range":
-            expected = sum(
-                (cf.range_member_loads(w.size, sizes, w)[0] for w in weights),
-                start=np.zeros(int(sizes.sum())),
+        loads = {(t, p): w[p] for t, w in zip(topics, weights, strict=True) for p in range(w.size)}
+        expected = []
+        for size in sizes:
+            members = [f"m{i:03d}" for i in range(size)]
+            owned = assign(
+                strategy, dict(zip(topics, counts, strict=True)), dict.fromkeys(members, topics)
             )
-        else:
-            dealt = np.concatenate(weights)
-            expected = cf.roundrobin_member_loads(dealt.size, sizes, dealt)[0]
-        for got in (
-            _member_loads(weights, sizes, strategy, cuts),
-            _member_loads(weights, sizes, strategy),
-        ):
-            assert got.dtype == expected.dtype
-            assert got.tobytes() == expected.tobytes()
+            expected += [sum(loads[tp] for tp in owned[m]) for m in members]
+        shared = _member_loads(weights, sizes, strategy, cuts)
+        assert shared.tolist() == pytest.approx(expected, rel=1e-12, abs=1e-300)
+        alone = _member_loads(weights, sizes, strategy)
+        assert shared.dtype == alone.dtype and shared.tobytes() == alone.tobytes()

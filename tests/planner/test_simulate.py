@@ -25,6 +25,7 @@ from planner.simulate import (
     simulate_group,
 )
 from planner.simulate import closed_forms as cf
+from planner.simulate.multi_topic import member_loads
 
 # ---------------------------------------------------------------------------------------
 # Brute force: Kafka's assignors (planner.assignors) on explicit member ids.
@@ -363,8 +364,7 @@ def test_member_loads_equal_assign(strategy: str, seed: int) -> None:
     for p, c, w in _random_cases(seed, 60):
         members = _ids(c)
         brute = _member_loads(assign(strategy, {"t": p}, {m: ["t"] for m in members}), members, w)
-        shape = cf.range_member_loads if strategy == "range" else cf.roundrobin_member_loads
-        closed, _ = shape(p, np.array([c]), w)
+        closed = member_loads([w], np.array([c]), strategy)
         assert closed == pytest.approx(brute, abs=1e-12), (strategy, p, c)
         detail = member_detail(w, c, strategy, consumer_capacity=1.0, member_ids=members)
         assert detail.member_loads == pytest.approx(brute, abs=1e-12)
@@ -694,11 +694,9 @@ def test_a_grid_too_large_to_cache_is_computed_the_same_way() -> None:
     big = grid_from_loads(loads, consumer_capacity=1.0, extra_members=4)
     assert (p, 4, tuple(STRATEGIES), "last") not in grid_module._LAYOUTS
     members = np.arange(1, p + 5)
-    for strategy, member_loads in (
-        ("range", cf.range_member_loads(p, members, loads[p])),
-        ("roundrobin", cf.roundrobin_member_loads(p, members, loads[p])),
-    ):
-        top, _ = cf.segment_max_min(*member_loads)
+    starts = np.cumsum(members) - members
+    for strategy in ("range", "roundrobin"):
+        top, _ = cf.segment_max_min(member_loads([loads[p]], members, strategy), starts)
         assert big.where(big.strategy == strategy).max_load.tolist() == top.tolist()
 
 
