@@ -118,6 +118,52 @@ def best_median(rates: Sequence[float]) -> dict[str, float]:
     return {"best": max(rates), "median": statistics.median(rates)}
 
 
+# Bytes one key moves through the cache (reads + writes) in each pass of
+# planner.partitioners._murmur2_rows, for rows of `width` 4-byte words; indices are 8
+# bytes. Java's Utils.murmur2 reads the key's bytes, its byte[] header (16 bytes) and
+# the reference to it (4) once, and keeps every intermediate value in a register.
+def kernel_bytes_per_key(width: int) -> dict[str, int]:
+    return {
+        "gather rows": 8 + 8 * width,  # start index; row read and written
+        "index arithmetic": 16 + 32 + 48,  # blocks; tail index; chain pick index
+        "tail word and chain pick (takes)": 16 + 16,
+        "mix (4 passes over every row)": 36 * width,
+        "chain (2 passes per block)": 12 + 16 * (width - 1),
+        "tail bytes and final avalanche (11 passes)": 124,
+    }
+
+
+def java_bytes_per_key(mean_key_bytes: float) -> float:
+    return mean_key_bytes + 16 + 4
+
+
+def memory_figures(data: npt.NDArray[np.uint8], repeat: int) -> dict[str, float]:
+    """What this machine moves per second: the keys' buffer copied and read (main
+    memory), and one NumPy pass over a slice's rows (the cache our passes run in)."""
+
+    def best_s(fn: Callable[[], object]) -> float:
+        fn()
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    words = data[: data.size // 8 * 8].view(np.uint64)
+    rows = np.ones(_SLICE_KEYS * _ROW_WORDS, dtype=np.uint32)
+    m = np.uint32(0x5BD1E995)
+    return {
+        "copy_gb_per_s": 2 * data.size / best_s(data.copy) / 1e9,
+        "read_gb_per_s": words.nbytes / best_s(words.sum) / 1e9,
+        "cache_pass_gb_per_s": 8 * rows.size / best_s(lambda: np.multiply(rows, m, out=rows)) / 1e9,
+    }
+
+
+_SLICE_KEYS = 8192  # planner.partitioners._WIDE_SLICE_KEYS
+_ROW_WORDS = 10  # keys of 16-36 bytes: 9 blocks and a tail word
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--keys", type=int, default=1_000_000, help="number of keys")
@@ -167,6 +213,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The other partitioners once, after the rounds: they have no Java reference here.
     other_rates = {name: keys_per_s(fn, n, args.warmup, args.repeat) for name, fn in others.items()}
     load_end = os.getloadavg()
+    memory = memory_figures(data, args.repeat)
+    bytes_per_key = kernel_bytes_per_key(_ROW_WORDS)
+    memory["ours_bytes_per_key"] = sum(bytes_per_key.values())
+    memory["java_bytes_per_key"] = java_bytes_per_key(float(lengths.mean()))
+    memory["ours_passes_ns_per_key_at_cache_rate"] = (
+        memory["ours_bytes_per_key"] / memory["cache_pass_gb_per_s"]
+    )
 
     def pooled(side: str, name: str) -> dict[str, float]:
         return best_median([x for r in rounds for x in _rates(r[side][name])])
@@ -200,6 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ratio_median": ratio,
         "target_ratio": TARGET_RATIO,
         "result": "PASS" if passed else "FAIL",
+        "memory": memory,
+        "ours_bytes_per_key_by_pass": bytes_per_key,
     }
     if args.json:
         print(json.dumps(report, indent=2))
@@ -240,6 +295,17 @@ def _print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
     )
     print(f"ratio per round (ours median / Utils.murmur2 median): {per_round}")
     print(f"{report['result']}: Arrow murmur2_random at {report['ratio_median']:.2f}x")
+    mem = report["memory"]
+    java_ns = 1e9 / java_median
+    ours_ns = 1e9 / report["keys_per_s"]["murmur2_hash_arrow"]["median"]
+    print(
+        f"memory: copy {mem['copy_gb_per_s']:.1f} GB/s, read {mem['read_gb_per_s']:.1f} GB/s, "
+        f"one NumPy pass over a slice's rows {mem['cache_pass_gb_per_s']:.1f} GB/s; "
+        f"bytes per key: ours {mem['ours_bytes_per_key']:.0f}, Java "
+        f"{mem['java_bytes_per_key']:.0f}; ours at that pass rate "
+        f"{mem['ours_passes_ns_per_key_at_cache_rate']:.1f} ns/key; medians: raw hash "
+        f"{ours_ns:.1f} ns/key, Utils.murmur2 {java_ns:.1f} ns/key"
+    )
 
 
 if __name__ == "__main__":
