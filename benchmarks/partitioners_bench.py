@@ -11,9 +11,12 @@ position-weighted checksums of hashes and of partitions must agree.
 
 Java and ours alternate round by round, so both see the same background load on a shared
 machine; best and median pool every timed pass of every round, the ratio reported is the
-median of the per-round ratios (our median over Java's ``Utils.murmur2`` median).
+median of the per-round ratios (our median over Java's ``Utils.murmur2`` median). Each
+pass is timed by the wall clock (the target) and by its thread's CPU time, which other
+work on the machine disturbs less.
 
-Run from the repository root (Kafka from ``make kafka``, or ``--kafka-home``)::
+Run from the repository root (the Kafka ``make setup`` installs, one on ``PATH``, or
+``--kafka-home``)::
 
     .venv/bin/python benchmarks/partitioners_bench.py            # 1,000,000 keys, 5 rounds
     .venv/bin/python benchmarks/partitioners_bench.py --keys 200000 --json
@@ -102,16 +105,20 @@ def run_java(
     return result
 
 
-def keys_per_s(fn: Callable[[], object], keys: int, warmup: int, repeat: int) -> list[float]:
-    """Keys/s of each of ``repeat`` timed calls, after ``warmup`` untimed ones."""
+def keys_per_s(
+    fn: Callable[[], object], keys: int, warmup: int, repeat: int
+) -> dict[str, list[float]]:
+    """Keys/s of each of ``repeat`` timed calls after ``warmup`` untimed ones, by the wall
+    clock and by this thread's CPU time (the shape the Java program prints)."""
     for _ in range(warmup):
         fn()
-    rates = []
+    wall, cpu = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        cpu_start, start = time.thread_time(), time.perf_counter()
         fn()
-        rates.append(keys / (time.perf_counter() - start))
-    return rates
+        wall.append(keys / (time.perf_counter() - start))
+        cpu.append(keys / (time.thread_time() - cpu_start))
+    return {"keys_per_s": wall, "cpu_keys_per_s": cpu}
 
 
 def best_median(rates: Sequence[float]) -> dict[str, float]:
@@ -205,10 +212,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         for _ in range(args.rounds):
             java = run_java(kafka, classes, keys_file, args.java_warmup, args.java_iterations)
             rates = {name: keys_per_s(fn, n, args.warmup, args.repeat) for name, fn in ours.items()}
-            java_median = statistics.median(java["hash"]["keys_per_s"])
-            ratio = statistics.median(rates["murmur2_random_arrow"]) / java_median
+            ratio, cpu_ratio = (
+                statistics.median(rates["murmur2_random_arrow"][clock])
+                / statistics.median(java["hash"][clock])
+                for clock in ("keys_per_s", "cpu_keys_per_s")
+            )
             rounds.append(
-                {"java": java, "ours": rates, "ratio": ratio, "load_1m": os.getloadavg()[0]}
+                {
+                    "java": java,
+                    "ours": rates,
+                    "ratio": ratio,
+                    "cpu_ratio": cpu_ratio,
+                    "load_1m": os.getloadavg()[0],
+                }
             )
     # The other partitioners once, after the rounds: they have no Java reference here.
     other_rates = {name: keys_per_s(fn, n, args.warmup, args.repeat) for name, fn in others.items()}
@@ -221,14 +237,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         memory["ours_bytes_per_key"] / memory["cache_pass_gb_per_s"]
     )
 
-    def pooled(side: str, name: str) -> dict[str, float]:
-        return best_median([x for r in rounds for x in _rates(r[side][name])])
+    def pooled(side: str, name: str, clock: str = "keys_per_s") -> dict[str, float]:
+        return best_median([x for r in rounds for x in r[side][name][clock]])
 
     ratios = [r["ratio"] for r in rounds]
     ratio = statistics.median(ratios)
+    cpu_ratios = [r["cpu_ratio"] for r in rounds]
     java_hash, java_partition = pooled("java", "hash"), pooled("java", "partition")
     figures = {name: pooled("ours", name) for name in ours}
-    figures |= {name: best_median(rates) for name, rates in other_rates.items()}
+    figures |= {name: best_median(rates["keys_per_s"]) for name, rates in other_rates.items()}
+    cpu_figures = {
+        "Utils.murmur2": pooled("java", "hash", "cpu_keys_per_s"),
+        "partitionForKey": pooled("java", "partition", "cpu_keys_per_s"),
+        **{name: pooled("ours", name, "cpu_keys_per_s") for name in ours},
+    }
     checksums_agree = all(
         r["java"]["hash"]["checksum"] == ours_hash_sum
         and r["java"]["partition"]["checksum"] == ours_partition_sum
@@ -248,7 +270,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "keys_per_s": figures,
         "checksums": {"hash": ours_hash_sum, "partition": ours_partition_sum},
         "checksums_agree": checksums_agree,
+        "cpu_keys_per_s": cpu_figures,
         "ratio_per_round": ratios,
+        "cpu_ratio_per_round": cpu_ratios,
+        "cpu_ratio_median": statistics.median(cpu_ratios),
         "load_1m_per_round": [r["load_1m"] for r in rounds],
         "ratio_median": ratio,
         "target_ratio": TARGET_RATIO,
@@ -261,12 +286,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if passed else 1
     _print_table(report, args)
     return 0 if passed else 1
-
-
-def _rates(value: Any) -> list[float]:
-    """The Java side's passes are under ``keys_per_s``; ours are the list itself."""
-    rates: list[float] = value["keys_per_s"] if isinstance(value, dict) else value
-    return rates
 
 
 def _print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
@@ -295,6 +314,12 @@ def _print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
     )
     print(f"ratio per round (ours median / Utils.murmur2 median): {per_round}")
     print(f"{report['result']}: Arrow murmur2_random at {report['ratio_median']:.2f}x")
+    print("by CPU time (this thread's, both sides):")
+    cpu_java_median = report["cpu_keys_per_s"]["Utils.murmur2"]["median"]
+    for name, figures in report["cpu_keys_per_s"].items():
+        row(f"  {name}", figures, f"{figures['median'] / cpu_java_median:.2f}x")
+    cpu_per_round = ", ".join(f"{r:.2f}" for r in report["cpu_ratio_per_round"])
+    print(f"CPU-time ratio per round: {cpu_per_round}; median {report['cpu_ratio_median']:.2f}")
     mem = report["memory"]
     java_ns = 1e9 / java_median
     ours_ns = 1e9 / report["keys_per_s"]["murmur2_hash_arrow"]["median"]

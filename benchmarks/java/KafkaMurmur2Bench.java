@@ -14,6 +14,8 @@
  */
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -65,37 +67,50 @@ public final class KafkaMurmur2Bench {
         return sum;
     }
 
-    /** Keys/s of each timed pass, after the warm-up passes; the checksum must not change. */
-    static double[] time(final ToLongFunction<byte[][]> pass, final byte[][] keys,
-                         final int warmup, final int timed, final long[] checksum) {
+    /**
+     * Keys/s of each timed pass after the warm-up passes: by the wall clock (row 0) and by
+     * this thread's CPU time (row 1, less sensitive to other work on a shared machine). The
+     * checksum must not change between passes.
+     */
+    static double[][] time(final ToLongFunction<byte[][]> pass, final byte[][] keys,
+                           final int warmup, final int timed, final long[] checksum) {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long expected = pass.applyAsLong(keys);
         for (int i = 1; i < warmup; i++) {
             if (pass.applyAsLong(keys) != expected) {
                 throw new IllegalStateException("checksum changed between passes");
             }
         }
-        final double[] keysPerS = new double[timed];
+        final double[][] keysPerS = new double[2][timed];
         for (int i = 0; i < timed; i++) {
+            final long cpuStart = threads.getCurrentThreadCpuTime();
             final long start = System.nanoTime();
             final long sum = pass.applyAsLong(keys);
             final long elapsedNs = System.nanoTime() - start;
+            final long cpuNs = threads.getCurrentThreadCpuTime() - cpuStart;
             if (sum != expected) {
                 throw new IllegalStateException("checksum changed between passes");
             }
-            keysPerS[i] = keys.length / (elapsedNs / 1e9);
+            keysPerS[0][i] = keys.length / (elapsedNs / 1e9);
+            keysPerS[1][i] = keys.length / (cpuNs / 1e9);
         }
         checksum[0] = expected;
         return keysPerS;
     }
 
-    /** Every timed pass's keys/s (the caller pools them with other rounds). */
-    static String figures(final String name, final double[] keysPerS, final long checksum) {
-        final StringBuilder passes = new StringBuilder();
-        for (final double value : keysPerS) {
-            passes.append(passes.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.1f", value));
+    static String list(final double[] values) {
+        final StringBuilder out = new StringBuilder();
+        for (final double value : values) {
+            out.append(out.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.1f", value));
         }
-        return String.format(Locale.ROOT, "\"%s\": {\"keys_per_s\": [%s], \"checksum\": %d}",
-                name, passes, checksum);
+        return "[" + out + "]";
+    }
+
+    /** Every timed pass's keys/s (the caller pools them with other rounds). */
+    static String figures(final String name, final double[][] keysPerS, final long checksum) {
+        return String.format(Locale.ROOT,
+                "\"%s\": {\"keys_per_s\": %s, \"cpu_keys_per_s\": %s, \"checksum\": %d}",
+                name, list(keysPerS[0]), list(keysPerS[1]), checksum);
     }
 
     public static void main(final String[] args) throws IOException {
@@ -110,8 +125,8 @@ public final class KafkaMurmur2Bench {
 
         final long[] hashSum = new long[1];
         final long[] partitionSum = new long[1];
-        final double[] hash = time(KafkaMurmur2Bench::hashPass, keys, warmup, timed, hashSum);
-        final double[] partition = time(k -> partitionPass(k, partitions), keys, warmup, timed,
+        final double[][] hash = time(KafkaMurmur2Bench::hashPass, keys, warmup, timed, hashSum);
+        final double[][] partition = time(k -> partitionPass(k, partitions), keys, warmup, timed,
                 partitionSum);
         System.out.printf(Locale.ROOT,
                 "{\"keys\": %d, \"partitions\": %d, \"warmup_iterations\": %d, "
