@@ -193,11 +193,25 @@ def test_many_slices_and_a_key_larger_than_a_slice(
     # Tiny slices exercise slice boundaries that fall at every byte alignment.
     monkeypatch.setattr(partitioners, "_SLICE_KEYS", 5)
     monkeypatch.setattr(partitioners, "_SLICE_BYTES", 37)
+    monkeypatch.setattr(partitioners, "_WIDE_SLICE_KEYS", 5)
+    monkeypatch.setattr(partitioners, "_WIDE_SLICE_BYTES", 37)
     rng = np.random.default_rng(7)
     keys = [rng.bytes(int(n)) for n in rng.integers(1, 30, 300)]
     keys.insert(150, rng.bytes(500))  # larger than a slice: a slice of its own
     expected = [partition_for_key(key, 13, partitioner) for key in keys]
     assert partitions_for_keys(keys, 13, partitioner).tolist() == expected
+
+
+def test_murmur2_slices_of_mixed_widths_match_scalar() -> None:
+    # Short keys, keys of a few hundred bytes and one of 5,000 in the same slices: the
+    # slices split by row width; the last keys' rows run past the end of the buffer.
+    rng = np.random.default_rng(12)
+    lengths = rng.choice([0, 1, 3, 7, 64, 65, 200, 257, 5000], size=2000, p=[*[0.12] * 8, 0.04])
+    keys = [rng.bytes(int(n)) for n in lengths] + [b"", b"x"]
+    assert murmur2_array(keys).tolist() == [murmur2(key) for key in keys]
+    assert murmur2_array(pa.array(keys[1:-1], pa.large_binary())).tolist() == [
+        murmur2(key) for key in keys[1:-1]
+    ]
 
 
 def test_large_batch_matches_scalar_on_a_sample() -> None:
