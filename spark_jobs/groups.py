@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner import fit
 from planner.assignors import java_order_key
 from planner.notes import coded_rows, texts
 from planner.recommend import GroupInfo, PlanSettings
@@ -27,7 +28,6 @@ from planner.recommend import GroupTopic as SizedTopic
 from planner.recommend import plan_group_of_topics as plan_in_core
 from planner.simulate import imbalance
 from planner.simulate.churn import COST_COLUMNS
-from planner.simulate.group_table import FIT_TOLERANCE
 from planner.simulate.multi_topic import SizeSearch, group_churn, group_event_costs
 from spark_jobs.planning import PLANNED_STATUSES, group_row, unplanned_group_row
 
@@ -180,7 +180,7 @@ def _grid(
                 "imbalance": float(ratio[i]),
                 "idle_members": int(stats["idle_members"][i]),
                 "load_limit": limit,
-                "within_capacity": bool(stats["max_load"][i] <= limit * (1 + FIT_TOLERANCE)),
+                "within_capacity": bool(fit.fits(stats["max_load"][i], limit)),
                 "max_partition_load": hottest,
                 "hot_partition": hottest > 1.0,
                 "grow_moved": None,

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from planner.fit import member_headroom_pct
 from planner.notes import note
 from planner.recommend import GroupInfo, PlanSettings, grid_parameters
-from planner.recommend.group import member_headroom_pct
 from planner.simulate import STRATEGIES, GridResult, TopicLoad, grid_from_loads, simulate_grid
 from planner.simulate.churn import COST_COLUMNS
 from spark_jobs.groups import GroupTopic, plan_group_of_topics

@@ -64,8 +64,8 @@ def _utilisation(args: argparse.Namespace) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.fit import member_headroom_pct
     from planner.partitioners import PARTITIONERS
-    from planner.recommend.group import member_headroom_pct
     from planner.simulate import ALL_STRATEGIES, TopicLoad, simulate_grid
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]

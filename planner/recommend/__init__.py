@@ -15,12 +15,12 @@
 Warnings and notes are `planner.notes.Note` values.
 """
 
+from planner.fit import member_headroom_pct
 from planner.recommend.consumers import ConsumerChoice, SizedGroup, choose_consumers
 from planner.recommend.group import (
     GroupOfTopics,
     GroupTopic,
     grid_parameters,
-    member_headroom_pct,
     plan_group,
     plan_group_of_topics,
     size_group,

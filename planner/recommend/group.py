@@ -7,7 +7,7 @@ strategy with the busiest member's load today and at the end of the horizon:
   `max(rate_d / Tc_d)`, each topic against its own Tc; a member's load is the sum over
   the partitions it owns, 1.0 being one consumer's whole time;
 - a member has headroom when its load stays within `1 - h / (100 + h)` of a consumer
-  (`member_headroom_pct`, h = the planning headroom);
+  (`planner.fit.member_headroom_pct`, h = the planning headroom);
 - `members_now` is the smallest group of at least `min_group_members` whose busiest
   member fits at today's peak, for the strategy that needs the fewest members, then the
   one revoking the fewest partitions when a member joins, then the lower busiest load,
@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner import fit
 from planner.assignors import java_order_key
 from planner.notes import Note, note
 from planner.protocols import (
@@ -56,7 +57,6 @@ from planner.recommend.alternatives import (
 from planner.recommend.types import ChoiceKey, GroupInfo, GroupPlan, GroupStatus, PlanSettings
 from planner.simulate import ALL_STRATEGIES, EAGER_STRATEGIES, STRATEGIES, GridResult
 from planner.simulate.group_table import (
-    FIT_TOLERANCE,
     GroupTable,
     StrategySizes,
     one_topic_table,
@@ -75,7 +75,6 @@ __all__ = [
     "busiest_member_load",
     "grid_extra_members",
     "grid_parameters",
-    "member_headroom_pct",
     "plan_group",
     "plan_group_of_topics",
     "planning_strategies",
@@ -83,21 +82,6 @@ __all__ = [
     "strategies_to_simulate",
     "strategy_choice_key",
 ]
-
-# A member above one consumer's whole capacity falls further behind every second; loads
-# summed in floating point may land a hair above an exact 1.0.
-_BEHIND = 1.0 + 1e-9
-
-
-def member_headroom_pct(headroom_pct: float) -> float:
-    """The share of Tc a member keeps free so that it has `headroom_pct` headroom.
-
-    The target adds headroom on top of the load (`load x 1.3`); a member has the same
-    headroom when `load x 1.3 <= Tc`, i.e. `load <= Tc x (1 - 0.3 / 1.3)`: 23.1 % of Tc
-    kept free. With this, a topic sized exactly by the rule and read by one member per
-    partition is exactly within capacity, instead of failing a stricter member check.
-    """
-    return 100.0 * headroom_pct / (100.0 + headroom_pct)
 
 
 def grid_extra_members(min_group_members: int, group_sizes: Iterable[int]) -> int:
@@ -128,7 +112,7 @@ def grid_parameters(
     extra = grid_extra_members(settings.min_group_members, (g.members for g in groups))
     share = [g.members for g in groups if g.protocol == "share"]
     if share:
-        limit = 1.0 - member_headroom_pct(settings.headroom_pct) / 100.0
+        limit = settings.member_load_limit
         need = math.ceil(consumers_at_horizon / limit) + 1
         extra = max(extra, min(SHARE_GROUP_MAX_SIZE, max(need, *share)))
     return strategies_to_simulate(groups), extra
@@ -239,7 +223,7 @@ def size_group(
         min_group_members: The fewest members to plan, as in
             `PlanSettings.min_group_members`.
     """
-    limit = 1.0 - member_headroom_pct(headroom_pct) / 100.0
+    limit = fit.member_load_limit(headroom_pct)
     floor = min_group_members
     total = table.total_partitions
     current, candidates = planning_strategies(group, len(table.topics))
@@ -248,11 +232,11 @@ def size_group(
     keys: dict[str, ChoiceKey] = {}
     for strategy in candidates:
         sizes = table.sizes[strategy]
-        fit = sizes.smallest_fit(limit, floor=floor)
-        if fit is not None:
-            busiest_fit = sizes.busiest_now_at(fit)
+        smallest = sizes.smallest_fit(limit, floor=floor)
+        if smallest is not None:
+            busiest_fit = sizes.busiest_now_at(smallest)
             assert busiest_fit is not None
-            keys[strategy] = _key(table, strategy, fit, busiest_fit)
+            keys[strategy] = _key(table, strategy, smallest, busiest_fit)
     notes: list[Note] = []
     floor_note: Note | None = None
     best = min(keys.values(), default=None)
@@ -502,7 +486,7 @@ def _searched(
                 horizon,
                 now,
                 key,
-                limit * (1.0 + FIT_TOLERANCE),
+                fit.fit_bound(limit),
                 wanted,
                 floor,
                 scale,
@@ -536,7 +520,8 @@ def _falling_behind(
     # The group's busiest member at today's peak with its current size and strategy,
     # above one consumer's whole capacity: it lags now.
     busiest = table.busiest_today
-    if busiest is None or busiest <= _BEHIND:
+    # Above one consumer's whole capacity (1.0), a member falls further behind every second.
+    if busiest is None or fit.fits(busiest, 1.0):
         return None
     today_known = table.on_today or len(table.topics) == 1
     return note(
@@ -665,7 +650,7 @@ def plan_group(
             [horizon * scale_now],
             scale=scale_now,
             topics=[topic],
-            limit=1.0 - member_headroom_pct(settings.headroom_pct) / 100.0,
+            limit=settings.member_load_limit,
             wanted=settings.min_group_members,
             floor=settings.min_group_members,
         )
@@ -767,10 +752,10 @@ def plan_group_of_topics(
         ratios.append(ratio)
     total = sum(w.size for w in horizon)
     floor = settings.min_group_members
-    limit = 1.0 - member_headroom_pct(settings.headroom_pct) / 100.0
+    limit = settings.member_load_limit
     current, candidates = planning_strategies(group, len(ordered))
     names = [t.topic for t in ordered]
-    fits = limit * (1.0 + FIT_TOLERANCE)
+    fits = fit.fit_bound(limit)
     # One topic grows alike everywhere: today is the horizon scaled, as on the one-topic
     # grid, so that a one-topic group planned here is exactly its one-topic plan.
     scale = ratios[0] if len(ratios) == 1 else None

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from planner import fit
 from planner.simulate import TopicLoad, busiest_lower_bound, find_hot_keys, partition_loads
 from planner.simulate.loads import HotKey
 from planner.sizing import SideCapacity
@@ -51,7 +52,7 @@ class SkewRequirement:
         if self.rest is None or self.rest.load <= 0:
             return True
         busiest = float(partition_loads(self.rest, partitions).max())
-        return busiest <= self.limit_share * (1 + 1e-9)
+        return bool(fit.fits(busiest, self.limit_share))
 
 
 def _per_partition_limit(
@@ -111,9 +112,9 @@ def skew_requirement(
     # so a count is skipped only when the exact check would fail it too.
     at_least = busiest_lower_bound(rest)
     for p in range(start, last + 1):
-        if p < last and at_least(p) > limit * (1 + 1e-9) * (1 + 1e-9):
+        if p < last and not fit.fits(at_least(p), fit.fit_bound(limit)):
             continue
         busiest = float(partition_loads(rest, p).max()) if rest.load > 0 else 0.0
-        if busiest <= limit * (1 + 1e-9):
+        if fit.fits(busiest, limit):
             return SkewRequirement(p, True, busiest, hot_share, p, hot_keys, rest, limit)
     return SkewRequirement(p, False, busiest, hot_share, p, hot_keys, rest, limit)

@@ -22,13 +22,13 @@ from typing import Any, Literal
 import numpy as np
 
 from planner.cost import ClusterShape, PartitionCost
+from planner.fit import member_headroom_pct
 from planner.notes import Note, note
 from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
 from planner.recommend.consumers import choose_consumers
 from planner.recommend.group import (
     busiest_member_load,
     grid_parameters,
-    member_headroom_pct,
     plan_group,
     planning_strategies,
 )

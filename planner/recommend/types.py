@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import numpy.typing as npt
 
+from planner import fit
 from planner.cost import CostSettings, PartitionCost
 from planner.notes import Note
 from planner.recommend.consumers import ConsumerChoice
@@ -82,6 +83,11 @@ class PlanSettings:
         nested `cost` settings, which keep their defaults, and `share`, which has a
         table of its own (`[planning.share]`, `ShareLimits.config_keys`)."""
         return tuple(f.name for f in fields(cls) if f.name not in ("cost", "share"))
+
+    @property
+    def member_load_limit(self) -> float:
+        """The most load one group member may carry, in consumers (`planner.fit`)."""
+        return fit.member_load_limit(self.headroom_pct)
 
     def __post_init__(self) -> None:
         if not 0 <= self.headroom_pct < 100:

@@ -27,7 +27,6 @@ from typing import Any
 
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import PlanSettings
-from planner.recommend.group import member_headroom_pct
 from planner.report.model import (
     PLANNED_STATUSES,
     Candidate,
@@ -50,7 +49,7 @@ from planner.report.model import (
     TopicReport,
     cluster_replicas,
 )
-from planner.simulate import STRATEGIES, HotKey, hot_key_partitions, load_limit
+from planner.simulate import STRATEGIES, HotKey, hot_key_partitions
 
 __all__ = ["fleet_report", "rejected_summaries", "report_settings", "topic_report"]
 
@@ -403,11 +402,7 @@ def topic_report(
     # scale linearly with the topic's load.
     scale_now = row["consumers_now"] / horizon if horizon > 0 else 0.0
     # What the grid's rows carry; computed as the jobs do when there are none.
-    limit = (
-        sims[0]["load_limit"]
-        if sims
-        else load_limit(1.0, member_headroom_pct(settings.headroom_pct))
-    )
+    limit = sims[0]["load_limit"] if sims else settings.member_load_limit
     # The charts are for one group reading only this topic, as from_topic_plan's
     # planned group; the headline is the row's answer (the largest group with a plan).
     members = row["one_group_members"]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner import fit
 from planner.assignors import STRATEGIES
 from planner.simulate import member_loads as ml
 from planner.simulate.churn import KAFKA_DEFAULTS, ProtocolTimings, event_costs
@@ -39,10 +40,6 @@ __all__ = [
 
 #: The default candidate partition counts.
 PLANNING_GRID: tuple[int, ...] = (12, 24, 48, 96, 192)
-
-# Float sums of partition loads can land a hair above an exact fit (10 x 0.1 > 1.0);
-# a relative tolerance keeps such a fit "within capacity".
-_FIT_TOLERANCE = 1e-9
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -515,6 +512,6 @@ def _one_count(
         "min_load": min_load,
         "mean_load": mean_load,
         "imbalance": imbalance(max_load, mean_load),
-        "within_capacity": max_load <= limit * (1.0 + _FIT_TOLERANCE),
+        "within_capacity": fit.fits(max_load, limit),
         "max_partition_load": np.full(c.size * n_s, float(partition_loads.max())),
     }

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner import fit
 from planner.assignors import assign, java_order_key
 from planner.simulate import closed_forms as cf
 from planner.simulate.churn import assignments_moved, moved_between, revoked
 from planner.simulate.grid import (
-    _FIT_TOLERANCE,
     imbalance,
     load_limit,
 )
@@ -223,7 +223,7 @@ def _result(
         imbalance=float(imbalance(max_load, mean_load)),
         idle_members=int(np.count_nonzero(member_partitions == 0)),
         load_limit=limit,
-        within_capacity=bool(max_load <= limit * (1.0 + _FIT_TOLERANCE)),
+        within_capacity=bool(fit.fits(max_load, limit)),
         max_partition_load=max(
             (float(weights[t].max()) for t in topics if weights[t].size), default=0.0
         ),

@@ -18,16 +18,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner import fit
 from planner.simulate.churn import CHURN_COLUMNS, COST_COLUMNS
 from planner.simulate.grid import STRATEGIES, GridResult
 from planner.simulate.multi_topic import SHARE_GROUP_MAX_SIZE
 from planner.simulate.strategies import ALL_STRATEGIES, shape_of
 
-__all__ = ["FIT_TOLERANCE", "GroupTable", "StrategySizes", "one_topic_table"]
-
-#: Loads summed in floating point land a hair above an exact fit: a load within this
-#: relative margin of the limit fits.
-FIT_TOLERANCE = 1e-9
+__all__ = ["GroupTable", "StrategySizes", "one_topic_table"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +45,7 @@ class StrategySizes:
         """The smallest size of `floor` members or more whose busiest member fits `limit`
         (in consumers) today, or at the end of the horizon; None when none does."""
         loads = self.busiest_at_horizon if at_horizon else self.busiest_now
-        fits = (loads <= limit * (1 + FIT_TOLERANCE)) & (self.members >= floor)
+        fits = fit.fits(loads, limit) & (self.members >= floor)
         # The first fitting row: argmax of a boolean array is its first True (a third of
         # flatnonzero's cost, asked several times per group plan).
         i = int(fits.argmax()) if fits.size else 0
