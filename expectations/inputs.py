@@ -138,7 +138,7 @@ def topics_input() -> list[Expectation]:
 
 def capacity_input() -> list[Expectation]:
     """`capacity.input`: Tp, Tc and share-fetch above zero, one row per topic (or `*`),
-    a figure each.
+    a figure each; a row naming a `group_id` gives that group's own Tc on the topic only.
 
     An empty table is allowed: every topic then gets a recommendation that says its
     capacity is missing instead of a number (issue 4, bad input). The share-fetch
@@ -159,12 +159,27 @@ def capacity_input() -> list[Expectation]:
                 "every capacity row gives at least one of Tp or Tc (MiB/s or records/s), "
                 "or a share-fetch throughput",
             ),
+            query(
+                "capacity.group_tc_only",
+                """
+                SELECT topic, group_id, source FROM {batch}
+                WHERE group_id IS NOT NULL
+                  AND (topic = '*' OR consumer_records_per_s IS NULL
+                       OR producer_mib_per_s IS NOT NULL OR producer_records_per_s IS NOT NULL
+                       OR share_fetch_mib_per_s IS NOT NULL
+                       OR share_fetch_records_per_s IS NOT NULL)
+                """,
+                "a row naming a group_id gives that group's Tc on one named topic, in "
+                "consumer_records_per_s, and no Tp or share-fetch figure",
+            ),
         ]
     )
 
 
 def groups_input() -> list[Expectation]:
-    """`groups.input`: subscriptions, one per (group, topic), one protocol and assignor per group.
+    """`groups.input`: subscriptions, one per (group, topic), one protocol and assignor per
+    group; a group's own Tc above zero with its source, its lag (records, seconds) at least
+    zero, its trend and source among the known words.
 
     A group runs one protocol, and one assignor: the classic coordinator picks a protocol all
     members support, the consumer, share and streams coordinators run one assignor for the
@@ -200,6 +215,18 @@ def groups_input() -> list[Expectation]:
                 """,
                 "each group's assignor is one its protocol has (uniform is a consumer-protocol "
                 "assignor, simple a share-group one)",
+            ),
+            query(
+                "groups.capacity_has_source",
+                """
+                SELECT group_id, topic, capacity_source, consumer_records_per_s FROM {batch}
+                WHERE (consumer_records_per_s IS NOT NULL
+                       AND (capacity_source IS NULL OR capacity_source = 'topic-default'))
+                   OR (consumer_records_per_s IS NULL AND capacity_source IS NOT NULL
+                       AND capacity_source <> 'topic-default')
+                """,
+                "a group's own Tc (consumer_records_per_s) says how it is known "
+                "(capacity_source), and topic-default carries none",
             ),
         ]
     )

@@ -287,6 +287,14 @@ def _rule_expectations(column: Column) -> list[Expectation]:
                 description=f"{column.name} is hex bytes (pairs of 0-9, a-f or A-F)",
             )
         ]
+    if rule == "capacity_source":
+        from planner.group_capacity import CAPACITY_SOURCES
+
+        return [in_set(column.name, CAPACITY_SOURCES, "source of a group's capacity")]
+    if rule == "lag_trend":
+        from planner.group_capacity import LAG_TRENDS
+
+        return [in_set(column.name, LAG_TRENDS, "lag trend")]
     if rule == "nonempty":
         return [
             gxe.ExpectColumnValueLengthsToBeBetween(

@@ -38,15 +38,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "CAPACITY_SOURCES",
     "DEFAULT_COMMIT_INTERVAL_S",
     "DEFAULT_FLAT_MARGIN",
     "DEFAULT_MIN_BUSY",
+    "LAG_TRENDS",
     "CapacitySource",
     "GroupCapacity",
     "GroupWindows",
@@ -70,6 +72,9 @@ DEFAULT_MIN_BUSY = 0.05
 
 CapacitySource = Literal["given", "saturation", "busy-fraction", "lower-bound", "topic-default"]
 LagTrend = Literal["growing", "steady", "shrinking"]
+#: The values of each, in the order above (what a figures column may hold).
+CAPACITY_SOURCES: tuple[CapacitySource, ...] = get_args(CapacitySource)
+LAG_TRENDS: tuple[LagTrend, ...] = get_args(LagTrend)
 
 
 @dataclass(frozen=True)

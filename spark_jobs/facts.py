@@ -53,8 +53,8 @@ def capacity_for_topics(topics: Iterable[str], capacity: pa.Table) -> dict[str, 
     from the `*` row; the same for the consumer side. A perf-test run measures one side
     in both units at once, with the topic's record size, so a topic's own records/s is
     never paired with a default MiB/s measured on other records. A side that neither
-    row has is null (its source too). Capacity rows are unique by topic (the figures
-    table's key).
+    row has is null (its source too). Capacity rows without a group are unique by topic
+    (the figures table's key is topic and group).
 
     Returns:
         Topic -> `tp_mib_per_s, tp_records_per_s, tp_source, tp_measured_by,
@@ -63,7 +63,13 @@ def capacity_for_topics(topics: Iterable[str], capacity: pa.Table) -> dict[str, 
         `topic`, `*` or None; `*_record_bytes` the record size the side was measured
         with, from the same row.
     """
-    rows = {r["topic"]: r for r in capacity.to_pylist() if r["topic"] is not None}
+    # A row naming a group gives that group's own Tc (figures `capacity.group_id`), never
+    # the topic's: the topic's sides come from its row without a group, or from `*`.
+    rows = {
+        r["topic"]: r
+        for r in capacity.to_pylist()
+        if r["topic"] is not None and r.get("group_id") is None
+    }
     fleet = rows.pop(DEFAULT_TOPIC, None)
     out: dict[str, dict[str, Any]] = {}
     for topic in topics:

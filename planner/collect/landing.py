@@ -6,8 +6,11 @@
       topics/      ...                           topic, partitions, replication_factor, keyed,
                                                  [partitioner], [retention_ms]
       capacity/    ...                           topic or *, producer_/consumer_/share_fetch_
-                                                 mib/records
-      groups/      ...                           group_id, topic, strategy, members, [protocol]
+                                                 mib/records, [group_id]
+      groups/      ...                           group_id, topic, strategy, members, [protocol],
+                                                 [consumer_records_per_s, capacity_source,
+                                                 capacity_evidence, lag_records, lag_seconds,
+                                                 lag_trend]
       keys/        ...                           topic, key or key_hex, count
       cluster/     ...                           broker_id, [rack], [live]
       perf/        NAME.producer.txt, NAME.consumer.txt, NAME.share.txt,
@@ -17,7 +20,10 @@ The columns are the canonical ones (`planner.figures.schema`); a throughput file
 a `unit` column for its byte rates. Files are read in name order, folders in the order
 above; when two rows share a key, the first one read wins and the other is rejected.
 Capacity rows from `capacity/` come before those measured from `perf/`, so a curated
-figure overrides a measurement.
+figure overrides a measurement. A capacity row with a `group_id` is that group's own Tc
+on the topic (records/s); it wins over the groups file's and any learned figure
+(`planner.collect.consumption.with_given`). A groups row with `consumer_records_per_s`
+and no `capacity_source` is curated: `given`.
 
 A row that breaks a rule goes to the `rejected` table with its file, row and field; a
 file that cannot be read at all (not CSV, a required column missing) raises
@@ -242,6 +248,7 @@ class LandingSource:
             rows["record_bytes"].append(None)
             rows["source"].append(f"{self.name}:perf:{'+'.join(sorted(set(files[topic])))}")
             rows["measured_at"].append(None)
+            rows["group_id"].append(None)  # a perf test measures the topic, not a group
             out.notes.extend(f"perf {topic}: {note}" for note in capacity.notes)
         raw = pa.table(rows, schema=TABLES["capacity"].schema)
         out.add("capacity", conform("capacity", raw, source=f"{self.name}:perf"))

@@ -26,7 +26,10 @@ an hour after it stopped, an interval gives the same tables.
   `observed_share` is the share of the interval's windows known for the topic.
 - `groups`: every group that had members during the interval, as the last sample in
   which it had members saw it (a group gone by the interval's end still counts);
-  groups that were only ever empty are skipped.
+  groups that were only ever empty are skipped. Each row carries the group's own
+  capacity on the topic (Tc_g, how it is known and the windows that say so) and its lag
+  in records and seconds with its trend, from the run interval's windows
+  (`planner.collect.consumption`, the rules of `planner.group_capacity`).
 - `keys`: the key reservoirs (`planner.observe.reservoir`) of the interval's days, as
   hashes: the sample of a day is its `key_sample_size` records of highest priority, and
   a key's count is how many of them carry it.
@@ -54,10 +57,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.collect.base import Collected
+from planner.collect.consumption import (
+    GROUP_FIGURES,
+    Series,
+    group_figures,
+    group_windows,
+    owners_per_window,
+)
 from planner.collect.kafka_groups import DescribedGroup, DescribedMember, group_rows
 from planner.figures.conform import FiguresError, conform, rejections
 from planner.figures.dataset import DataInterval
-from planner.figures.schema import TIMESTAMP
+from planner.figures.schema import TABLES, TIMESTAMP
 from planner.observe.dataset import ObservationsDataset
 from planner.observe.reservoir import estimate
 from planner.observe.settings import ObserveSettings
@@ -293,11 +303,13 @@ class ObservationsSource:
         read = self._read
         snapshot = _Snapshot.of(read, run)
         existing = set(snapshot.topics.column("topic").to_pylist())
-        produced, known = _produced(read("partitions", lo, hi), samples, windows, gap_s, existing)
+        partitions = read("partitions", lo, hi)
+        committed = read("committed", lo, hi)
+        produced, known = _produced(partitions, samples, windows, gap_s, existing)
         reads = _reads(read("records", lo, hi), windows, existing)
         share = _run_share(windows, run)
         observed = {t: float(np.mean(k[share])) if share.any() else 0.0 for t, k in known.items()}
-        consumed = _consumed(read("committed", lo, hi), windows, gap_s, existing)
+        consumed = _consumed(committed, windows, gap_s, existing)
         throughput, bad = _throughput(windows, produced, known, reads, consumed)
         collected.add(
             "throughput",
@@ -334,6 +346,10 @@ class ObservationsSource:
         collected.add("topics", conform("topics", topics, source=source))
         collected.add("cluster", conform("cluster", snapshot.brokers, source=source))
         scan = group_rows(snapshot.groups(), snapshot.committed_topics)
+        figures = _group_consumption(
+            partitions, committed, snapshot.member_rows, windows, run, gap_s, existing
+        )
+        own = [figures.get((r["group_id"], r["topic"])) or {} for r in scan.rows]
         groups = pa.table(
             {
                 "group_id": pa.array([r["group_id"] for r in scan.rows], pa.string()),
@@ -341,6 +357,10 @@ class ObservationsSource:
                 "strategy": pa.array([r["strategy"] for r in scan.rows], pa.string()),
                 "members": pa.array([r["members"] for r in scan.rows], pa.int32()),
                 "protocol": pa.array([r["protocol"] for r in scan.rows], pa.string()),
+                **{
+                    name: pa.array([f.get(name) for f in own], TABLES["groups"].column(name).type)
+                    for name in GROUP_FIGURES
+                },
             }
         )
         collected.add("groups", conform("groups", groups, source=source))
@@ -531,6 +551,78 @@ def _consumed(
         total, any_known = out.get((group, topic), (np.zeros(n), np.zeros(n, dtype=bool)))
         out[(group, topic)] = (total + advance, any_known | both)
     return out
+
+
+def _group_consumption(
+    partitions: pa.Table,
+    committed: pa.Table,
+    members: pa.Table,
+    windows: _Windows,
+    run: DataInterval,
+    gap_s: float,
+    existing: set[str],
+) -> dict[tuple[str, str], dict[str, object]]:
+    """Per (group, topic), the `groups` columns of its own capacity and lag over the run
+    interval's windows (`planner.collect.consumption`)."""
+    inside = np.flatnonzero(_run_share(windows, run))
+    if inside.size == 0:
+        return {}
+    bounds_s = windows.bounds_us[inside[0] : inside[-1] + 2].astype(np.float64) / _US
+    ends: dict[str, dict[int, Series]] = {}
+    for (topic, partition), t, v in _series(partitions, ["topic", "partition"], "end_offset"):
+        if topic in existing:
+            ends.setdefault(topic, {})[partition] = (t, v)
+    commits: dict[tuple[str, str], dict[int, Series]] = {}
+    for (group, topic, partition), t, v in _series(
+        committed, ["group_id", "topic", "partition"], "offset"
+    ):
+        if topic in existing:
+            commits.setdefault((group, topic), {})[partition] = (t, v)
+    owners = _owners(members)
+    out: dict[tuple[str, str], dict[str, object]] = {}
+    for (group, topic), parts in commits.items():
+        sample_s, counts = owners.get((group, topic), (np.zeros(0), np.zeros(0)))
+        consumption = group_windows(
+            bounds_s,
+            ends.get(topic, {}),
+            parts,
+            owners_per_window(bounds_s, sample_s, counts),
+            gap_s=gap_s,
+        )
+        out[(group, topic)] = group_figures(consumption)
+    return out
+
+
+def _owners(members: pa.Table) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+    """Per (group, topic), the samples' times (s) and how many members owned partitions
+    of the topic at each (a streams group's topic marker, with no member, owns none)."""
+    rows = members.filter(
+        pc.and_(
+            pc.is_valid(members.column("partition")),
+            pc.greater(pc.utf8_length(pc.fill_null(members.column("member_id"), "")), 0),
+        )
+    )
+    if rows.num_rows == 0:
+        return {}
+    counted = rows.group_by(["group_id", "topic", "ts"], use_threads=False).aggregate(
+        [("member_id", "count_distinct")]
+    )
+    counted = counted.sort_by(
+        [("group_id", "ascending"), ("topic", "ascending"), ("ts", "ascending")]
+    )
+    out: dict[tuple[str, str], tuple[list[float], list[int]]] = {}
+    ts = _ts_us(counted).astype(np.float64) / _US
+    for group, topic, at, count in zip(
+        counted.column("group_id").to_pylist(),
+        counted.column("topic").to_pylist(),
+        ts.tolist(),
+        counted.column("member_id_count_distinct").to_pylist(),
+        strict=True,
+    ):
+        times, counts = out.setdefault((group, topic), ([], []))
+        times.append(at)
+        counts.append(count)
+    return {k: (np.asarray(t), np.asarray(c)) for k, (t, c) in out.items()}
 
 
 def _fill(per_window: np.ndarray, overall: float) -> np.ndarray:

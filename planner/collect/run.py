@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.collect.base import Collected, Source
+from planner.collect.consumption import with_given
 from planner.collect.idle import add_idle_rows
 from planner.figures.conform import Conformed, dedupe, empty, rejections
 from planner.figures.dataset import DataInterval, list_intervals, remove_staging, write_interval
@@ -170,6 +171,10 @@ def merge(collected: Sequence[Collected]) -> tuple[dict[str, pa.Table], pa.Table
         rejected.append(unique.rejected)
         tables[name] = unique.table
         rows_of[name] = unique.rows if unique.rows is not None else rows
+    # A group's Tc given in the capacity table wins over what a source learned (and
+    # over a groups file's own figure): curated figures are the reviewed ones.
+    tables["groups"], given_notes = with_given(tables["groups"], tables["capacity"])
+    notes.extend(given_notes)
     if tables["topics"].num_rows:
         known = tables["topics"].column("topic").combine_chunks()
         for name in ("groups", "keys", "throughput"):

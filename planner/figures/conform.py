@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from planner.figures.refused import DUPLICATE
 from planner.figures.schema import BYTE_UNITS, REJECTED, TABLES, TIMESTAMP, Table
+from planner.group_capacity import CAPACITY_SOURCES, LAG_TRENDS
 from planner.partitioners import PARTITIONERS
 from planner.protocols import DEFAULT_PROTOCOL, GROUP_STRATEGIES, PROTOCOLS
 
@@ -280,6 +281,72 @@ def _check_domain(rule: str, values: pa.Array, name: str, raw: pa.Array, check: 
         check.fail(
             present & ~_mask(pc.match_substring_regex(values, _HEX)), name, raw, "not hex bytes"
         )
+    elif rule in {"capacity_source", "lag_trend"}:
+        allowed = CAPACITY_SOURCES if rule == "capacity_source" else LAG_TRENDS
+        known = _mask(pc.is_in(values, pa.array(allowed)))
+        check.fail(present & ~known, name, raw, f"unknown {rule} (one of {', '.join(allowed)})")
+
+
+def _group_capacity_rules(columns: dict[str, pa.Array], check: _Checker) -> None:
+    """A capacity row naming a group gives that group's Tc on one topic, and only that.
+
+    Tc_g is records/s (what the group's committed offsets advance by), so the row needs
+    consumer_records_per_s; a producer or share-fetch figure on it would be read as
+    nobody's, and `*` has no group: a group's capacity is per topic it reads.
+    """
+    group = ~_blank(columns["group_id"])
+    if not group.any():
+        return
+    check.fail(
+        group & _mask(pc.equal(columns["topic"], "*")),
+        "topic",
+        columns["topic"],
+        "a group's capacity is per topic: name the topic, not *",
+    )
+    check.fail(
+        group & _mask(pc.is_null(columns["consumer_records_per_s"])),
+        "consumer_records_per_s",
+        columns["consumer_records_per_s"],
+        "a row with a group_id gives the group's Tc in consumer_records_per_s",
+    )
+    for name in (
+        "producer_mib_per_s",
+        "producer_records_per_s",
+        "share_fetch_mib_per_s",
+        "share_fetch_records_per_s",
+    ):
+        check.fail(
+            group & ~_mask(pc.is_null(columns[name])),
+            name,
+            columns[name],
+            "a row with a group_id gives the group's Tc only (Tp and share-fetch are the "
+            "topic's: give them in a row without group_id)",
+        )
+
+
+def _group_figure_rules(columns: dict[str, pa.Array], check: _Checker) -> None:
+    """A groups row's Tc_g and its source agree: a figure without a source is a curated
+    one (`given`); `topic-default` is the absence of a figure of the group's own."""
+    figure = ~_mask(pc.is_null(columns["consumer_records_per_s"]))
+    source = columns["capacity_source"]
+    default = _mask(pc.equal(source, "topic-default"))
+    own = ~_mask(pc.is_null(source)) & ~default
+    check.fail(
+        own & ~figure,
+        "consumer_records_per_s",
+        columns["consumer_records_per_s"],
+        "capacity_source names a capacity of the group's own, but consumer_records_per_s is empty",
+    )
+    check.fail(
+        default & figure,
+        "capacity_source",
+        source,
+        "topic-default carries no figure of the group's own (the capacity table's topic "
+        "or * row gives it): leave consumer_records_per_s empty, or say how it is known",
+    )
+    columns["capacity_source"] = pc.if_else(
+        pa.array(figure & _mask(pc.is_null(source))), pa.scalar("given"), source
+    )
 
 
 def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check: _Checker) -> None:
@@ -299,6 +366,7 @@ def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check
         for name in figures:
             none &= _mask(pc.is_null(columns[name]))
         check.fail(none, "producer_mib_per_s", columns["topic"], "no capacity figure in the row")
+        _group_capacity_rules(columns, check)
     if spec.name == "groups":
         protocol = pc.fill_null(columns["protocol"], DEFAULT_PROTOCOL)
         strategy = columns["strategy"]
@@ -311,6 +379,7 @@ def _table_rules(spec: Table, columns: dict[str, pa.Array], raw: pa.Table, check
                 strategy,
                 f"not an assignor of {group_protocol} groups (those use {', '.join(assignors)})",
             )
+        _group_figure_rules(columns, check)
     if spec.name == "keys":
         has_key = ~_mask(pc.is_null(columns["key"]))
         has_hex = ~_mask(pc.is_null(columns["key_hex"]))

@@ -53,8 +53,8 @@ class Column:
         check: The domain rule a value must meet: `topic` (Kafka's name rule), `rate`
             (finite, >= 0), `positive` (finite, > 0), `count` (whole, >= 1), `whole`
             (whole, >= 0), `share` (finite, 0 to 1), `hash32` (whole, 0 to 2^32 - 1),
-            `partitioner`, `strategy`,
-            `protocol`, `hex`, or "" for none.
+            `partitioner`, `strategy`, `protocol`, `hex`, `capacity_source`, `lag_trend`,
+            or "" for none.
         doc: What it means, with its unit.
         may_be_empty: A required column whose value may still be empty, where empty
             says something (a topic's `partitions`: not created yet). A source must
@@ -236,9 +236,19 @@ CAPACITY = Table(
         _c("record_bytes", pa.float64(), "positive", "record size measured", required=False),
         _SOURCE,
         _c("measured_at", TIMESTAMP, "", "when it was measured, UTC", required=False),
+        # Last, and optional: a dataset written before it reads it as null (a topic row).
+        _c(
+            "group_id",
+            pa.string(),
+            "",
+            "a consumer group: the row gives that group's own Tc on the topic "
+            "(consumer_records_per_s, `given`, which wins over a learned one); empty for the "
+            "topic's (or *'s) Tp and Tc",
+            required=False,
+        ),
     ),
-    ("topic",),
-    "single-partition capacities (Tp, Tc, share-fetch) of a topic",
+    ("topic", "group_id"),
+    "single-partition capacities (Tp, Tc, share-fetch) of a topic, or one group's Tc on it",
 )
 
 GROUPS = Table(
@@ -262,9 +272,58 @@ GROUPS = Table(
             required=False,
         ),
         _c("source", pa.string(), "", _SOURCE.doc, required=False),
+        # A group's own capacity and lag on the topic (planner.group_capacity); optional,
+        # so landing files and datasets written before them read them as null.
+        _c(
+            "consumer_records_per_s",
+            pa.float64(),
+            "positive",
+            "Tc_g: records/s one member of the group processes from the topic (a lower "
+            "bound when capacity_source is lower-bound); empty when nothing was learned or "
+            "given, and the topic's Tc applies",
+            required=False,
+        ),
+        _c(
+            "capacity_source",
+            pa.string(),
+            "capacity_source",
+            "how Tc_g is known: given, saturation, busy-fraction, lower-bound or "
+            "topic-default (nothing of the group's own; consumer_records_per_s empty)",
+            required=False,
+        ),
+        _c(
+            "capacity_evidence",
+            pa.string(),
+            "",
+            "the windows and facts Tc_g rests on, in a sentence",
+            required=False,
+        ),
+        _c(
+            "lag_records",
+            pa.int64(),
+            "whole",
+            "the group's lag on the topic at the interval's end: records between its "
+            "committed offsets and the end offsets, summed over the partitions",
+            required=False,
+        ),
+        _c(
+            "lag_seconds",
+            pa.float64(),
+            "rate",
+            "the time lag: age (s) of the oldest record not yet consumed, the largest over "
+            "the partitions; empty when the end offsets' history does not reach back to it",
+            required=False,
+        ),
+        _c(
+            "lag_trend",
+            pa.string(),
+            "lag_trend",
+            "growing, steady or shrinking over the interval, beyond the noise of commits",
+            required=False,
+        ),
     ),
     ("group_id", "topic"),
-    "one subscription of one consumer group",
+    "one subscription of one consumer group, with its own capacity and lag where known",
 )
 
 KEYS = Table(

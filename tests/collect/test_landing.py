@@ -353,7 +353,8 @@ def test_only_rows_refused_for_their_values_are_bad_figures(landing: Path, tmp_p
     # a topic capacity.csv gives) and rows of topics the topics table does not list (a
     # topic deleted since) are not bad figures.
     assert sorted((r["table"], r["field"], r["topic"]) for r in superseded) == [
-        ("capacity", "topic", "orders"),
+        # (The capacity table's key is topic and group: a duplicate names its last part.)
+        ("capacity", "group_id", "orders"),
         ("groups", "topic", "ghost"),
         ("keys", "topic", "ghost"),
         ("throughput", "ts", "orders"),
@@ -377,3 +378,42 @@ def test_only_rows_refused_for_their_values_are_bad_figures(landing: Path, tmp_p
     assert refused_rows(old).rows == refused.rows
     assert refused_rows(old).default_capacity == ()
     assert refused_rows(None) == refused_rows(rejected.slice(0, 0)) == Refused()
+
+
+def test_a_group_s_tc_from_the_capacity_table_wins_over_a_groups_file_s(
+    landing: Path, tmp_path: Path
+) -> None:
+    _write(
+        landing / "groups" / "own.csv",
+        "group_id,topic,strategy,members,consumer_records_per_s,capacity_source,"
+        "capacity_evidence,lag_records,lag_seconds,lag_trend\n"
+        "search,orders,range,2,800,,measured by the search team,1200,2.5,steady\n"
+        "indexer,orders,range,3,300,busy-fraction,JMX 2026-11-20,,,\n"
+        "bad,orders,range,3,300,guess,,,,\n",
+    )
+    _write(
+        landing / "capacity" / "groups.csv",
+        "topic,group_id,consumer_records_per_s\norders,indexer,420\n",
+    )
+    report = collect_interval([LandingSource(landing)], DAY, tmp_path / "figures")
+    groups = read_table(tmp_path / "figures", DAY, "groups")
+    assert groups is not None
+    rows = {r["group_id"]: r for r in groups.to_pylist()}
+    # Curated in the groups file: given, with its evidence and lag as written.
+    assert rows["search"]["consumer_records_per_s"] == 800.0
+    assert rows["search"]["capacity_source"] == "given"
+    assert rows["search"]["capacity_evidence"] == "measured by the search team"
+    assert (rows["search"]["lag_records"], rows["search"]["lag_seconds"]) == (1200, 2.5)
+    # The capacity table's row for the group wins over the groups file's figure.
+    assert rows["indexer"]["consumer_records_per_s"] == 420.0
+    assert rows["indexer"]["capacity_source"] == "given"
+    assert "capacity.csv" not in rows["indexer"]["capacity_evidence"]
+    assert "groups.csv" in rows["indexer"]["capacity_evidence"]
+    assert "bad" not in rows
+    refused = [r for r in report.rejected.to_pylist() if r["source"].endswith("own.csv")]
+    assert [(r["row"], r["field"]) for r in refused] == [(4, "capacity_source")]
+    # The topic's own capacity row and the `*` row are still the topic's.
+    capacity = read_table(tmp_path / "figures", DAY, "capacity")
+    assert capacity is not None
+    topic_rows = [r for r in capacity.to_pylist() if r["group_id"] is None]
+    assert {r["topic"] for r in topic_rows} >= {"*", "orders"}

@@ -87,6 +87,17 @@ def test_the_same_observations_give_the_same_tables_whenever_collected(tmp_path:
         "members": 3,
         "protocol": "classic",
         "source": None,
+        # Its own capacity and lag, the same however late collected: it kept up, so a
+        # lower bound (4 records/s per member), no lag, steady.
+        "consumer_records_per_s": pytest.approx(4.0),
+        "capacity_source": "lower-bound",
+        "capacity_evidence": (
+            "lower-bound 2026-11-26 00:00-01:00 UTC: kept up in 24 window(s); at most 4.0 "
+            "records/s per member (12.0 with 3 member(s)), so its capacity is at least that"
+        ),
+        "lag_records": 0,
+        "lag_seconds": 0.0,
+        "lag_trend": "steady",
     }
 
 

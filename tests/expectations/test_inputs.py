@@ -277,6 +277,12 @@ def test_capacity_good_passes(spark: Any) -> None:
             share_fetch_mib_per_s=None,
             share_fetch_records_per_s=5_000.0,
         ),
+        # One group's own Tc on a topic that has its own row too.
+        capacity(
+            "orders",
+            **{**dict.fromkeys(FIGURES), "consumer_records_per_s": 420.0},
+            group_id="indexer",
+        ),
     ]
     report = validate(figures_frame(spark, "capacity", rows), "capacity.input")
     assert report.success, report.message()
@@ -299,18 +305,25 @@ def test_capacity_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
         capacity("a/b"),
         capacity("*"),
         capacity("*", producer_mib_per_s=50.0),
+        # A group's row: Tc only, on a named topic.
+        capacity("orders", group_id="indexer"),
+        capacity("*", **{**dict.fromkeys(FIGURES), "consumer_records_per_s": 1.0}, group_id="any"),
     ]
     report = validate(figures_frame(spark, "capacity", rows), "capacity.input")
     assert failed(report) == {
         (QUERY, "capacity.has_figure"),
+        (QUERY, "capacity.group_tc_only"),
         (BETWEEN, "producer_mib_per_s"),
         (BETWEEN, "consumer_records_per_s"),
         (BETWEEN, "share_fetch_mib_per_s"),
         (BETWEEN, "share_fetch_records_per_s"),
         (BETWEEN, "record_bytes"),
         (REGEX, "topic"),
-        (UNIQUE, "topic"),
+        (COMPOUND_UNIQUE, "topic,group_id"),
     }
+    assert sorted(
+        (e["topic"], e["group_id"]) for e in report[QUERY, "capacity.group_tc_only"].examples
+    ) == [("*", "any"), ("orders", "indexer")]
     no_figure = report[QUERY, "capacity.has_figure"]
     assert no_figure.unexpected_count == 1
     assert no_figure.examples == (
@@ -338,8 +351,42 @@ def test_groups_good_passes(spark: Any) -> None:
         group("mobile", "orders", "uniform", protocol="consumer"),
         group("jobs", "orders", "simple", protocol="share", members=40),
         group("enricher", "orders", "stream"),
+        group(
+            "indexer",
+            "orders",
+            consumer_records_per_s=500.0,
+            capacity_source="saturation",
+            capacity_evidence="saturation 2026-11-20 09:00-11:00 UTC: 8 windows",
+            lag_records=7_500_000,
+            lag_seconds=3_000.0,
+            lag_trend="growing",
+        ),
+        group("archiver", "orders", capacity_source="topic-default", lag_records=0),
     ]
-    assert validate(figures_frame(spark, "groups", rows), "groups.input").success
+    report = validate(figures_frame(spark, "groups", rows), "groups.input")
+    assert report.success, report.message()
+
+
+def test_a_group_s_own_capacity_and_lag_break_their_rules(spark: Any) -> None:
+    rows = [
+        group("zero", "orders", consumer_records_per_s=0.0, capacity_source="given"),
+        group("unsourced", "orders", consumer_records_per_s=500.0),
+        group("default", "orders", consumer_records_per_s=500.0, capacity_source="topic-default"),
+        group("empty", "orders", capacity_source="saturation"),
+        group("guessed", "orders", consumer_records_per_s=5.0, capacity_source="guess"),
+        group("negative", "orders", lag_records=-1, lag_seconds=-0.5, lag_trend="rising"),
+    ]
+    report = validate(figures_frame(spark, "groups", rows), "groups.input")
+    assert failed(report) == {
+        (BETWEEN, "consumer_records_per_s"),
+        (QUERY, "groups.capacity_has_source"),
+        (IN_SET, "capacity_source"),
+        (BETWEEN, "lag_records"),
+        (BETWEEN, "lag_seconds"),
+        (IN_SET, "lag_trend"),
+    }
+    unsourced = report[QUERY, "groups.capacity_has_source"].examples
+    assert sorted(e["group_id"] for e in unsourced) == ["default", "empty", "unsourced"]
 
 
 def test_groups_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:

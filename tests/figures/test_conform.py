@@ -412,3 +412,69 @@ def test_a_key_known_by_its_hashes_needs_all_three_and_no_key_beside_them() -> N
     assert kept.rejected.column("reason").to_pylist() == [
         f"duplicate ({_KEY}): first given by obs row 1"
     ]
+
+
+def test_a_capacity_row_naming_a_group_gives_that_group_s_tc_only() -> None:
+    raw = pa.table(
+        {
+            "topic": ["*", "orders", "orders", "*", "orders", "orders"],
+            "group_id": ["", "", "indexer", "indexer", "search", "audit"],
+            "producer_mib_per_s": ["20", "30", "", "", "30", ""],
+            "consumer_records_per_s": ["5000", "", "420", "420", "420", ""],
+            "consumer_mib_per_s": ["", "", "", "", "", "2"],
+        }
+    )
+    out = conform("capacity", raw, source="landing:capacity.csv", first_row=2)
+    assert out.table.select(["topic", "group_id"]).to_pylist() == [
+        {"topic": "*", "group_id": None},
+        {"topic": "orders", "group_id": None},
+        {"topic": "orders", "group_id": "indexer"},
+    ]
+    refused = {(r["row"], r["field"]): r["reason"] for r in out.rejected.to_pylist()}
+    assert refused == {
+        (5, "topic"): "a group's capacity is per topic: name the topic, not *",
+        (6, "producer_mib_per_s"): (
+            "a row with a group_id gives the group's Tc only (Tp and share-fetch are the "
+            "topic's: give them in a row without group_id)"
+        ),
+        (7, "consumer_records_per_s"): (
+            "a row with a group_id gives the group's Tc in consumer_records_per_s"
+        ),
+    }
+    # A topic row and a group's row on one topic are two keys.
+    assert dedupe("capacity", out.table).rejected.num_rows == 0
+
+
+def test_a_group_s_own_capacity_says_how_it_is_known() -> None:
+    raw = pa.table(
+        {
+            "group_id": ["curated", "learned", "none", "odd", "empty", "trend", "lag"],
+            "topic": ["orders"] * 7,
+            "strategy": ["range"] * 7,
+            "members": ["3"] * 7,
+            "consumer_records_per_s": ["450", "500", "", "500", "", "", ""],
+            "capacity_source": [
+                *("", "saturation", "topic-default", "topic-default", "lower-bound"),
+                *("", ""),
+            ],
+            "lag_records": ["", "7500000", "0", "", "", "", "-3"],
+            "lag_trend": ["", "growing", "steady", "", "", "rising", ""],
+        }
+    )
+    out = conform("groups", raw, source="landing:groups.csv", first_row=2)
+    kept = {r["group_id"]: r for r in out.table.to_pylist()}
+    assert sorted(kept) == ["curated", "learned", "none"]
+    # A figure without a source is a curated one.
+    assert kept["curated"]["capacity_source"] == "given"
+    assert kept["learned"]["lag_records"] == 7_500_000
+    refused = {r["row"]: (r["field"], r["reason"]) for r in out.rejected.to_pylist()}
+    assert refused[5][0] == "capacity_source" and "topic-default carries no figure" in refused[5][1]
+    assert refused[6] == (
+        "consumer_records_per_s",
+        "capacity_source names a capacity of the group's own, but consumer_records_per_s is empty",
+    )
+    assert refused[7] == (
+        "lag_trend",
+        "unknown lag_trend (one of growing, steady, shrinking)",
+    )
+    assert refused[8] == ("lag_records", "must be 0 or more")

@@ -97,6 +97,21 @@ def test_without_a_default_a_topic_without_figures_has_none() -> None:
     }
 
 
+def test_a_group_s_own_tc_is_never_the_topic_s() -> None:
+    # Whichever order the rows come in, a row naming a group gives that group's Tc
+    # (planner.collect.consumption), and the topic's sides come from its own row or `*`.
+    own = _cap("own", (10.0, None), (2.0, None), "p")
+    fleet = _cap("*", (8.0, None), (1.0, None), "fleet")
+    group = {**_cap("own", (None, None), (None, 420.0), "g"), "group_id": "indexer"}
+    other = {**_cap("bare", (None, None), (None, 99.0), "g"), "group_id": "indexer"}
+    for rows in ([own, group, fleet, other], [group, other, fleet, own]):
+        found = capacity_for_topics(["own", "bare"], _table("capacity", rows))
+        assert found == {
+            "own": _sides((10.0, None, "topic", "p", None), (2.0, None, "topic", "p", None)),
+            "bare": _sides((8.0, None, "*", "fleet", None), (1.0, None, "*", "fleet", None)),
+        }
+
+
 def test_share_fetch_is_taken_whole_from_the_topics_row_or_the_default() -> None:
     capacity = _table(
         "capacity",

@@ -1,0 +1,265 @@
+"""How each consumer group consumed a topic in an interval, as the figures' `groups` columns.
+
+The rules on a group's windows (saturation, lower bound, trend, time lag) are
+`planner.group_capacity`'s, decided there once; this module only builds the windows
+they read from what the observer recorded, and writes what they say:
+
+- **Windows** (`group_windows`): the run interval's windows of `step_s`. At each window
+  end, every partition's end offset and the group's committed offset are interpolated
+  between the samples around it (`planner.observed.at_moments`); the group's **lag** is
+  the sum over its partitions of end minus committed (each at least 0: a committed offset
+  read a moment after the end offset may pass it). A window's consumption is the
+  committed offsets' advance. An end is known when every partition the group committed
+  on is known there; windows whose two ends are not known, in between known ones, are
+  kept as gaps (no lag, no owners), so a saturated run never spans an unseen stretch.
+- **Owners** (`owners_per_window`): the members owning partitions of the topic in the
+  samples inside a window, when every such sample agrees; a window with a rebalance in
+  it (two counts) or without a sample has 0 ("not known"), and no rule uses it.
+- **Time lag**: at the last known end, per partition, the age of the oldest record not
+  consumed (`time_lag`, on the partition's end-offset history); the group's is the
+  largest, as Kafka Lag Exporter's `kafka_consumergroup_group_max_lag_seconds`. Unknown
+  (empty) when a partition's history does not reach back to its committed offset.
+- **Given wins** (`with_given`): a capacity row naming the group and topic replaces
+  whatever was learned, with `given` as its source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from planner.group_capacity import GroupCapacity, GroupWindows, lag_trend, learn, time_lag
+from planner.observed import at_moments
+
+__all__ = [
+    "GROUP_FIGURES",
+    "GroupConsumption",
+    "Series",
+    "group_figures",
+    "group_windows",
+    "owners_per_window",
+    "with_given",
+]
+
+#: A counter's samples: times (seconds since the epoch, ascending) and values.
+Series = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+#: The columns of the figures' `groups` table this module fills.
+GROUP_FIGURES = (
+    "consumer_records_per_s",
+    "capacity_source",
+    "capacity_evidence",
+    "lag_records",
+    "lag_seconds",
+    "lag_trend",
+)
+
+
+@dataclass(frozen=True)
+class GroupConsumption:
+    """One group's consumption of one topic over the run interval.
+
+    Attributes:
+        windows: Its windows, from the first to the last whose two ends are known.
+        lag_records: Its lag at the last known end, records.
+        lag_seconds: Its time lag then, seconds (None: older than the history).
+        at_s: That end, seconds since the epoch.
+    """
+
+    windows: GroupWindows
+    lag_records: float
+    lag_seconds: float | None
+    at_s: float
+
+
+def owners_per_window(
+    bounds_s: npt.ArrayLike, sample_s: npt.ArrayLike, owners: npt.ArrayLike
+) -> npt.NDArray[np.int64]:
+    """Members owning partitions in each window, from per-sample counts (0: not known).
+
+    Args:
+        bounds_s: The windows' ends, seconds (n + 1 for n windows).
+        sample_s: Sample times, seconds.
+        owners: Members owning partitions of the topic at each sample.
+
+    Example:
+        >>> owners_per_window([0, 60, 120, 180], [10, 50, 70, 130, 150], [3, 3, 3, 2, 3]).tolist()
+        [3, 3, 0]
+    """
+    bounds = np.asarray(bounds_s, dtype=np.float64)
+    t = np.asarray(sample_s, dtype=np.float64)
+    counts = np.asarray(owners, dtype=np.int64)
+    at = np.searchsorted(bounds, t, side="right") - 1
+    n = bounds.size - 1
+    inside = (at >= 0) & (at < n)
+    at, counts = at[inside], counts[inside]
+    most = np.zeros(n, dtype=np.int64)
+    least = np.full(n, np.iinfo(np.int64).max)
+    np.maximum.at(most, at, counts)
+    np.minimum.at(least, at, counts)
+    # A rebalance inside a window mixes two member counts in one rate: no evidence.
+    out: npt.NDArray[np.int64] = np.where(most == least, most, 0)
+    return out
+
+
+def group_windows(
+    bounds_s: npt.NDArray[np.float64],
+    ends: Mapping[int, Series],
+    committed: Mapping[int, Series],
+    owners: npt.NDArray[np.int64],
+    *,
+    gap_s: float,
+) -> GroupConsumption | None:
+    """A group's windows on one topic, its lag and its time lag (None: no window known).
+
+    Args:
+        bounds_s: The run's window ends, seconds (n + 1).
+        ends: Per partition of the topic, its end offsets' samples.
+        committed: Per partition the group committed on, its committed offsets' samples.
+        owners: Members owning partitions per window (`owners_per_window`).
+        gap_s: The widest gap between samples to interpolate across, seconds.
+    """
+    n = bounds_s.size - 1
+    if n < 1 or not committed:
+        return None
+    lag = np.zeros(n + 1)
+    done = np.zeros(n + 1)
+    known = np.ones(n + 1, dtype=bool)
+    at_end: dict[int, tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = {}
+    for partition, (t, v) in committed.items():
+        if partition not in ends:
+            known[:] = False
+            break
+        c, c_known = at_moments(t, v, bounds_s, max_gap_s=gap_s)
+        e, e_known = at_moments(*ends[partition], bounds_s, max_gap_s=gap_s)
+        known &= c_known & e_known
+        lag += np.where(known, np.maximum(e - c, 0.0), 0.0)
+        done += np.where(known, c, 0.0)
+        at_end[partition] = (c, e)
+    both = known[:-1] & known[1:]
+    if not both.any():
+        return None
+    first, last = int(np.argmax(both)), int(n - 1 - np.argmax(both[::-1]))
+    span = slice(first, last + 1)
+    gap = ~both[span]
+    windows = GroupWindows.of(
+        bounds_s[:-1][span],
+        np.diff(bounds_s)[span],
+        np.where(gap, np.nan, np.diff(done)[span]),
+        np.where(gap, np.nan, lag[:-1][span]),
+        np.where(gap, np.nan, lag[1:][span]),
+        np.where(gap, 0, owners[span]),
+    )
+    now = last + 1
+    ages = [
+        _time_lag(float(c[now]), ends[p], float(e[now]), float(bounds_s[now]))
+        for p, (c, e) in at_end.items()
+    ]
+    return GroupConsumption(
+        windows=windows,
+        lag_records=float(lag[now]),
+        lag_seconds=None if any(a is None for a in ages) else max(a for a in ages if a is not None),
+        at_s=float(bounds_s[now]),
+    )
+
+
+def _time_lag(committed: float, history: Series, end: float, now_s: float) -> float | None:
+    t, v = history
+    before = t <= now_s
+    return time_lag(committed, np.append(t[before], now_s), np.append(v[before], end), now_s)
+
+
+def group_figures(consumption: GroupConsumption | None) -> dict[str, object]:
+    """The `groups` columns of one group and topic: its own capacity (learned from its
+    windows; `topic-default` and no figure when they show nothing) and its lag."""
+    if consumption is None:
+        return dict.fromkeys(GROUP_FIGURES)
+    w = consumption.windows
+    capacity = learn(w)
+    trend, _ = lag_trend(w)
+    return {
+        "consumer_records_per_s": None if capacity is None else capacity.records_per_s,
+        "capacity_source": "topic-default" if capacity is None else capacity.source,
+        "capacity_evidence": (
+            f"nothing learned from {len(w)} window(s) of {_span(w.starts_s[0], consumption.at_s)}"
+            " (no saturated run, no window kept up with members known): the topic's Tc applies"
+            if capacity is None
+            else evidence(capacity)
+        ),
+        "lag_records": round(consumption.lag_records),
+        "lag_seconds": consumption.lag_seconds,
+        "lag_trend": trend,
+    }
+
+
+def evidence(capacity: GroupCapacity) -> str:
+    """The capacity's evidence, led by its source and the windows it was learned from.
+
+    Example:
+        >>> c = GroupCapacity(500.0, "saturation", "3 windows (900 s) ...", False,
+        ...                   1_795_168_800.0, 1_795_169_700.0)
+        >>> evidence(c)
+        'saturation 2026-11-20 10:00-10:15 UTC: 3 windows (900 s) ...'
+    """
+    if capacity.window_start_s is None or capacity.window_end_s is None:
+        return f"{capacity.source}: {capacity.evidence}"
+    span = _span(capacity.window_start_s, capacity.window_end_s)
+    return f"{capacity.source} {span}: {capacity.evidence}"
+
+
+def _span(start_s: float, end_s: float) -> str:
+    start = datetime.fromtimestamp(start_s, UTC)
+    end = datetime.fromtimestamp(end_s, UTC)
+    tail = "%H:%M" if end.date() == start.date() else "%Y-%m-%d %H:%M"
+    return f"{start:%Y-%m-%d %H:%M}-{end.strftime(tail)} UTC"
+
+
+def with_given(groups: pa.Table, capacity: pa.Table) -> tuple[pa.Table, list[str]]:
+    """`groups` with each capacity row that names a group and topic as that group's Tc
+    (source `given`: a curated figure wins over a learned one), and notes for the rows
+    that name a group not reading the topic.
+
+    Args:
+        groups: The figures' `groups` table.
+        capacity: The figures' `capacity` table (rows without a group are the topics').
+    """
+    if "group_id" not in capacity.column_names:
+        return groups, []
+    rows = capacity.filter(pc.is_valid(capacity.column("group_id")))
+    given = {
+        (r["group_id"], r["topic"]): r
+        for r in rows.select(["group_id", "topic", "consumer_records_per_s", "source"]).to_pylist()
+    }
+    if not given:
+        return groups, []
+    keys = list(
+        zip(groups.column("group_id").to_pylist(), groups.column("topic").to_pylist(), strict=True)
+    )
+    hit = [given.get(k) for k in keys]
+    mask = pa.array([h is not None for h in hit])
+    columns = {
+        "consumer_records_per_s": pa.array(
+            [None if h is None else h["consumer_records_per_s"] for h in hit], pa.float64()
+        ),
+        "capacity_source": pa.array([None if h is None else "given" for h in hit], pa.string()),
+        "capacity_evidence": pa.array(
+            [None if h is None else f"given in the capacity table ({h['source']})" for h in hit],
+            pa.string(),
+        ),
+    }
+    for name, value in columns.items():
+        i = groups.schema.get_field_index(name)
+        merged = pc.if_else(mask, value, groups.column(i).combine_chunks())
+        groups = groups.set_column(i, groups.schema.field(i), merged)
+    unread = sorted(set(given) - set(keys))
+    notes = [
+        f"capacity: a row gives group {g!r} a Tc on topic {t!r}, but the group does not read "
+        f"it in the interval: not used"
+        for g, t in unread
+    ]
+    return groups, notes

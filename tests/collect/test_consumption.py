@@ -1,0 +1,178 @@
+"""Each group's own capacity and lag, from observations of a cluster on paper.
+
+The counters are known functions of time (`tests.observe.synthetic`), so the capacity a
+group shows and its lag are known exactly: a group of 3 members each processing 500
+records/s on a topic produced at 2,500 records/s falls behind by 1,000 records/s.
+"""
+
+from __future__ import annotations
+
+import doctest
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from planner.collect import consumption
+from planner.collect.base import Collected
+from planner.collect.consumption import owners_per_window, with_given
+from planner.collect.observations import ObservationsSource
+from planner.collect.run import merge
+from planner.figures import DataInterval
+from planner.figures.conform import conform
+from planner.observe.dataset import ObservationsDataset
+from planner.observe.settings import ObserveSettings
+from tests.observe.synthetic import PaperGroup, PaperTopic, every, write_samples
+
+START = datetime(2026, 11, 20, 9, tzinfo=UTC)
+RUN = DataInterval(START, START + timedelta(hours=2))
+EVERY_S = 60.0
+# Windows of a quarter of an hour: eight in the run, each seeing fifteen samples.
+SETTINGS = ObserveSettings(observe_every_s=EVERY_S, step_s=900.0)
+PRODUCED = 2_500.0  # records/s
+PER_MEMBER = 500.0  # records/s one member processes flat out
+
+
+def _collect(tmp_path: Path, groups: list[PaperGroup], topic: PaperTopic) -> dict[str, dict]:
+    moments = every(
+        RUN.start - timedelta(minutes=5, seconds=-17), RUN.end + timedelta(minutes=5), EVERY_S
+    )
+    write_samples(ObservationsDataset(tmp_path), [topic], groups, moments, every_s=EVERY_S)
+    tables, rejected, _ = merge([ObservationsSource(tmp_path, SETTINGS).collect(RUN)])
+    assert rejected.num_rows == 0, rejected.to_pylist()
+    return {r["group_id"]: r for r in tables["groups"].to_pylist()}
+
+
+@pytest.fixture(scope="module")
+def two_groups(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """One topic at 2,500 records/s, a saturated group and one keeping up, 3 members each."""
+    orders = PaperTopic("orders", 6, rate=PRODUCED)
+    behind_from = START - timedelta(minutes=5)
+
+    def saturated(at: datetime) -> float:
+        # Level with production until just before the run, then 3 x 500 records/s.
+        if at < behind_from:
+            return orders.offsets(at)
+        return orders.offsets(behind_from) + 3 * PER_MEMBER * (at - behind_from).total_seconds()
+
+    return _collect(
+        tmp_path_factory.mktemp("observations"),
+        [
+            PaperGroup("indexer", "orders", 3, consumed=saturated),
+            PaperGroup("archiver", "orders", 3, consumed=orders.offsets),
+        ],
+        orders,
+    )
+
+
+def test_a_saturated_group_learns_its_rate_over_its_owning_members(two_groups: dict) -> None:
+    row = two_groups["indexer"]
+    assert row["capacity_source"] == "saturation"
+    assert row["consumer_records_per_s"] == pytest.approx(PER_MEMBER, rel=0.10)
+    assert row["capacity_evidence"].startswith("saturation 2026-11-20 09:00-11:00 UTC: 8 windows")
+    assert "3 member(s)" in row["capacity_evidence"]
+    assert row["lag_trend"] == "growing"
+    # At 11:00 it is 125 minutes behind at 1,000 records/s (to a record per partition).
+    assert row["lag_records"] == pytest.approx(1_000.0 * 125 * 60, abs=6)
+    # The oldest record not read was produced when the end offset was at today's
+    # committed offset: 60 % of the way from 08:55, so 40 % of 125 minutes ago.
+    assert row["lag_seconds"] == pytest.approx(0.4 * 125 * 60, abs=1.0)
+
+
+def test_a_group_keeping_up_gets_a_lower_bound_and_a_steady_lag(two_groups: dict) -> None:
+    row = two_groups["archiver"]
+    assert row["capacity_source"] == "lower-bound"
+    # At least what each member read: the whole production over 3 members.
+    assert row["consumer_records_per_s"] == pytest.approx(PRODUCED / 3, rel=1e-3)
+    assert "at least" in row["capacity_evidence"]
+    assert row["lag_trend"] == "steady"
+    assert row["lag_records"] == 0
+    assert row["lag_seconds"] == 0.0
+
+
+def test_a_rebalance_inside_a_window_makes_its_owners_unknown() -> None:
+    bounds = [0, 60, 120, 180, 240]
+    # 3 members, then 2 from 130 s; no sample in the last window.
+    owners = owners_per_window(bounds, [10, 50, 70, 110, 130, 170], [3, 3, 3, 3, 2, 2])
+    assert owners.tolist() == [3, 3, 2, 0]
+    owners = owners_per_window(bounds, [10, 70, 100, 130], [3, 3, 2, 2])
+    assert owners.tolist() == [3, 0, 2, 0]
+
+
+def test_a_capacity_row_for_the_group_wins_over_the_learned_one(two_groups: dict) -> None:
+    learned = two_groups["indexer"]
+    groups = conform(
+        "groups",
+        pa.table(
+            {k: [learned[k]] for k in learned if k != "source"},
+        ),
+        source="kafka-observations",
+    ).table
+    capacity = conform(
+        "capacity",
+        pa.table(
+            {
+                "topic": ["*", "orders", "orders", "orders"],
+                "group_id": [None, None, "indexer", "nobody"],
+                "producer_mib_per_s": ["50", "40", None, None],
+                "consumer_records_per_s": ["9000", "8000", "420", "100"],
+            }
+        ),
+        source="landing:capacity.csv",
+    )
+    assert capacity.rejected.num_rows == 0
+    merged, notes = with_given(groups, capacity.table)
+    row = merged.to_pylist()[0]
+    assert row["consumer_records_per_s"] == 420.0
+    assert row["capacity_source"] == "given"
+    assert row["capacity_evidence"] == "given in the capacity table (landing:capacity.csv)"
+    # What was observed of the group stays.
+    assert row["lag_trend"] == "growing" and row["lag_records"] == learned["lag_records"]
+    assert notes == [
+        "capacity: a row gives group 'nobody' a Tc on topic 'orders', but the group does "
+        "not read it in the interval: not used"
+    ]
+
+
+def test_merge_applies_the_given_capacity(two_groups: dict) -> None:
+    learned = two_groups["archiver"]
+    collected = Collected(source="test")
+    collected.add(
+        "groups",
+        conform("groups", pa.table({k: [learned[k]] for k in learned}), source="obs"),
+    )
+    collected.add(
+        "capacity",
+        conform(
+            "capacity",
+            pa.table(
+                {
+                    "topic": ["orders", "orders"],
+                    "group_id": [None, "archiver"],
+                    "consumer_records_per_s": [5_000.0, 3_000.0],
+                }
+            ),
+            source="landing",
+        ),
+    )
+    tables, rejected, _ = merge([collected])
+    assert rejected.num_rows == 0
+    assert tables["capacity"].num_rows == 2  # a topic row and a group row on one topic
+    row = tables["groups"].to_pylist()[0]
+    assert (row["capacity_source"], row["consumer_records_per_s"]) == ("given", 3_000.0)
+
+
+def test_the_docstring_examples() -> None:
+    failed, attempted = doctest.testmod(consumption)
+    assert attempted >= 2 and failed == 0
+
+
+def test_lag_is_never_negative_when_a_commit_is_read_after_the_end_offset() -> None:
+    bounds = np.array([0.0, 60.0, 120.0])
+    ends = {0: (np.array([0.0, 60.0, 120.0]), np.array([0.0, 600.0, 1200.0]))}
+    committed = {0: (np.array([0.0, 60.0, 120.0]), np.array([0.0, 605.0, 1200.0]))}
+    found = consumption.group_windows(bounds, ends, committed, np.array([1, 1]), gap_s=180.0)
+    assert found is not None
+    assert found.windows.lag_end.tolist() == [0.0, 0.0]
