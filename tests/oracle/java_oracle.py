@@ -29,6 +29,7 @@ from tests.support.java import compiled
 SOURCES = (
     Path(__file__).with_name("java") / "KafkaOracle.java",
     Path(__file__).with_name("java") / "BrokerAssignors.java",
+    Path(__file__).with_name("java") / "StreamsAssignor.java",
 )
 MAIN_CLASS = "KafkaOracle"
 HEAP_MB = 128

@@ -29,6 +29,7 @@
  *               a settled group of C members (Kafka's own assignment) joined by one more.
  *   server_assign, server_topics, server_bench: the broker-side assignors
  *               (BrokerAssignors.java).
+ *   streams_assign: the broker's Kafka Streams task assignor (StreamsAssignor.java).
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -135,6 +136,8 @@ public final class KafkaOracle {
                 return BrokerAssignors.bench(request);
             case "server_topics":
                 return BrokerAssignors.topics(request);
+            case "streams_assign":
+                return StreamsAssignor.assign(request);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
