@@ -30,7 +30,7 @@ from typing import Any
 import pendulum
 from airflow.sdk import Param, dag, task
 
-from planner.choices import ASSIGNORS, PARTITIONERS, PROTOCOLS
+from planner.choices import ASSIGNORS, DEFAULT_PARTITIONER, PARTITIONERS, PROTOCOLS
 from planner.pipeline.operators import run_after
 
 _POSITIVE_OR_EMPTY: dict[str, Any] = {"type": ["null", "number"], "exclusiveMinimum": 0}
@@ -74,7 +74,7 @@ PARAMS = {
     ),
     # A list to choose from is not marked required (its default is chosen).
     "partitioner": Param(
-        "murmur2_random", enum=list(PARTITIONERS), title="Producers' partitioner", section=_TOPIC
+        DEFAULT_PARTITIONER, enum=list(PARTITIONERS), title="Producers' partitioner", section=_TOPIC
     ),
     "key_sample_file": Param(
         None,

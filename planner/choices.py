@@ -16,11 +16,15 @@ from typing import Final
 from planner.assignors import STRATEGIES
 from planner.protocols import GROUP_STRATEGIES, PROTOCOLS
 
-__all__ = ["ASSIGNORS", "PARTITIONERS", "PROTOCOLS", "STRATEGIES"]
+__all__ = ["ASSIGNORS", "DEFAULT_PARTITIONER", "PARTITIONERS", "PROTOCOLS", "STRATEGIES"]
 
 ASSIGNORS: Final[tuple[str, ...]] = tuple(
     dict.fromkeys(name for names in GROUP_STRATEGIES.values() for name in names)
 )
+
+#: A topic's partitioner when nothing says otherwise: the Java client's (murmur2 of the
+#: key, keyless records spread), in librdkafka's name for it.
+DEFAULT_PARTITIONER: Final = "murmur2_random"
 
 PARTITIONERS: Final[tuple[str, ...]] = (
     "murmur2_random",

@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from planner.sizing import DIMENSION_LABELS
+
 __all__ = [
     "CODES",
     "LISTED_WITH_TOPIC",
@@ -42,7 +44,7 @@ __all__ = [
 #: what it is.
 Severity = Literal["warning", "info"]
 
-_UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
+_UNITS = DIMENSION_LABELS
 
 
 @dataclass(frozen=True)

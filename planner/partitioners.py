@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
-from planner.choices import PARTITIONERS
+from planner.choices import DEFAULT_PARTITIONER, PARTITIONERS
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -196,7 +196,9 @@ def _base(partitioner: str) -> str:
     return partitioner.removesuffix("_random")
 
 
-def partition_for_key(key: bytes, num_partitions: int, partitioner: str = "murmur2_random") -> int:
+def partition_for_key(
+    key: bytes, num_partitions: int, partitioner: str = DEFAULT_PARTITIONER
+) -> int:
     """The partition a client configured with ``partitioner`` picks for a keyed record.
 
     Args:
@@ -226,7 +228,7 @@ def partition_for_key(key: bytes, num_partitions: int, partitioner: str = "murmu
     return _fnv1a_positive(fnv1a(key)) % num_partitions
 
 
-def keyless_partition(num_partitions: int, partitioner: str = "murmur2_random") -> int | None:
+def keyless_partition(num_partitions: int, partitioner: str = DEFAULT_PARTITIONER) -> int | None:
     """Where a null-key record goes: one fixed partition, or None if the client spreads them.
 
     Args:
@@ -734,7 +736,9 @@ class KeyHashes:
         return out
 
 
-def hash_keys(keys: Sequence[bytes | None] | Any, partitioner: str = "murmur2_random") -> KeyHashes:
+def hash_keys(
+    keys: Sequence[bytes | None] | Any, partitioner: str = DEFAULT_PARTITIONER
+) -> KeyHashes:
     """Hash a key sample once for every partition count it will be placed on.
 
     Args:
@@ -886,7 +890,7 @@ def _from_hashed(keys: Any, partitioner: str) -> KeyHashes:
 def partitions_for_keys(
     keys: Sequence[bytes | None] | Any,
     num_partitions: int,
-    partitioner: str = "murmur2_random",
+    partitioner: str = DEFAULT_PARTITIONER,
     *,
     keyless: KeylessMode = "raise",
 ) -> npt.NDArray[np.int32]:

@@ -28,7 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "DEFAULT_HEADROOM_PCT",
+    "DEFAULT_HORIZON_DAYS",
     "DIMENSIONS",
+    "DIMENSION_LABELS",
     "DimensionRequirement",
     "GrowthFit",
     "PlanningTarget",
@@ -59,8 +62,19 @@ GrowthModel = Literal["exponential", "linear", "none"]
 #: The dimensions the rule is applied to. `mib_out` is the read rate of one consuming
 #: group (broker bytes out divided by the number of groups), so catch-up reads count.
 DIMENSIONS: tuple[str, ...] = ("mib_in", "records_in", "mib_out")
+#: Each dimension in words, as every report, note and command prints it.
+DIMENSION_LABELS: dict[str, str] = {
+    "mib_in": "MiB/s in",
+    "records_in": "records/s in",
+    "mib_out": "MiB/s out per group",
+}
 
 _SECONDS_PER_DAY = 86_400.0
+#: The planning headroom (%) a topic's target adds above its grown peak, by default.
+DEFAULT_HEADROOM_PCT = 30.0
+#: How far ahead (days) the growth is projected, by default.
+DEFAULT_HORIZON_DAYS = 180.0
+
 _RELATIVE_SLACK = Decimal("1e-9")
 _SECONDS_PER_HOUR = 3_600.0
 _HOURS_PER_WEEK = 168
@@ -475,9 +489,9 @@ def planning_target(
     peak: float,
     growth: GrowthFit,
     *,
-    horizon_days: float = 180.0,
+    horizon_days: float = DEFAULT_HORIZON_DAYS,
     floor_growth_per_year: float = 0.0,
-    headroom_pct: float = 30.0,
+    headroom_pct: float = DEFAULT_HEADROOM_PCT,
 ) -> PlanningTarget:
     """Grow an observed peak to the end of the horizon and add headroom.
 
@@ -671,9 +685,9 @@ def targets_from_history(
     percentile: float = 99.0,
     growth_model: GrowthModel = "exponential",
     min_growth_days: int = 7,
-    horizon_days: float = 180.0,
+    horizon_days: float = DEFAULT_HORIZON_DAYS,
     floor_growth_per_year: float = 0.0,
-    headroom_pct: float = 30.0,
+    headroom_pct: float = DEFAULT_HEADROOM_PCT,
 ) -> dict[str, PlanningTarget]:
     """Planning targets for every dimension of one topic from its history.
 

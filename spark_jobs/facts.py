@@ -15,7 +15,7 @@ import pickle
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from planner.figures.schema import DEFAULT_PARTITIONER
+from planner.choices import DEFAULT_PARTITIONER
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -30,6 +30,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from planner.choices import DEFAULT_PARTITIONER
 from planner.cost import ClusterShape, PartitionCost
 from planner.notes import Note, coded_rows, note, texts
 from planner.protocols import DEFAULT_PROTOCOL
@@ -338,7 +339,7 @@ def _history(
         current_partitions=facts["partitions"],
         replication_factor=int(facts["replication_factor"]),
         keyed=keyed,
-        partitioner=facts["partitioner"] or "murmur2_random",
+        partitioner=facts["partitioner"] or DEFAULT_PARTITIONER,
         retention_ms=facts["retention_ms"],
         keys=keys if keyed else None,
         key_counts=counts if keyed else None,
@@ -526,7 +527,7 @@ def _sizing_row(
     ):
         row[name] = info[name]
     row["current_partitions"] = info["partitions"]
-    row["partitioner"] = info["partitioner"] or "murmur2_random"
+    row["partitioner"] = info["partitioner"] or DEFAULT_PARTITIONER
     if not info["keyed"]:
         keys = key_counts = None
     row["key_sample_keys"] = len(keys) if keys is not None else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from planner.choices import DEFAULT_PARTITIONER
 from planner.commands import common
 
 
@@ -41,7 +42,7 @@ def add_parser(sub: Any) -> None:
         help="headroom each member keeps: load x (1 + h) <= Tc (default 30)",
     )
     p.add_argument("--key-sample", help="CSV with key (or key_hex) and count columns")
-    p.add_argument("--partitioner", default="murmur2_random", help="librdkafka partitioner name")
+    p.add_argument("--partitioner", default=DEFAULT_PARTITIONER, help="librdkafka partitioner name")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
 

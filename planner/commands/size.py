@@ -9,7 +9,16 @@ from typing import Any
 from planner.commands import common
 from planner.cost import ClusterShape, CostSettings, partition_cost
 from planner.render.text import render_cost
-from planner.sizing import GrowthFit, SideCapacity, planning_target, side_words, size_topic
+from planner.sizing import (
+    DEFAULT_HEADROOM_PCT,
+    DEFAULT_HORIZON_DAYS,
+    DIMENSION_LABELS,
+    GrowthFit,
+    SideCapacity,
+    planning_target,
+    side_words,
+    size_topic,
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -33,11 +42,11 @@ def add_parser(sub: Any) -> None:
     cap.add_argument("--tc-mib", type=common.positive, help="Tc in MiB/s, processing included")
     cap.add_argument("--tc-records", type=common.positive, help="Tc in records/s")
     plan = p.add_argument_group("planning")
-    plan.add_argument("--headroom-pct", type=common.non_negative, default=30.0)
+    plan.add_argument("--headroom-pct", type=common.non_negative, default=DEFAULT_HEADROOM_PCT)
     plan.add_argument(
         "--growth-per-year", type=common.growth_fraction, default=0.0, help="0.5 = +50 %%/year"
     )
-    plan.add_argument("--horizon-days", type=common.non_negative, default=180.0)
+    plan.add_argument("--horizon-days", type=common.non_negative, default=DEFAULT_HORIZON_DAYS)
     topic = p.add_argument_group("topic and cluster")
     topic.add_argument("--current-partitions", type=common.whole(1))
     topic.add_argument("--keyed", action="store_true", help="records carry keys")
@@ -152,7 +161,7 @@ def _notes(args: argparse.Namespace, required: int, recommended: int) -> list[st
 
 
 def _render(targets: Any, sizing: Any, recommended: int, cost: Any, notes: list[str]) -> str:
-    unit = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out/group"}
+    unit = DIMENSION_LABELS
     lines = ["Planned throughput (peak x growth over the horizon x headroom):"]
     for dim, t in targets.items():
         lines.append(

@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from planner.choices import DEFAULT_PARTITIONER
 from planner.figures.refused import DUPLICATE
 from planner.figures.schema import BYTE_UNITS, REJECTED, TABLES, TIMESTAMP, Table
 from planner.group_capacity import CAPACITY_SOURCES, LAG_TRENDS
@@ -473,7 +474,7 @@ def conform(
     _table_rules(spec, columns, raw, check)
     if name == "topics":
         partitioner = columns["partitioner"]
-        columns["partitioner"] = pc.fill_null(partitioner, "murmur2_random")
+        columns["partitioner"] = pc.fill_null(partitioner, DEFAULT_PARTITIONER)
     if name == "groups":
         columns["protocol"] = pc.fill_null(columns["protocol"], DEFAULT_PROTOCOL)
     good = pa.table(

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from planner.choices import DEFAULT_PARTITIONER
+
 __all__ = [
     "BYTE_UNITS",
-    "DEFAULT_PARTITIONER",
     "REJECTED",
     "SNAPSHOT_TABLES",
     "TABLES",
@@ -27,7 +28,6 @@ __all__ = [
 ]
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
-DEFAULT_PARTITIONER = "murmur2_random"
 
 # Byte-rate units a landing file may declare in a `unit` column (bytes per unit).
 BYTE_UNITS: Mapping[str, float] = {

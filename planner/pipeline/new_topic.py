@@ -31,11 +31,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from planner.choices import DEFAULT_PARTITIONER
 from planner.config import PlannerConfig
 from planner.figures.dataset import DataInterval
 from planner.partitioners import PARTITIONERS as _PARTITIONERS
 from planner.protocols import GROUP_STRATEGIES, PROTOCOLS, check_group_strategy
 from planner.recommend import creation
+from planner.sizing import DEFAULT_HORIZON_DAYS
 
 __all__ = ["NewTopicError", "NewTopicRequest", "write_request", "write_run_config"]
 
@@ -80,9 +82,9 @@ class NewTopicRequest:
     peak_records_per_s: float | None = None
     figures_file: str | None = None
     growth_per_year: float = 0.0
-    horizon_days: float = 180.0
+    horizon_days: float = DEFAULT_HORIZON_DAYS
     keyed: bool = False
-    partitioner: str = "murmur2_random"
+    partitioner: str = DEFAULT_PARTITIONER
     key_sample_file: str | None = None
     tp_mib_per_s: float | None = None
     tp_records_per_s: float | None = None

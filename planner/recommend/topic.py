@@ -51,6 +51,7 @@ from planner.recommend.types import (
 )
 from planner.simulate import GridResult, TopicLoad, partition_loads, simulate_grid
 from planner.sizing import (
+    DIMENSION_LABELS,
     PlanningTarget,
     SideCapacity,
     SizingResult,
@@ -59,7 +60,7 @@ from planner.sizing import (
 
 __all__ = ["RECORD_SIZE_RATIO", "mean_record_bytes", "plan_topic"]
 
-_UNITS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out per group"}
+_UNITS = DIMENSION_LABELS
 #: A capacity measured on records this many times larger or smaller than the topic's
 #: own (on average) gets a warning.
 RECORD_SIZE_RATIO = 2.0

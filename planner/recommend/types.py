@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy.typing as npt
 
 from planner import fit
+from planner.choices import DEFAULT_PARTITIONER
 from planner.cost import CostSettings, PartitionCost
 from planner.notes import Note
 from planner.recommend.consumers import ConsumerChoice
@@ -20,7 +21,13 @@ from planner.recommend.key_skew import SkewRequirement
 from planner.recommend.partitions import PartitionChoice, Status
 from planner.recommend.share import ShareLimits, ShareSizing
 from planner.simulate import GridResult, HotKey, TopicLoad
-from planner.sizing import GrowthModel, PlanningTarget, SizingResult
+from planner.sizing import (
+    DEFAULT_HEADROOM_PCT,
+    DEFAULT_HORIZON_DAYS,
+    GrowthModel,
+    PlanningTarget,
+    SizingResult,
+)
 
 __all__ = [
     "PLANNED_GROUP",
@@ -65,8 +72,8 @@ class PlanSettings:
     """
 
     percentile: float = 99.0
-    headroom_pct: float = 30.0
-    horizon_days: float = 180.0
+    headroom_pct: float = DEFAULT_HEADROOM_PCT
+    horizon_days: float = DEFAULT_HORIZON_DAYS
     growth_model: GrowthModel = "exponential"
     floor_growth_per_year: float = 0.0
     min_growth_days: int = 7
@@ -194,7 +201,7 @@ class TopicHistory:
     current_partitions: int | None = None
     replication_factor: int = 3
     keyed: bool = False
-    partitioner: str = "murmur2_random"
+    partitioner: str = DEFAULT_PARTITIONER
     retention_ms: int | None = None
     keys: Any = None
     key_counts: npt.ArrayLike | None = None

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from planner.choices import DEFAULT_PARTITIONER
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import PlanSettings
 from planner.report.model import (
@@ -310,7 +311,7 @@ def _partition_load(
     if entry is None:  # keyed without a key sample: an even spread, nothing to show
         return None
     hot_keys = list(row["hot_keys"] or ())
-    partitioner = row["partitioner"] or "murmur2_random"
+    partitioner = row["partitioner"] or DEFAULT_PARTITIONER
     # The row keeps each hot key's bytes; where it lands at the recommended count is the
     # partitioner's answer, as from_topic_plan asks it.
     places = hot_key_partitions([_hot_key(h) for h in hot_keys], partitions, partitioner)
@@ -379,7 +380,7 @@ def topic_report(
         "status": status,
         "current_partitions": row["current_partitions"],
         "keyed": bool(row["keyed"]),
-        "partitioner": row["partitioner"] or "murmur2_random",
+        "partitioner": row["partitioner"] or DEFAULT_PARTITIONER,
         "replication_factor": row["replication_factor"],
         "capacity_source": _capacity_source(row),
         "dimensions": _dimensions(row, settings),

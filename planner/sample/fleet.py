@@ -31,6 +31,7 @@ from planner.sample.capacity import (
 from planner.sample.groups import Groups, draw_groups, group_rows
 from planner.sample.names import KEY_STYLES, topic_names
 from planner.sample.streams import Floats, Ints, choice, normalise
+from planner.sizing import DEFAULT_HEADROOM_PCT, DEFAULT_HORIZON_DAYS
 
 __all__ = [
     "PROFILES",
@@ -49,8 +50,7 @@ PROFILES: tuple[str, ...] = ("business", "flat", "nightly")
 """Daily shapes: peak in local business hours, nearly flat (machines), nightly batch."""
 
 
-_HEADROOM = 1.3  # the planner's default headroom, 30 %
-_HORIZON_DAYS = 180.0  # the planner's default horizon
+_HEADROOM = 1.0 + DEFAULT_HEADROOM_PCT / 100.0  # sized as the planner sizes by default
 _REPLICAS_PER_BROKER = 3_000  # below the rule-of-thumb ceiling of about 4,000
 _RACKS = ("use1-az1", "use1-az2", "use1-az4")
 _UTC_OFFSETS_H = np.array([-8.0, -5.0, 0.0, 1.0, 5.5, 8.0, 9.0])
@@ -386,7 +386,7 @@ def build_fleet(topics: int, days: int, seed: int, end: datetime) -> Fleet:
     # What the planner will require: the 99th percentile (the envelope times the noise's
     # 99th percentile, exp(2.33 sigma)) grown over its horizon, plus its headroom.
     peak = _peak_estimate(level, cycles) * np.exp(2.33 * noise)
-    grown = peak * np.where(growth > 0, np.power(1.0 + growth, _HORIZON_DAYS / 365.0), 1.0)
+    grown = peak * np.where(growth > 0, np.power(1.0 + growth, DEFAULT_HORIZON_DAYS / 365.0), 1.0)
     target = grown * _HEADROOM
     need = np.fmax(target / low_bytes, target / record_bytes / low_records)
     needed = np.maximum(np.ceil(need), 1).astype(np.int64)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner.choices import DEFAULT_PARTITIONER
 from planner.partitioners import (
     PARTITIONERS,
     SPREAD,
@@ -84,7 +85,7 @@ class TopicLoad:
     load: float
     keys: Sequence[bytes | None] | Any | None = None
     key_counts: npt.ArrayLike | None = None
-    partitioner: str = "murmur2_random"
+    partitioner: str = DEFAULT_PARTITIONER
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "load", _check_rate("load", self.load))

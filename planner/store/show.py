@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from planner.group_labels import group_label
 from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.recommend import creation
-from planner.sizing import side_words
+from planner.sizing import DIMENSION_LABELS, side_words
 from planner.store.records import FAILED, FLEET_SCOPE, Recommendation, RunRecord
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ _STATUS = {
     "missing-capacity": "no capacity figures (Tp, Tc) to size on",
     "invalid-figures": "figures set aside by input validation (see the reason)",
 }
-_DIMENSIONS = {"mib_in": "MiB/s in", "records_in": "records/s in", "mib_out": "MiB/s out"}
+_DIMENSIONS = DIMENSION_LABELS
 
 
 def render_latest(store: RecommendationStore, topic: str, *, width: int = WIDTH) -> str:

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Literal, get_args
 
+from planner.choices import DEFAULT_PARTITIONER
 from planner.group_labels import group_label
 from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.protocols import DEFAULT_PROTOCOL, PROTOCOLS
@@ -22,7 +23,7 @@ from planner.report.model.series import (
     PartitionLoadChart,
     ThroughputHistory,
 )
-from planner.sizing import years_to_grow
+from planner.sizing import DIMENSION_LABELS, years_to_grow
 
 __all__ = [
     "DIMENSION_UNITS",
@@ -77,11 +78,7 @@ Side = Literal["producer", "consumer", "both"]
 #: Where a capacity came from: the topic's own row, or the `*` default row.
 CapacityScope = Literal["topic", "*"]
 
-DIMENSION_UNITS: Mapping[str, str] = {
-    "mib_in": "MiB/s in",
-    "records_in": "records/s in",
-    "mib_out": "MiB/s out per group",
-}
+DIMENSION_UNITS: Mapping[str, str] = DIMENSION_LABELS
 #: The sizing rule in words (`planner.sizing`).
 RULE = (
     "partitions >= max(target / Tp, target / Tc), rounded up, in every dimension measured; "
@@ -420,7 +417,7 @@ class TopicReport(Model):
     one_group_consumers: int | None = None
     deciding: Deciding | None = None
     keyed: bool = False
-    partitioner: str = "murmur2_random"
+    partitioner: str = DEFAULT_PARTITIONER
     replication_factor: int | None = None
     capacity_source: str | None = None
     dimensions: tuple[DimensionArithmetic, ...] = ()
