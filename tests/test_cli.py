@@ -27,7 +27,17 @@ def test_size_the_domain_example(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert out["sizing"]["required_partitions"] == 7
     assert out["sizing"]["deciding_side"] == "consumer"
-    assert out["cost"]["partitions"] == 7
+    # Chosen as `plan` chooses (planner.recommend.partitions): 8 splits evenly over more
+    # group sizes, within the 20 % slack; the cost is that of the recommended count.
+    assert out["recommended_partitions"] == out["cost"]["partitions"] == 8
+    assert out["choice"]["status"] == "create"
+    exact = run_json(
+        capsys,
+        "size",
+        *("--mib-per-s", "20", "--tp-mib", "5", "--tc-mib", "3", "--headroom-pct", "0"),
+        *("--evenness-slack-pct", "0"),
+    )
+    assert exact["recommended_partitions"] == 7
 
 
 def test_size_text_shows_the_arithmetic(capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,9 +67,18 @@ def test_size_keyed_increase_warns_about_ordering(capsys: pytest.CaptureFixture[
         "12",
         "--keyed",
     )
-    assert out["recommended_partitions"] == 16  # ceil(78000 / 5000)
+    assert out["sizing"]["required_partitions"] == 16  # ceil(78000 / 5000)
+    assert out["recommended_partitions"] == 18  # even over more group sizes, within 20 %
     assert out["sizing"]["deciding_dimension"] == "records_in"
-    assert any("per-key ordering" in n for n in out["notes"])
+    # The coded note `plan` gives the same change.
+    (remap,) = out["notes_coded"]
+    assert remap["code"] == "keyed-remap"
+    assert remap["params"] == {
+        "current_partitions": 12,
+        "recommended_partitions": 18,
+        "required_now": 16,
+    }
+    assert "per-key ordering" in out["notes"][0]
 
 
 def test_size_never_shrinks(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,6 +8,9 @@ from typing import Any
 
 from planner.commands import common
 from planner.cost import ClusterShape, CostSettings, partition_cost
+from planner.notes import Note, note
+from planner.recommend.partitions import PartitionChoice, choose_partitions
+from planner.recommend.types import PlanSettings
 from planner.render.text import render_cost
 from planner.sizing import (
     DEFAULT_HEADROOM_PCT,
@@ -47,6 +50,13 @@ def add_parser(sub: Any) -> None:
         "--growth-per-year", type=common.growth_fraction, default=0.0, help="0.5 = +50 %%/year"
     )
     plan.add_argument("--horizon-days", type=common.non_negative, default=DEFAULT_HORIZON_DAYS)
+    plan.add_argument(
+        "--evenness-slack-pct",
+        type=common.non_negative,
+        default=PlanSettings().evenness_slack_pct,
+        help="how far above the requirement (%%) to look for a count that splits evenly over "
+        "more group sizes, as `plan` does (0: the requirement itself)",
+    )
     topic = p.add_argument_group("topic and cluster")
     topic.add_argument("--current-partitions", type=common.whole(1))
     topic.add_argument("--keyed", action="store_true", help="records carry keys")
@@ -106,7 +116,16 @@ def run(args: argparse.Namespace) -> int:
         SideCapacity(args.tp_mib, args.tp_records),
         SideCapacity(args.tc_mib, args.tc_records),
     )
-    recommended = max(sizing.required_partitions, args.current_partitions or 0)
+    # The count is chosen as `plan` chooses it (evenness within the slack, never fewer
+    # than today's), and the notes are the coded ones the report prints.
+    settings = PlanSettings()
+    choice = choose_partitions(
+        sizing.required_partitions,
+        args.current_partitions,
+        evenness_slack_pct=args.evenness_slack_pct,
+        max_partitions=settings.max_partitions,
+    )
+    recommended = choice.recommended
     cost = partition_cost(
         recommended,
         ClusterShape(args.brokers, args.replication_factor, args.existing_replicas_per_broker),
@@ -119,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         retention_ms=args.retention_ms,
         bytes_in_per_s=(targets["mib_in"].target * 2**20) if "mib_in" in targets else None,
     )
-    notes = _notes(args, sizing.required_partitions, recommended)
+    notes = _notes(args, choice)
     if args.json:
         common.print_json(
             {
@@ -127,40 +146,38 @@ def run(args: argparse.Namespace) -> int:
                 "sizing": asdict(sizing),
                 "current_partitions": args.current_partitions,
                 "recommended_partitions": recommended,
+                "choice": {"status": choice.status, "reason": choice.reason},
                 "cost": {
                     **asdict(cost),
                     "warnings": [w.text for w in cost.warnings],
                     "warnings_coded": [w.as_dict() for w in cost.warnings],
                 },
-                "notes": notes,
+                "notes": [n.text for n in notes],
+                "notes_coded": [n.as_dict() for n in notes],
             }
         )
         return 0
-    print(_render(targets, sizing, recommended, cost, notes))
+    print(_render(targets, sizing, choice, cost, notes))
     return 0
 
 
-def _notes(args: argparse.Namespace, required: int, recommended: int) -> list[str]:
-    notes: list[str] = []
-    current = args.current_partitions
-    if current is not None and current > required:
-        notes.append(
-            f"the topic already has {current} partitions, more than the {required} needed; "
-            f"Kafka cannot reduce a partition count, so it stays at {current}"
+def _notes(args: argparse.Namespace, choice: PartitionChoice) -> list[Note]:
+    """The coded notes `plan` gives a topic for the same choice (`planner.notes`)."""
+    if not args.keyed or choice.current is None or choice.recommended <= choice.current:
+        return []
+    return [
+        note(
+            "keyed-remap",
+            current_partitions=choice.current,
+            recommended_partitions=choice.recommended,
+            required_now=choice.required_now,
         )
-    if args.keyed and current is not None and recommended > current:
-        notes.append(
-            f"keyed topic: going from {current} to {recommended} partitions changes "
-            f"hash(key) % partitions, so most keys move to another partition and per-key "
-            f"ordering breaks across the change. Size for the end of the horizon now so it "
-            f"happens once, and to keep each key's order stop the producers, wait until "
-            f"every consumer group's lag on the topic is 0, alter the count, then restart "
-            f"the producers"
-        )
-    return notes
+    ]
 
 
-def _render(targets: Any, sizing: Any, recommended: int, cost: Any, notes: list[str]) -> str:
+def _render(
+    targets: Any, sizing: Any, choice: PartitionChoice, cost: Any, notes: list[Note]
+) -> str:
     unit = DIMENSION_LABELS
     lines = ["Planned throughput (peak x growth over the horizon x headroom):"]
     for dim, t in targets.items():
@@ -177,8 +194,7 @@ def _render(targets: Any, sizing: Any, recommended: int, cost: Any, notes: list[
         f"Required: {sizing.required_partitions} partitions "
         f"(decided by {unit[sizing.deciding_dimension]}, {side_words(sizing.deciding_side)})"
     )
-    lines.append(f"Recommended: {recommended} partitions")
+    lines.append(f"Recommended: {choice.recommended} partitions ({choice.reason})")
     lines.extend(render_cost(cost))
-    for note in notes:
-        lines.append(f"Note: {note}")
+    lines.extend(f"Note: {n.text}" for n in notes)
     return "\n".join(lines)
