@@ -43,6 +43,7 @@ bench: setup
 	@$(PY) benchmarks/sample_bench.py
 	@$(PY) benchmarks/spark_bench.py
 	@$(PY) benchmarks/observe_bench.py
+	@$(PY) benchmarks/validation_bench.py
 
 # Re-resolve the pinned environment after editing pyproject.toml. The image's lock (the
 # `pipeline` extra's closure only, for the Dockerfile) is resolved within the full one,
