@@ -8,11 +8,11 @@ Jun Rao's (Confluent, 2015) unless said otherwise; each is a default in `CostSet
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from planner.notes import Note, note
 
-__all__ = ["ClusterShape", "CostSettings", "PartitionCost", "partition_cost"]
+__all__ = ["COST_FIELDS", "ClusterShape", "CostSettings", "PartitionCost", "partition_cost"]
 
 _MIB = 1024 * 1024
 
@@ -126,6 +126,14 @@ class PartitionCost:
     file_handles_per_broker: int
     consumer_threads: int
     warnings: tuple[Note, ...] = field(default=())
+
+
+#: The cost panel's figures, in `PartitionCost`'s order: what the datasets store as
+#: `cost_<name>` columns and the report shows (`partitions` is the count itself and
+#: `warnings` are published apart, so neither is one).
+COST_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(PartitionCost) if f.name not in ("partitions", "warnings")
+)
 
 
 def _segments_per_replica(

@@ -12,6 +12,7 @@ the tightest of MiB/s and records/s).
 
 from __future__ import annotations
 
+from dataclasses import fields
 from functools import cache
 from typing import Any
 
@@ -30,6 +31,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from planner import cost as cost_fields
+from planner.cost import PartitionCost
 from planner.figures.schema import TABLES
 
 __all__ = [
@@ -104,19 +107,21 @@ NOTE = StructType(
 )
 _NOTES = ArrayType(NOTE, containsNull=False)
 
+#: Spark types of the cost panel's figures where a whole number may pass 2^31 (bytes, and
+#: file handles summed over a broker's replicas); the others follow their Python type.
+_WIDE_COST_FIELDS = frozenset({"producer_batch_memory_bytes", "file_handles_per_broker"})
+
+
+def _cost_type(name: str) -> Any:
+    kind = {f.name: f.type for f in fields(PartitionCost)}[name]
+    if "float" in str(kind):
+        return _D
+    return _L if name in _WIDE_COST_FIELDS else _I
+
+
 #: The cost panel of one partition count (`planner.cost.PartitionCost`), without warnings.
-COST_FIELDS: tuple[StructField, ...] = (
-    _f("producer_batch_memory_bytes", _L),
-    _f("producer_buffer_share", _D),
-    _f("replicas_total", _I),
-    _f("replicas_per_broker", _I),
-    _f("replicas_per_broker_limit", _I),
-    _f("latency_rule_limit", _I),
-    _f("leaders_per_broker", _I),
-    _f("election_unavailability_ms", _D),
-    _f("segments_per_replica", _I),
-    _f("file_handles_per_broker", _L),
-    _f("consumer_threads", _I),
+COST_FIELDS: tuple[StructField, ...] = tuple(
+    _f(name, _cost_type(name)) for name in cost_fields.COST_FIELDS
 )
 
 #: One candidate partition count, why it is a candidate, and what it costs.

@@ -26,6 +26,7 @@ from typing import Any
 
 from planner.notes import Note, Severity, render_coded
 from planner.protocols import DEFAULT_PROTOCOL
+from planner.recommend.creation import CREATE_COST_FIELDS
 
 __all__ = [
     "PlanCost",
@@ -122,13 +123,6 @@ class PlannedTopic:
     groups: tuple[PlannedGroup, ...]
 
 
-_COST_FIELDS = (
-    "replicas_total",
-    "replicas_per_broker",
-    "replicas_per_broker_limit",
-    "producer_batch_memory_bytes",
-    "consumer_threads",
-)
 #: The code given to a sentence published before warnings had codes.
 UNCODED = "uncoded"
 
@@ -178,8 +172,10 @@ def _topic(r: Mapping[str, Any], run: str | None) -> PlannedTopic:
 def _cost(r: Mapping[str, Any]) -> PlanCost | None:
     # The file's `cost` object, or the dataset's `cost_*` columns.
     found = r.get("cost")
-    source = found if isinstance(found, Mapping) else {n: r.get(f"cost_{n}") for n in _COST_FIELDS}
-    values = {n: _whole(source.get(n), f"cost {n}") for n in _COST_FIELDS}
+    source = (
+        found if isinstance(found, Mapping) else {n: r.get(f"cost_{n}") for n in CREATE_COST_FIELDS}
+    )
+    values = {n: _whole(source.get(n), f"cost {n}") for n in CREATE_COST_FIELDS}
     if any(v is None for v in values.values()):
         return None
     return PlanCost(**{n: int(v) for n, v in values.items() if v is not None})

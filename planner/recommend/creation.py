@@ -113,6 +113,17 @@ def create_command(topic: str, *, partitions: int, replication_factor: int | Non
     )
 
 
+#: What `create_cost` says of a creation: these figures of the cost panel
+#: (`planner.cost.COST_FIELDS`), with the partition count.
+CREATE_COST_FIELDS = (
+    "replicas_total",
+    "replicas_per_broker",
+    "replicas_per_broker_limit",
+    "producer_batch_memory_bytes",
+    "consumer_threads",
+)
+
+
 def create_cost(
     *,
     partitions: int,

@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from planner.choices import DEFAULT_PARTITIONER
+from planner.cost import COST_FIELDS
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import PlanSettings
 from planner.report.model import (
@@ -58,21 +59,6 @@ Row = Mapping[str, Any]
 
 _TODAY = "today's peak"
 _DIMENSIONS = ("mib_in", "records_in", "mib_out")
-#: `CostPanel` fields stored as `cost_<name>` columns (`partitions` is the recommended
-#: count, `warnings` is `cost_warnings`).
-_COST_COLUMNS = (
-    "producer_batch_memory_bytes",
-    "producer_buffer_share",
-    "replicas_total",
-    "replicas_per_broker",
-    "replicas_per_broker_limit",
-    "latency_rule_limit",
-    "leaders_per_broker",
-    "election_unavailability_ms",
-    "segments_per_replica",
-    "file_handles_per_broker",
-    "consumer_threads",
-)
 
 
 def report_settings(planning: PlanSettings) -> ReportSettings:
@@ -235,7 +221,7 @@ def _candidates(row: Row) -> tuple[Candidate, ...]:
 def _cost(row: Row, partitions: int) -> CostPanel:
     return CostPanel(
         partitions=partitions,
-        **{name: row[f"cost_{name}"] for name in _COST_COLUMNS},
+        **{name: row[f"cost_{name}"] for name in COST_FIELDS},
         warnings=_texts(row["cost_warnings"]),
     )
 

@@ -214,16 +214,7 @@ def _creation_plan(out: _Lines, rec: Recommendation, last_fleet: RunRecord | Non
             "Command",
             _safe(creation.create_command(rec.topic, partitions=p, replication_factor=rf)),
         )
-        cost = {
-            name: rec.detail.get(f"cost_{name}")
-            for name in (
-                "replicas_total",
-                "replicas_per_broker",
-                "replicas_per_broker_limit",
-                "producer_batch_memory_bytes",
-                "consumer_threads",
-            )
-        }
+        cost = {name: rec.detail.get(f"cost_{name}") for name in creation.CREATE_COST_FIELDS}
         whole = {k: v for k, v in cost.items() if isinstance(v, int)}
         if len(whole) == len(cost):
             out.field("Cost", _safe(creation.create_cost(partitions=p, **whole)))

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.recommend.group import member_headroom_pct
+from planner.fit import member_headroom_pct
 from planner.simulate import simulate_group
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
 
