@@ -164,7 +164,8 @@ CONSUMER_CAPACITY = StructType(
     [
         _f("records_per_s", _D),
         _f("mib_per_s", _D),
-        _f("source", _S, False),
+        # Nullable: a null struct's children are null in Arrow.
+        _f("source", _S),
         _f("evidence", _S),
     ]
 )
