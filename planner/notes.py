@@ -581,12 +581,34 @@ def _falling_behind(p: Mapping[str, Any]) -> str:
             if one
             else f"its topics' recommended {sum(planned)} partitions"
         )
-    head = (
-        f"group {p['group_id']!r} is falling behind now: its busiest member needs "
-        f"{pct_apart(p['busiest_utilisation'], 1.0)[0]} "
-        f"of one consumer's capacity at today's peak with {members} "
-        f"member{_s(members)}{counted_on}"
-    )
+    busiest = p["busiest_utilisation"]
+    # Notes published before the lag was observed have no `lag_growing`.
+    if p.get("lag_growing"):
+        head = f"group {p['group_id']!r} is falling behind now: its lag grew over the interval"
+        behind = [
+            f"{_fmt(p[k])} {unit}"
+            for k, unit in (("lag_records", "records"), ("lag_seconds", "s"))
+            if p.get(k) is not None
+        ]
+        head += f" (to {' and '.join(behind)})" if behind else ""
+        if busiest is not None:
+            head += (
+                f"; by its Tc its busiest member needs {pct_apart(busiest, 1.0)[0]} of one "
+                f"consumer's capacity with {members} member{_s(members)}{counted_on}"
+            )
+        if busiest is None or busiest <= 1.0:
+            # The offsets say what the Tc does not: that Tc is higher than the group does.
+            return (
+                f"{head}: the Tc it is sized with overstates what its members process; "
+                f"measure or learn its own (docs/model.md section 9)"
+            )
+    else:
+        head = (
+            f"group {p['group_id']!r} is falling behind now: its busiest member needs "
+            f"{pct_apart(busiest, 1.0)[0]} "
+            f"of one consumer's capacity at today's peak with {members} "
+            f"member{_s(members)}{counted_on}"
+        )
     on = f" on {recommended}" if recommended else ""
     steps = [f"the increase to {recommended}"] if recommended else []
     if strategy:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TOPIC",
+    "GROUP_CAPACITY_FIELDS",
     "by_unit",
     "capacity_for_topics",
     "group_facts",
@@ -35,7 +36,17 @@ __all__ = [
 DEFAULT_TOPIC = "*"
 #: Capacity sides: the table's column prefix, and the short prefix of the facts.
 _SIDES = (("producer", "tp"), ("consumer", "tc"), ("share_fetch", "sf"))
-_GROUP_FIELDS = ("group_id", "strategy", "members", "protocol")
+#: A group's own capacity and lag: the figures' `groups` column -> `GroupInfo`'s field.
+GROUP_CAPACITY_FIELDS = {
+    "consumer_records_per_s": "capacity_records_per_s",
+    "capacity_source": "capacity_source",
+    "capacity_evidence": "capacity_evidence",
+    "lag_records": "lag_records",
+    "lag_seconds": "lag_seconds",
+    "lag_trend": "lag_trend",
+}
+_BASE = ("group_id", "strategy", "members", "protocol")
+_GROUP_FIELDS = (*_BASE, *GROUP_CAPACITY_FIELDS)
 _SNAPSHOT = ("partitions", "replication_factor", "keyed", "partitioner", "retention_ms")
 
 
@@ -97,8 +108,9 @@ def group_facts(groups: pa.Table) -> dict[str, dict[str, Any]]:
         groups: The run's groups, with their protocol (`RunFigures.planned_groups`).
 
     Returns:
-        Topic -> `groups` (group_id, strategy, members, protocol of the groups that read
-        only this topic, by group id), `consuming_groups`, `share_groups`,
+        Topic -> `groups` (group_id, strategy, members, protocol, and the group's own
+        capacity and lag columns, `GROUP_CAPACITY_FIELDS`, of the groups that read only
+        this topic, by group id), `consuming_groups`, `share_groups`,
         `max_members` (None when no reader knows its size). Groups that read several
         topics count in `consuming_groups` (they fetch the topic's bytes) and, for
         share groups, in `share_groups` (their members are not capped by the
@@ -107,7 +119,9 @@ def group_facts(groups: pa.Table) -> dict[str, dict[str, Any]]:
     """
     rows = [
         r
-        for r in groups.select(["group_id", "topic", "strategy", "members", "protocol"]).to_pylist()
+        for r in groups.select(
+            ["topic", *(c for c in _GROUP_FIELDS if c in groups.column_names)]
+        ).to_pylist()
         if r["group_id"] is not None
     ]
     reach: dict[str, set[str]] = {}
@@ -120,7 +134,11 @@ def group_facts(groups: pa.Table) -> dict[str, dict[str, Any]]:
             r["topic"], {"groups": [], "readers": set(), "shares": set(), "max_members": None}
         )
         if len(reach.get(r["group_id"], ())) == 1:
-            facts["groups"].append({k: r[k] for k in _GROUP_FIELDS})
+            # The capacity and lag columns only where the figures have them: a group
+            # without them is planned as before they existed.
+            facts["groups"].append(
+                {k: r.get(k) for k in _GROUP_FIELDS if k in _BASE or r.get(k) is not None}
+            )
         facts["readers"].add(r["group_id"])
         if r["protocol"] == "share":
             facts["shares"].add(r["group_id"])

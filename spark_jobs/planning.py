@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from planner.recommend.partitions import SIZED_STATUSES, even_group_sizes
 from planner.recommend.targets import topic_cost, topic_targets
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity
-from spark_jobs.facts import unit_facts
+from spark_jobs.facts import GROUP_CAPACITY_FIELDS, unit_facts
 from spark_jobs.keys import read_key_rows
 from spark_jobs.schemas import COST_FIELDS, GROUP_PLAN, SIZING, arrow_schema, empty_row
 from spark_jobs.settings import JobSettings
@@ -161,7 +161,15 @@ def _capacities(facts: Mapping[str, Any]) -> tuple[SideCapacity, SideCapacity]:
 
 def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
     return [
-        GroupInfo(g["group_id"], g["strategy"], int(g["members"]), g.get("protocol") or "classic")
+        GroupInfo(
+            g["group_id"],
+            g["strategy"],
+            int(g["members"]),
+            g.get("protocol") or "classic",
+            # The group's own Tc and lag on the topic (figures `groups`); absent from
+            # facts written before them, so read with `get`.
+            **{f: g.get(c) for c, f in GROUP_CAPACITY_FIELDS.items()},
+        )
         for g in facts["groups"] or ()
     ]
 
@@ -250,6 +258,10 @@ def group_row(plan: GroupPlan) -> dict[str, Any]:
         "status": plan.status,
         "notes": texts(plan.notes),
         "notes_coded": coded_rows(plan.notes),
+        "consumer_capacity": (
+            None if plan.consumer_capacity is None else asdict(plan.consumer_capacity)
+        ),
+        "lag": None if plan.lag is None else asdict(plan.lag),
     }
 
 

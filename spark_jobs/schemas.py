@@ -37,8 +37,10 @@ from planner.figures.schema import TABLES
 
 __all__ = [
     "CANDIDATE",
+    "CONSUMER_CAPACITY",
     "COST_FIELDS",
     "DIMENSIONS",
+    "GROUP_LAG",
     "GROUP_PLAN",
     "GROUP_RESULT",
     "HOT_KEY",
@@ -160,6 +162,21 @@ PARTITION_LOADS = StructType(
     ]
 )
 
+#: One member's capacity as a group's plan states it (`planner.recommend.ConsumerCapacity`):
+#: records/s, MiB/s at the topic's mean record size (null when unknown), the source
+#: (`planner.group_capacity.CAPACITY_SOURCES`) and the evidence in a sentence.
+CONSUMER_CAPACITY = StructType(
+    [
+        _f("records_per_s", _D),
+        _f("mib_per_s", _D),
+        # Nullable: a null struct's children are null in Arrow.
+        _f("source", _S),
+        _f("evidence", _S),
+    ]
+)
+#: A group's observed lag (`planner.recommend.GroupLag`): records, seconds, trend.
+GROUP_LAG = StructType([_f("records", _D), _f("seconds", _D), _f("trend", _S)])
+
 #: The plan of one consumer group reading the topic.
 GROUP_PLAN = StructType(
     [
@@ -185,6 +202,12 @@ GROUP_PLAN = StructType(
         _f("status", _S, False),
         _f("notes", _TEXTS),
         _f("notes_coded", _NOTES),
+        # The Tc the group's members were sized with (`planner.recommend.consumer_capacity`):
+        # its own Tc_g, or the topic's (`topic-default`); null for a group of several
+        # topics (a Tc per topic) or without a plan.
+        _f("consumer_capacity", CONSUMER_CAPACITY),
+        # Its lag on the topic at the figures' interval end; null where not observed.
+        _f("lag", GROUP_LAG),
     ]
 )
 

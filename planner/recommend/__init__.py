@@ -7,6 +7,8 @@
 - `key_skew`: `skew_requirement`, the partitions a keyed topic's busiest partition needs.
 - `group`: `size_group`, the one decision sizing a consumer group (one topic or
   several), and the two ways its table of candidate sizes is built.
+- `consumer_capacity`: which Tc a group is sized with (its own `Tc_g` or the topic's),
+  decided once (`group_records_per_s`, `load_factor`).
 - `consumers`: `choose_consumers`, which group's plan sets the topic's consumers.
 - `targets`: `topic_targets` and `topic_cost`, a topic's planning targets and its cost
   panel at a partition count (for `plan_topic` and for the sizing job's candidates).
@@ -16,6 +18,7 @@ Warnings and notes are `planner.notes.Note` values.
 """
 
 from planner.fit import member_headroom_pct
+from planner.recommend.consumer_capacity import group_records_per_s, load_factor
 from planner.recommend.consumers import ConsumerChoice, SizedGroup, choose_consumers
 from planner.recommend.group import (
     GroupOfTopics,
@@ -37,7 +40,9 @@ from planner.recommend.partitions import (
 from planner.recommend.targets import planning_samples, topic_cost, topic_targets
 from planner.recommend.topic import RECORD_SIZE_RATIO, mean_record_bytes, plan_topic
 from planner.recommend.types import (
+    ConsumerCapacity,
     GroupInfo,
+    GroupLag,
     GroupPlan,
     PlanSettings,
     TopicHistory,
@@ -47,8 +52,10 @@ from planner.recommend.types import (
 __all__ = [
     "RECORD_SIZE_RATIO",
     "SIZED_STATUSES",
+    "ConsumerCapacity",
     "ConsumerChoice",
     "GroupInfo",
+    "GroupLag",
     "GroupOfTopics",
     "GroupPlan",
     "GroupTopic",
@@ -63,7 +70,9 @@ __all__ = [
     "choose_partitions",
     "even_group_sizes",
     "grid_parameters",
+    "group_records_per_s",
     "is_sized",
+    "load_factor",
     "mean_record_bytes",
     "member_headroom_pct",
     "plan_group",

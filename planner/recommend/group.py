@@ -517,16 +517,24 @@ def _falling_behind(
     shown: str,
     keys: dict[str, ChoiceKey],
 ) -> Note | None:
-    # The group's busiest member at today's peak with its current size and strategy,
-    # above one consumer's whole capacity: it lags now.
+    # Where the group's offsets were observed, its lag's trend says whether it falls
+    # behind: a Tc (the topic's, or a learned one) only infers it, and a group seen
+    # keeping up is keeping up whatever the Tc says. Only a group never observed is
+    # judged by its busiest member at today's peak with its current size and strategy.
     busiest = table.busiest_today
+    observed = group.lag_trend is not None
+    if observed and group.lag_trend != "growing":
+        return None
     # Above one consumer's whole capacity (1.0), a member falls further behind every second.
-    if busiest is None or fit.fits(busiest, 1.0):
+    if not observed and (busiest is None or fit.fits(busiest, 1.0)):
         return None
     today_known = table.on_today or len(table.topics) == 1
+    lag = {"lag_records": group.lag_records, "lag_seconds": group.lag_seconds} if observed else {}
     return note(
         "falling-behind",
         **subject,
+        **lag,
+        lag_growing=observed,
         busiest_utilisation=busiest,
         members=group.members,
         members_needed=members_now,
@@ -693,6 +701,9 @@ class GroupTopic:
         loads: Each partition's load at the end of the horizon, in consumers, at the
             recommended count (a keyed topic's, from its key sample); None for an even
             spread.
+        load_factor: The group's load per unit of the topic's, `topic Tc / group Tc`
+            (`planner.recommend.consumer_capacity.load_factor`): 1.0 when the group is
+            sized with the topic's Tc.
     """
 
     topic: str
@@ -701,6 +712,20 @@ class GroupTopic:
     consumers_now: float
     consumers_at_horizon: float
     loads: npt.NDArray[np.float64] | None = None
+    load_factor: float = 1.0
+
+    def in_group_consumers(self) -> GroupTopic:
+        """The topic with its loads in the group's own consumers (its `Tc_g`)."""
+        f = self.load_factor
+        if f == 1.0:
+            return self
+        return replace(
+            self,
+            consumers_now=self.consumers_now * f,
+            consumers_at_horizon=self.consumers_at_horizon * f,
+            loads=None if self.loads is None else self.loads * f,
+            load_factor=1.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -730,7 +755,10 @@ def plan_group_of_topics(
         topics: Its topics, as sized.
         settings: The planning settings (headroom, minimum group size).
     """
-    ordered = sorted(topics, key=lambda t: java_order_key(t.topic))
+    # Each topic's loads in the group's own consumers: its Tc on that topic may differ.
+    ordered = sorted(
+        (t.in_group_consumers() for t in topics), key=lambda t: java_order_key(t.topic)
+    )
     horizon: list[npt.NDArray[np.float64]] = []
     now: list[npt.NDArray[np.float64]] = []
     ratios: list[float] = []

@@ -20,11 +20,19 @@ from functools import partial
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.cost import ClusterShape, PartitionCost
 from planner.fit import member_headroom_pct
 from planner.notes import Note, note
 from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
+from planner.recommend.consumer_capacity import (
+    consumer_capacity,
+    group_lag,
+    load_factor,
+    slowest_factor,
+    topic_records_per_s,
+)
 from planner.recommend.consumers import choose_consumers
 from planner.recommend.group import (
     busiest_member_load,
@@ -120,10 +128,16 @@ def plan_topic(
     if not targets:
         raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
     planned = {d: t.target for d, t in targets.items()}
-    sizing = size_topic(planned, producer, consumer)
-    today = {d: t.peak * (1 + t.headroom_pct / 100) for d, t in targets.items()}
-    sizing_now = size_topic(today, producer, consumer)
     shares = sum(g.protocol == "share" for g in infos) if share_groups is None else share_groups
+    topic_tc = topic_records_per_s(consumer, mean_record_bytes(history) or consumer.record_bytes)
+    capped = [g for g in infos if g.protocol != "share"]
+    # The consumer side of the rule asks for the slowest group's need: the topic's Tc
+    # divided by that group's load factor (each group's own Tc, `consumer_capacity`).
+    slowest = slowest_factor(capped, topic_tc, others=consuming - shares > len(capped))
+    per_group = _slowed(consumer, slowest)
+    sizing = size_topic(planned, producer, per_group)
+    today = {d: t.peak * (1 + t.headroom_pct / 100) for d, t in targets.items()}
+    sizing_now = size_topic(today, producer, per_group)
     # Only share groups read it: no group is capped by the partitions, so Tc asks for
     # none (the members are sized on it instead, below).
     share_only = shares > 0 and consuming <= shares
@@ -139,7 +153,7 @@ def plan_topic(
     need_now = _requirement(sizing_now, share_now, share_only=share_only)
     # A hot partition is shared by several members of a share group: there only the
     # producers bound a partition's load.
-    reader = _NO_CAPACITY if share_only else consumer
+    reader = _NO_CAPACITY if share_only else per_group
     keyed_sample = history.keyed and history.keys is not None and history.key_counts is not None
     sample = (
         TopicLoad(1.0, history.keys, history.key_counts, history.partitioner)
@@ -207,14 +221,31 @@ def plan_topic(
         loads_at_horizon=partition_loads(topic_load, p),
     )
     group_plans = tuple(
-        on_p(
-            g,
-            current_partitions=current,
-            current_busiest=(
-                busiest_member_load(loads_now, g.members, planning_strategies(g, 1)[0])
-                if loads_now is not None and g.members >= 1
-                else None
+        _own_capacity(
+            on_p(
+                g,
+                current_partitions=current,
+                current_busiest=(
+                    busiest_member_load(loads_now, g.members, planning_strategies(g, 1)[0])
+                    if loads_now is not None and g.members >= 1
+                    else None
+                ),
+            )
+            if (f := load_factor(g, topic_tc)) == 1.0
+            else _plan_slower(
+                g,
+                f,
+                topic=history.topic,
+                topic_load=topic_load,
+                util_now=util_now,
+                partitions=p,
+                current=current,
+                loads_now=loads_now,
+                settings=s,
             ),
+            g,
+            topic_tc,
+            mean_record_bytes(history),
         )
         for g in infos
     )
@@ -240,6 +271,12 @@ def plan_topic(
     )
     if share is not None:
         rationale = (*rationale[:-2], _share_rationale(share, shares, share_only), *rationale[-2:])
+    if slowest != 1.0:
+        rationale = (
+            *rationale[:-2],
+            _slowest_rationale(capped, topic_tc, slowest),
+            *rationale[-2:],
+        )
     alternatives: tuple[Note, ...] = ()
     if consuming > shares and sizing.deciding_side != "producer":
         # Classic readers, and Tc decided the count: a share group might need fewer.
@@ -290,6 +327,84 @@ def plan_topic(
 
 #: A side with no capacity measured: bounds nothing.
 _NO_CAPACITY = SideCapacity(None, None)
+
+
+def _slowed(consumer: SideCapacity, factor: float) -> SideCapacity:
+    # The topic's Tc as a group `factor` times slower processes it, in every dimension:
+    # the same records, so the same ratio in MiB/s and records/s.
+    if factor == 1.0:
+        return consumer
+    return replace(
+        consumer,
+        mib_per_s=None if consumer.mib_per_s is None else consumer.mib_per_s / factor,
+        records_per_s=None if consumer.records_per_s is None else consumer.records_per_s / factor,
+    )
+
+
+def _plan_slower(
+    group: GroupInfo,
+    factor: float,
+    *,
+    topic: str,
+    topic_load: TopicLoad,
+    util_now: float,
+    partitions: int,
+    current: int | None,
+    loads_now: npt.NDArray[np.float64] | None,
+    settings: PlanSettings,
+) -> GroupPlan:
+    # A group with its own Tc: the topic's loads in that group's consumers (`factor`
+    # times the topic's), simulated at the recommended count alone, since the topic's
+    # grid is in units of the topic's Tc.
+    load = topic_load.with_load(topic_load.load * factor)
+    strategies, extra = grid_parameters([group], consumers_at_horizon=load.load, settings=settings)
+    grid = simulate_grid(
+        load,
+        consumer_capacity=1.0,
+        headroom_pct=member_headroom_pct(settings.headroom_pct),
+        partition_counts=[partitions],
+        strategies=strategies,
+        extra_members=extra,
+    )
+    strategy = planning_strategies(group, 1)[0]
+    return plan_group(
+        group,
+        grid,
+        topic=topic,
+        partitions=partitions,
+        consumers_now=util_now * factor,
+        consumers_at_horizon=load.load,
+        settings=settings,
+        current_partitions=current,
+        current_busiest=(
+            busiest_member_load(loads_now * factor, group.members, strategy)
+            if loads_now is not None and group.members >= 1
+            else None
+        ),
+        loads_at_horizon=partition_loads(load, partitions),
+    )
+
+
+def _own_capacity(
+    plan: GroupPlan, group: GroupInfo, topic_tc: float | None, record_bytes: float | None
+) -> GroupPlan:
+    # What the plan was sized with, and the lag it was judged by, stated on it.
+    return replace(
+        plan,
+        consumer_capacity=consumer_capacity(group, topic_tc, record_bytes),
+        lag=group_lag(group),
+    )
+
+
+def _slowest_rationale(groups: Sequence[GroupInfo], topic_tc: float | None, slowest: float) -> str:
+    which = max(groups, key=lambda g: load_factor(g, topic_tc))
+    assert topic_tc is not None  # a factor other than 1 needs the topic's Tc
+    return (
+        f"consumers: group {which.group_id!r} processes {_fmt(topic_tc / slowest)} records/s "
+        f"per member ({which.capacity_source or 'given'}), {slowest:.2f} times the topic's Tc "
+        f"of {_fmt(topic_tc)}; the consumer side below is sized with its Tc (the slowest "
+        f"group's need decides)"
+    )
 
 
 def _requirement(sizing: SizingResult, share: ShareSizing | None, *, share_only: bool) -> int:

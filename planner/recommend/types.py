@@ -32,7 +32,9 @@ from planner.sizing import (
 __all__ = [
     "PLANNED_GROUP",
     "ChoiceKey",
+    "ConsumerCapacity",
     "GroupInfo",
+    "GroupLag",
     "GroupPlan",
     "GroupStatus",
     "PlanSettings",
@@ -120,12 +122,29 @@ class GroupInfo:
             `planner.protocols.GROUP_STRATEGIES`.
         members: Members today (0 for a planned group).
         protocol: Its group protocol (`planner.protocols.PROTOCOLS`).
+        capacity_records_per_s: `Tc_g`, records/s one member of the group processes
+            from the topic (a lower bound when `capacity_source` is `lower-bound`); None
+            when the figures have none and the topic's Tc applies
+            (`planner.recommend.group_capacity`).
+        capacity_source: How `Tc_g` is known (`planner.group_capacity.CAPACITY_SOURCES`);
+            None when the figures do not say.
+        capacity_evidence: The windows and facts `Tc_g` rests on, in a sentence.
+        lag_records: The group's lag on the topic at the interval's end, records.
+        lag_seconds: Its time lag then, seconds.
+        lag_trend: `growing`, `steady` or `shrinking` over the interval; None where the
+            group was not observed (then only Tc can say it falls behind).
     """
 
     group_id: str
     strategy: str
     members: int
     protocol: str = "classic"
+    capacity_records_per_s: float | None = None
+    capacity_source: str | None = None
+    capacity_evidence: str | None = None
+    lag_records: float | None = None
+    lag_seconds: float | None = None
+    lag_trend: str | None = None
 
     @classmethod
     def of(cls, spec: object) -> GroupInfo:
@@ -208,6 +227,41 @@ class TopicHistory:
 
 
 @dataclass(frozen=True)
+class ConsumerCapacity:
+    """One member's capacity on the topic as a group's plan states it.
+
+    Attributes:
+        records_per_s: `Tc_g` (a lower bound for `lower-bound`), or the topic's Tc in
+            records/s for `topic-default`; None when neither is known.
+        mib_per_s: The same in MiB/s at the topic's mean record size (None when that
+            size is unknown).
+        source: `given`, `saturation`, `busy-fraction`, `lower-bound` or
+            `topic-default`.
+        evidence: What `Tc_g` rests on, in a sentence (None for `topic-default`).
+    """
+
+    records_per_s: float | None
+    mib_per_s: float | None
+    source: str
+    evidence: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupLag:
+    """A group's lag on the topic at the figures' interval end.
+
+    Attributes:
+        records: Records behind, summed over the partitions.
+        seconds: Time lag, seconds (the oldest record not consumed).
+        trend: `growing`, `steady` or `shrinking` over the interval.
+    """
+
+    records: float | None
+    seconds: float | None
+    trend: str | None
+
+
+@dataclass(frozen=True)
 class GroupPlan:
     """The recommendation for one consumer group on the recommended partition count.
 
@@ -251,6 +305,10 @@ class GroupPlan:
         planned_as: The strategy key the simulation planned it with
             (`planner.simulate.strategies`): the assignor itself, or for Kafka Streams
             the classic strategy that cuts its tasks alike.
+        consumer_capacity: The Tc its members were sized with, and where it comes from
+            (`planner.recommend.consumer_capacity`); None where the plan does not say
+            (a group of several topics, whose capacity is per topic).
+        lag: Its lag on the topic as observed (None: not observed).
     """
 
     group_id: str
@@ -272,6 +330,8 @@ class GroupPlan:
     warnings: tuple[Note, ...] = ()
     protocol: str = "classic"
     planned_as: str = ""
+    consumer_capacity: ConsumerCapacity | None = None
+    lag: GroupLag | None = None
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,16 @@ def _group_record(g: GroupReport) -> dict[str, Any]:
         "notes_coded": [_coded(n) for n in g.notes_coded],
         "protocol": g.protocol,
         "planned_as": g.planned_as,
+        # The Tc its members were sized with (records/s, MiB/s at the topic's mean record
+        # size, null when unknown; its source and evidence) and its observed lag; null
+        # for a group of several topics, or one not observed.
+        "consumer_capacity": _as_object(g.consumer_capacity),
+        "lag": _as_object(g.lag),
     }
+
+
+def _as_object(value: object) -> dict[str, Any] | None:
+    return None if value is None else dataclasses.asdict(value)  # type: ignore[call-overload]
 
 
 def _coded(n: CodedNote) -> dict[str, Any]:

@@ -39,6 +39,8 @@ from planner.report.model import (
     Deciding,
     DimensionArithmetic,
     FleetReport,
+    GroupCapacityReport,
+    GroupLagReport,
     GroupReport,
     HotKeyMark,
     MemberLoadChart,
@@ -205,7 +207,14 @@ def _group(g: Row) -> GroupReport:
         # Nor a protocol before groups had one: they were all classic.
         protocol=g.get("protocol") or DEFAULT_PROTOCOL,
         planned_as=g.get("planned_as") or None,
+        # Nor a Tc or lag of its own before groups had them.
+        consumer_capacity=_consumer_capacity(g.get("consumer_capacity")),
+        lag=GroupLagReport(**g["lag"]) if g.get("lag") else None,
     )
+
+
+def _consumer_capacity(row: Row | None) -> GroupCapacityReport | None:
+    return None if not row else GroupCapacityReport(**row)
 
 
 def _candidates(row: Row) -> tuple[Candidate, ...]:

@@ -32,6 +32,8 @@ from planner.report.model import (
     CostPanel,
     Deciding,
     DimensionArithmetic,
+    GroupCapacityReport,
+    GroupLagReport,
     GroupReport,
     HotKeyMark,
     MemberLoadChart,
@@ -187,6 +189,12 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
         standby_members=g.standby_members,
         protocol=g.protocol,
         planned_as=g.planned_as or None,
+        consumer_capacity=(
+            None
+            if g.consumer_capacity is None
+            else GroupCapacityReport(**dataclasses.asdict(g.consumer_capacity))
+        ),
+        lag=None if g.lag is None else GroupLagReport(**dataclasses.asdict(g.lag)),
     )
 
 

@@ -46,6 +46,21 @@ FACTS = pa.schema(
         pa.field("max_members", pa.int32()),
     ]
 )
+#: A group with its own capacity and lag (figures `groups`' optional columns).
+GROUP_WITH_CAPACITY = pa.struct(
+    [
+        *GROUP,
+        pa.field("consumer_records_per_s", pa.float64()),
+        pa.field("capacity_source", pa.string()),
+        pa.field("capacity_evidence", pa.string()),
+        pa.field("lag_records", pa.float64()),
+        pa.field("lag_seconds", pa.float64()),
+        pa.field("lag_trend", pa.string()),
+    ]
+)
+FACTS_WITH_CAPACITY = FACTS.set(
+    FACTS.get_field_index("groups"), pa.field("groups", pa.list_(GROUP_WITH_CAPACITY))
+)
 THROUGHPUT = pa.schema(
     [
         pa.field("topic", pa.string()),

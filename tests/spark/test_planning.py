@@ -15,7 +15,13 @@ import pytest
 
 from planner.cost import ClusterShape, partition_cost
 from planner.figures.schema import TABLES
-from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
+from planner.recommend import (
+    GroupInfo,
+    PlanSettings,
+    TopicHistory,
+    mean_record_bytes,
+    plan_topic,
+)
 from planner.sizing import SideCapacity
 from spark_jobs.planning import sample_from_rows, size_unit, sizing_row
 from spark_jobs.schemas import SIZING, arrow_schema
@@ -466,3 +472,50 @@ def test_a_topic_planned_from_its_keys_hashes_gets_the_plan_of_its_keys(
     recommended = by_bytes["recommended_partitions"]
     for hot, key in zip(hot_hash, keys[:3], strict=True):
         assert hot["hash"] % recommended == partition_for_key(key, recommended, partitioner)
+
+
+def test_a_groups_row_with_its_own_tc_changes_that_groups_members_only() -> None:
+    # Tc 4,000 records/s for the topic; the indexer's own Tc_g is 1,000 (saturation):
+    # four times the load per member, so more members; the audit group keeps the
+    # topic's Tc, and the topic's partitions follow the indexer (the slower).
+    throughput = ai.hourly()
+    groups = [("audit", "range", 3), ("indexer", "range", 3)]
+    plain = _row(throughput, ai.facts(partitions=4, groups=groups))
+    facts = ai.facts(partitions=4, groups=groups)
+    own = {
+        "consumer_records_per_s": 1_000.0,
+        "capacity_source": "saturation",
+        "capacity_evidence": "2 windows, lag +900 records/s at a flat 3,000 records/s",
+        "lag_records": 12_000.0,
+        "lag_seconds": 4.5,
+        "lag_trend": "growing",
+    }
+    rows = facts.to_pylist()
+    rows[0]["groups"] = [
+        {**g, **(own if g["group_id"] == "indexer" else {})} for g in rows[0]["groups"]
+    ]
+    row = _row(throughput, pa.Table.from_pylist(rows, schema=ai.FACTS_WITH_CAPACITY))
+    by_id = {g["group_id"]: g for g in row["groups"]}
+    before = {g["group_id"]: g for g in plain["groups"]}
+    assert by_id["indexer"]["members_now"] > before["indexer"]["members_now"]
+    assert row["rule_partitions"] >= plain["rule_partitions"]
+    # The same answer as the core given the same group.
+    history = _history(throughput, current_partitions=4)
+    fields = {
+        "capacity_records_per_s": 1_000.0,
+        "capacity_source": "saturation",
+        "lag_trend": "growing",
+    }
+    plan = _direct(
+        history, [GroupInfo("audit", "range", 3), GroupInfo("indexer", "range", 3, **fields)]
+    )
+    assert [g["members_now"] for g in row["groups"]] == [g.members_now for g in plan.groups]
+    assert by_id["indexer"]["consumer_capacity"] == {
+        "records_per_s": 1_000.0,
+        "mib_per_s": pytest.approx(1_000.0 * mean_record_bytes(history) / MIB),
+        "source": "saturation",
+        "evidence": own["capacity_evidence"],
+    }
+    assert by_id["indexer"]["lag"] == {"records": 12_000.0, "seconds": 4.5, "trend": "growing"}
+    assert by_id["audit"]["consumer_capacity"]["source"] == "topic-default"
+    assert by_id["audit"]["lag"] is None

@@ -226,6 +226,33 @@ class CostPanel(Model):
 
 
 @dataclasses.dataclass(frozen=True)
+class GroupCapacityReport(Model):
+    """The Tc a group's members were sized with (`planner.recommend.ConsumerCapacity`).
+
+    Attributes:
+        records_per_s: Records/s one member processes (a lower bound for
+            `lower-bound`); None when unknown.
+        mib_per_s: The same in MiB/s at the topic's mean record size (None: unknown).
+        source: `given`, `saturation`, `busy-fraction`, `lower-bound`, `topic-default`.
+        evidence: What it rests on, in a sentence.
+    """
+
+    records_per_s: float | None
+    mib_per_s: float | None
+    source: str
+    evidence: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupLagReport(Model):
+    """A group's observed lag (`planner.recommend.GroupLag`): records, seconds, trend."""
+
+    records: float | None
+    seconds: float | None
+    trend: str | None
+
+
+@dataclasses.dataclass(frozen=True)
 class CodedNote(Model):
     """A warning or note in its coded form (`planner.notes.Note`).
 
@@ -284,6 +311,10 @@ class GroupReport(Model):
         planned_as: The simulation's strategy key its plan used (the assignor's own,
             or for Kafka Streams the classic strategy that cuts its tasks alike); None
             for a group without a plan, or outputs written before plans said it.
+        consumer_capacity: The Tc its members were sized with and its source
+            (`planner.recommend.ConsumerCapacity`); None for a group of several topics,
+            without a plan, or outputs written before groups had their own Tc.
+        lag: Its observed lag on the topic (None: not observed).
     """
 
     group_id: str
@@ -301,6 +332,8 @@ class GroupReport(Model):
     notes_coded: tuple[CodedNote, ...] = ()
     protocol: str = DEFAULT_PROTOCOL
     planned_as: str | None = None
+    consumer_capacity: GroupCapacityReport | None = None
+    lag: GroupLagReport | None = None
 
     @property
     def note_sentences(self) -> tuple[str, ...]:
