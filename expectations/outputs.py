@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from expectations.rules import (
+    LARGEST_FINITE,
     at_least,
     columns_present,
     finite_at_least,
@@ -30,6 +31,10 @@ from expectations.rules import (
     topic_name,
     unique,
 )
+from planner.group_capacity import CAPACITY_SOURCES, LAG_TRENDS
+
+#: The largest finite double as Spark SQL reads it: NaN and infinity are above it.
+_FINITE = repr(LARGEST_FINITE)
 
 if TYPE_CHECKING:
     from great_expectations.expectations.expectation import Expectation
@@ -304,6 +309,30 @@ def _topic_rows(dataset: str) -> list[Expectation]:
             "assignor today and the recommended one are assignors of that protocol, as the "
             "broker names them (classic: range, roundrobin, sticky, cooperative-sticky, "
             "stream; consumer: uniform, range; share: simple; streams: sticky)",
+        ),
+        query(
+            f"{dataset}.group_capacity_and_lag",
+            f"""
+            SELECT topic, g.group_id, g.consumer_capacity, g.lag
+            FROM {{batch}} LATERAL VIEW explode(groups) AS g
+            WHERE (g.consumer_capacity IS NOT NULL AND (
+                      g.consumer_capacity.source IS NULL
+                   OR g.consumer_capacity.source NOT IN ({_sql_list(CAPACITY_SOURCES)})
+                   OR (g.consumer_capacity.records_per_s IS NULL
+                       AND g.consumer_capacity.mib_per_s IS NULL)
+                   OR NOT coalesce(g.consumer_capacity.records_per_s > 0
+                       AND g.consumer_capacity.records_per_s <= {_FINITE}, TRUE)
+                   OR NOT coalesce(g.consumer_capacity.mib_per_s > 0
+                       AND g.consumer_capacity.mib_per_s <= {_FINITE}, TRUE)))
+               OR (g.lag IS NOT NULL AND (
+                      g.lag.trend IS NULL OR g.lag.trend NOT IN ({_sql_list(LAG_TRENDS)})
+                   OR NOT coalesce(g.lag.records >= 0 AND g.lag.records <= {_FINITE}, TRUE)
+                   OR NOT coalesce(g.lag.seconds >= 0 AND g.lag.seconds <= {_FINITE}, TRUE)))
+            """,
+            "a group's capacity, where the plan states one, is a finite number above zero "
+            "in records/s or MiB/s with its source (given, saturation, busy-fraction, "
+            "lower-bound or topic-default); its lag, where observed, is finite and not "
+            "negative in records and seconds, with a trend (growing, steady, shrinking)",
         ),
         query(
             f"{dataset}.alternatives",

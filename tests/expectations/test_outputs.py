@@ -509,3 +509,39 @@ def test_simulations_bad_fails_on_exactly_the_broken_rules(
     assert report[QUERY, "simulations.load_adds_up"].examples[0]["topic"] == "orders"
     cover = report[QUERY, "simulations.each_partition_once"]
     assert [e["strategy"] for e in cover.examples] == ["bad-cover"]
+
+
+def test_a_groups_capacity_and_lag_are_checked(spark: Any) -> None:
+    def with_group(topic: str, **overrides: Any) -> dict[str, Any]:
+        row = planned(topic)
+        row["groups"] = [group_plan("billing", 4, [topic], **overrides)]
+        return recommendation(row, 4, "billing")
+
+    def capacity(records: float | None, source: str | None) -> dict[str, Any]:
+        return {"records_per_s": records, "mib_per_s": None, "source": source, "evidence": "x"}
+
+    good = [
+        with_group("learned", consumer_capacity=capacity(500.0, "saturation")),
+        with_group("observed", lag={"records": 0.0, "seconds": 0.0, "trend": "steady"}),
+        with_group("neither"),
+    ]
+    report = validate(frame(spark, "recommendations", good), "recommendations.output")
+    assert report.success, report.message()
+
+    bad = [
+        with_group("nan-capacity", consumer_capacity=capacity(math.nan, "saturation")),
+        with_group("unknown-source", consumer_capacity=capacity(500.0, "guessed")),
+        with_group("no-figure", consumer_capacity=capacity(None, "given")),
+        with_group("negative-lag", lag={"records": -1.0, "seconds": 0.0, "trend": "steady"}),
+        with_group("no-trend", lag={"records": 10.0, "seconds": 1.0, "trend": None}),
+        with_group("fine", consumer_capacity=capacity(500.0, "lower-bound")),
+    ]
+    report = validate(frame(spark, "recommendations", bad), "recommendations.output")
+    assert failed(report) == {(QUERY, "recommendations.group_capacity_and_lag")}
+    assert report[QUERY, "recommendations.group_capacity_and_lag"].topics == (
+        "nan-capacity",
+        "unknown-source",
+        "no-figure",
+        "negative-lag",
+        "no-trend",
+    )
