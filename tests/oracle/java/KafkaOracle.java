@@ -29,6 +29,7 @@
  *               a settled group of C members (Kafka's own assignment) joined by one more.
  *   server_assign, server_topics, server_bench: the broker-side assignors
  *               (BrokerAssignors.java).
+ *   rack_assign: the client assignors with client.rack and replica racks (RackAssignors.java).
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -135,6 +136,8 @@ public final class KafkaOracle {
                 return BrokerAssignors.bench(request);
             case "server_topics":
                 return BrokerAssignors.topics(request);
+            case "rack_assign":
+                return RackAssignors.assign(request);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
