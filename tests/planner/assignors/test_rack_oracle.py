@@ -51,11 +51,23 @@ def plain(result: Mapping[str, Sequence[tuple[str, int]]]) -> Plain:
 
 
 @st.composite
-def racked(draw: st.DrawFn, group: Group) -> tuple[ReplicaRacks, dict[str, str]]:
-    """Replica racks for every partition of the group's topics and a rack for some members."""
+def racked(
+    draw: st.DrawFn, group: Group, *, even_topics: bool = False
+) -> tuple[ReplicaRacks, dict[str, str]]:
+    """Replica racks for every partition of the group's topics and a rack for some members.
+
+    With ``even_topics``, about half the topics have every partition on the same racks, so
+    that they need no racks on their own (Kafka's range still matches racks on them when
+    they are co-partitioned and another topic needs racks).
+    """
     spread = draw(st.booleans())  # Kafka's own placement: distinct racks per partition
     replicas: ReplicaRacks = {}
     for topic, count in group.partitions_per_topic.items():
+        if even_topics and draw(st.booleans()):
+            factor = draw(st.integers(1, 3))
+            racks = draw(st.lists(REPLICA_RACK, min_size=factor, max_size=factor))
+            replicas[topic] = [list(racks) for _ in range(count)]
+            continue
         per_partition = []
         for _ in range(count):
             factor = draw(st.integers(1, 3))
@@ -105,16 +117,18 @@ def test_range_with_racks_equals_kafka(
     assert ours == java
 
 
-@examples(150)
+@examples(300)
 @given(
     data=st.data(),
-    group=groups(identical=True, with_previous=False, max_members=6, max_partitions=8),
+    group=groups(identical=True, with_previous=False, max_members=6, max_partitions=4),
 )
 def test_range_co_partitioned_topics_with_racks_equal_kafka(
     kafka_oracle: JavaOracle, data: st.DataObject, group: Group
 ) -> None:
-    """Identical subscriptions, so topics of equal partition counts are cut together."""
-    replicas, members = data.draw(racked(group))
+    """Identical subscriptions, so topics of equal partition counts are cut together, also
+    when none of them needs racks on its own and a member's rack holds none of their
+    replicas."""
+    replicas, members = data.draw(racked(group, even_topics=True))
     ours, java, _ = both(kafka_oracle, "range", group, replicas, members)
     assert ours == java
 
@@ -201,3 +215,30 @@ def test_racks_with_librdkafka_are_refused(strategy: str) -> None:
     racks = Racks(members={"c0": "a"}, replicas={"t": [["a"]]})
     with pytest.raises(ValueError, match="Java client only"):
         assign(strategy, {"t": 1}, {"c0": ["t"]}, client="librdkafka", racks=racks)
+
+
+def test_co_partitioned_topics_match_racks_even_when_they_need_none(
+    kafka_oracle: JavaOracle,
+) -> None:
+    """t1 and t2 have every partition on rack a (neither needs racks alone), t3 does need
+    them: Kafka still walks t1 and t2 together by rack, so c0 on rack d, matching none of
+    their replicas, is left the partitions c1 cannot take."""
+    group = Group(
+        {"t1": 2, "t2": 2, "t3": 3},
+        {"c0": ["t1", "t2", "t3"], "c1": ["t1", "t2", "t3"]},
+        None,
+    )
+    replicas: ReplicaRacks = {
+        "t1": [["a"], ["a"]],
+        "t2": [["a"], ["a"]],
+        "t3": [["a"], ["b"], ["a"]],
+    }
+    ours, java, _ = both(kafka_oracle, "range", group, replicas, {"c0": "d", "c1": "a"})
+    assert (
+        ours
+        == java
+        == {
+            "c0": [("t1", 1), ("t2", 1), ("t3", 1)],
+            "c1": [("t1", 0), ("t2", 0), ("t3", 0), ("t3", 2)],
+        }
+    )
