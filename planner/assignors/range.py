@@ -27,6 +27,11 @@ class RangeAssignor:
     topic is cut separately, the first members get the extra partition of *every*
     topic. Previous ownership is ignored (range is not sticky).
 
+    With ``racks`` (KIP-881), when some topic needs them (Kafka's condition, per topic),
+    members take the partitions with a replica on their rack first, within the same
+    per-topic counts; topics with the same members and partition count are walked
+    together by partition number to keep co-partitioning (``docs/assignors.md``).
+
     Example:
         >>> from planner.assignors.range import RangeAssignor
         >>> RangeAssignor().assign({"t0": 3, "t1": 3}, {"c0": ["t0", "t1"], "c1": ["t0", "t1"]})
