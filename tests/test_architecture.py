@@ -19,6 +19,7 @@ CORE_MODULES = [
     "planner.notes",
     "planner.sizing",
     "planner.cost",
+    "planner.cross_zone",
     "planner.observed",
     "planner.group_capacity",
     "planner.observe.reservoir",

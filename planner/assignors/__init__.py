@@ -25,6 +25,7 @@ from planner.assignors._members import (
     TopicPartition,
     java_order_key,
 )
+from planner.assignors._racks import Racks
 from planner.assignors._server_assignor import ServerAssignor
 from planner.assignors._server_group import InstanceIds
 from planner.assignors._topic_ids import TopicIds
@@ -33,7 +34,7 @@ from planner.assignors.cooperative_sticky import CooperativeStickyAssignor
 from planner.assignors.range import RangeAssignor
 from planner.assignors.roundrobin import RoundRobinAssignor
 from planner.assignors.simple import SimpleAssignor
-from planner.assignors.sticky import CLIENTS, StickyAssignor, check_client
+from planner.assignors.sticky import CLIENTS, StickyAssignor, check_client, check_racks
 from planner.assignors.uniform import UniformAssignor
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "InstanceIds",
     "PartitionsPerTopic",
     "PreviousAssignment",
+    "Racks",
     "RangeAssignor",
     "RoundRobinAssignor",
     "SimpleAssignor",
@@ -90,6 +92,25 @@ _CLIENT_AWARE: dict[str, _ClientAwareAssignor] = {
     a.name: a for a in (StickyAssignor(), CooperativeStickyAssignor())
 }
 
+
+class _RackAwareAssignor(Protocol):
+    name: str
+
+    def assign(
+        self,
+        partitions_per_topic: PartitionsPerTopic,
+        subscriptions: Subscriptions,
+        previous: PreviousAssignment | None = None,
+        *,
+        racks: Racks | None = None,
+    ) -> Assignment: ...
+
+
+# KIP-881 made these three rack-aware; Kafka's RoundRobinAssignor ignores racks.
+_RACK_AWARE: dict[str, _RackAwareAssignor] = {
+    a.name: a for a in (RangeAssignor(), StickyAssignor(), CooperativeStickyAssignor())
+}
+
 _ASSIGNORS: dict[str, _Assignor] = {
     a.name: a
     for a in (RangeAssignor(), RoundRobinAssignor(), StickyAssignor(), CooperativeStickyAssignor())
@@ -125,6 +146,7 @@ def assign(
     protocol: str = "classic",
     topic_ids: TopicIds | None = None,
     instance_ids: InstanceIds | None = None,
+    racks: Racks | None = None,
 ) -> Assignment:
     """Assign the partitions of the subscribed topics to the members of a group.
 
@@ -156,6 +178,12 @@ def assign(
             per member but possibly other partitions than the broker's.
         instance_ids: Consumer protocol's ``range``: member id -> ``group.instance.id``
             of static members (sorted first, by instance id).
+        racks: Members' ``client.rack`` and the racks of the partitions' replicas
+            (KIP-881). The classic ``range``, ``sticky`` and ``cooperative-sticky`` of the
+            Java client use them when Kafka's condition holds (some member has a rack that
+            holds a replica, and not every partition is on the same set of racks);
+            ``roundrobin`` ignores them, as do the consumer and share protocols' assignors
+            in Kafka 4.4.0. None (the default) gives exactly the result without racks.
 
     Returns:
         Member id -> its partitions as ``TopicPartition(topic, partition)`` (equal to a
@@ -163,7 +191,8 @@ def assign(
         list), each list sorted by (topic, partition).
 
     Raises:
-        ValueError: Unknown strategy or client, or a negative partition count.
+        ValueError: Unknown strategy or client, a negative partition count, or racks
+            with ``client="librdkafka"`` (its rack-aware variant is not modelled).
         TypeError: Malformed inputs (e.g. a bare string as a Subscription).
 
     Example:
@@ -173,7 +202,10 @@ def assign(
         >>> {m: [p for _, p in tps] for m, tps in result.items()}
         {'c0': [0, 1], 'c1': [2, 3], 'c2': [4], 'c3': [5], 'c4': [6]}
     """
+    check_racks(client if protocol == "classic" else "java", racks)
     if protocol != "classic":
+        # Kafka 4.4.0's broker-side assignors read neither member racks nor
+        # racksForPartition (docs/assignors.md), so racks change nothing there.
         return _assign_on_broker(
             strategy,
             partitions_per_topic,
@@ -196,6 +228,10 @@ def assign(
         client_aware = _CLIENT_AWARE.get(strategy)
         if client_aware is not None:
             return client_aware.assign(partitions_per_topic, subscriptions, previous, client=client)
+    if racks is not None:
+        rack_aware = _RACK_AWARE.get(strategy)
+        if rack_aware is not None:
+            return rack_aware.assign(partitions_per_topic, subscriptions, previous, racks=racks)
     return assignor.assign(partitions_per_topic, subscriptions, previous)
 
 

@@ -19,9 +19,13 @@ The steps are Kafka's (AbstractStickyAssignor's general assignment builder):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from planner.assignors._java_hashing import JavaHashTable, topic_partition_hash
 from planner.assignors._members import Assignment, TopicPartition, java_order_key, topic_partitions
 from planner.assignors._ownership import Ownership
+from planner.assignors._racks import StickyRacks
 
 _Pair = tuple[str, str]
 
@@ -112,9 +116,13 @@ class _State:
     def rank(self, member_id: str) -> tuple[int, bytes]:
         return len(self.current[member_id]), self.key[member_id]
 
-    def least_loaded(self, topic: str) -> str:
-        candidates = [m for m in self.members_of[topic] if m in self.active]
-        return min(candidates, key=self.rank)
+    def least_loaded(self, topic: str, eligible: Callable[[str], bool] | None = None) -> str | None:
+        candidates = [
+            m
+            for m in self.members_of[topic]
+            if m in self.active and (eligible is None or eligible(m))
+        ]
+        return min(candidates, key=self.rank, default=None)
 
     def is_balanced(self) -> bool:
         counts = [len(self.current[m]) for m in self.active]
@@ -135,8 +143,21 @@ class _State:
                         return False
         return True
 
+    def place(self, tp: TopicPartition, racks: StickyRacks | None = None) -> bool:
+        """Give an unassigned partition to the least-loaded potential member (with ``racks``,
+        the least-loaded one whose rack matches); False if there is none."""
+        member_id = self.least_loaded(
+            tp.topic, None if racks is None else lambda m: not racks.mismatch(m, tp)
+        )
+        if member_id is None:
+            return False
+        self.current[member_id].append(tp)
+        self.owner[tp] = member_id
+        return True
+
     def reassign(self, tp: TopicPartition) -> None:
         new_owner = self.least_loaded(tp.topic)
+        assert new_owner is not None  # the balancing loop only moves to a potential member
         to_move = self.movements.partition_to_move(tp, self.owner[tp], new_owner)
         old_owner = self.owner[to_move]
         self.movements.record(to_move, old_owner, new_owner)
@@ -192,33 +213,58 @@ class _State:
         return sum(c * (2 * i - n + 1) for i, c in enumerate(counts))
 
 
+def _rack_matched(ownership: Ownership, racks: StickyRacks) -> Ownership:
+    """Ownership without the claims whose partition has no replica on the owner's rack."""
+    owned = {
+        m: [tp for tp in tps if not racks.mismatch(m, tp)] for m, tps in ownership.owned.items()
+    }
+    dropped = any(len(owned[m]) != len(tps) for m, tps in ownership.owned.items())
+    return replace(
+        ownership, owned=owned, revocation_required=ownership.revocation_required or dropped
+    )
+
+
 def general_assign(
     partitions_per_topic: dict[str, int],
     subscriptions: dict[str, frozenset[str]],
     ownership: Ownership,
     subscribed: frozenset[str],
+    racks: StickyRacks | None = None,
 ) -> Assignment:
     """Run Kafka's general sticky path on cleaned ownership.
+
+    With ``racks`` (rack-aware assignment applying, KIP-881) a member keeps only the owned
+    partitions with a replica on its rack, dropping any other counts as a revocation, and
+    each free partition goes first to the least-loaded potential member whose rack matches
+    (a member without a rack matches all), then, if none does, as without racks. Kafka's
+    balancing loop looks for a member on a matching rack first, but moves the partition to
+    the least-loaded potential member either way, so it is unchanged.
 
     Args:
         partitions_per_topic: Topic -> partition count.
         subscriptions: Member id -> subscribed topics.
         ownership: Valid previous claims (see ``clean_ownership``).
         subscribed: Topics some member subscribes to that exist.
+        racks: The group's racks when rack-aware assignment applies, else None.
 
     Returns:
         Member id -> partitions (unsorted).
     """
+    if racks is not None:
+        ownership = _rack_matched(ownership, racks)
     state = _State(partitions_per_topic, subscriptions, ownership, subscribed)
     topic_order = sorted(subscribed, key=lambda t: (len(state.members_of[t]), java_order_key(t)))
     sorted_all = [tp for t in topic_order for tp in topic_partitions(t, partitions_per_topic[t])]
     unassigned = [tp for tp in sorted_all if tp not in state.owner]
     initializing = all(not tps for tps in state.current.values())
 
-    for tp in unassigned:
-        member_id = state.least_loaded(tp.topic)
-        state.current[member_id].append(tp)
-        state.owner[tp] = member_id
+    left = unassigned
+    if racks is not None:
+        # Kafka's first pass gives every partition it can to a member on a matching rack;
+        # only then does a second pass place the rest.
+        left = [tp for tp in unassigned if not state.place(tp, racks)]
+    for tp in left:
+        state.place(tp)
 
     movable_topics = {t for t in subscribed if len(state.members_of[t]) >= 2}
     sorted_all = [tp for tp in sorted_all if tp.topic in movable_topics]
@@ -242,4 +288,5 @@ def general_assign(
 
 # Follows the general path of Apache Kafka's
 # org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor (KIP-54), which
-# librdkafka's rdkafka_sticky_assignor.c also mirrors, without rack awareness (KIP-881).
+# librdkafka's rdkafka_sticky_assignor.c also mirrors, with KIP-881 rack awareness (the
+# Java client's; librdkafka's rack-aware variant is not modelled).

@@ -10,8 +10,9 @@ from planner.assignors._members import (
     prepare,
 )
 from planner.assignors._ownership import clean_ownership
+from planner.assignors._racks import Racks
 from planner.assignors._sticky_librdkafka import librdkafka_cooperative
-from planner.assignors.sticky import check_client, sticky_target
+from planner.assignors.sticky import check_client, check_racks, sticky_target
 
 
 class CooperativeStickyAssignor:
@@ -58,6 +59,7 @@ class CooperativeStickyAssignor:
         previous: PreviousAssignment | None = None,
         *,
         client: str = "java",
+        racks: Racks | None = None,
     ) -> Assignment:
         """Assign partitions for this rebalance; see the class docstring.
 
@@ -67,19 +69,23 @@ class CooperativeStickyAssignor:
             previous: Member id -> partitions owned when this rebalance started, or None
                 for a fresh group.
             client: ``"java"`` (Kafka's Java client) or ``"librdkafka"``.
+            racks: Members' ``client.rack`` and replicas' racks, or None (Java client only).
+                A partition a member loses for being off its rack is revoked like any
+                other that moves.
 
         Returns:
             Member id -> partitions for this round, every member present, lists sorted
             by (topic, partition).
 
         Raises:
-            ValueError: Unknown client.
+            ValueError: Unknown client, or racks with ``client="librdkafka"``.
         """
         check_client(client)
+        check_racks(client, racks)
         ppt, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
         if client == "librdkafka":
             return librdkafka_cooperative(ppt, subs, prev)
-        target = sticky_target(ppt, subs, prev)
+        target = sticky_target(ppt, subs, prev, racks)
         if not prev:
             return target
         topic_sets = set(subs.values())

@@ -18,11 +18,30 @@ from planner.assignors._members import (
     topic_partitions,
 )
 from planner.assignors._ownership import clean_ownership
+from planner.assignors._racks import Racks, sticky_racks
 from planner.assignors._sticky_general import general_assign
 from planner.assignors._sticky_librdkafka import librdkafka_sticky_target
+from planner.assignors._sticky_racks import constrained_with_racks
 
 CLIENTS: tuple[str, ...] = ("java", "librdkafka")
 """Client flavours of the sticky assignors: Kafka's Java client, and librdkafka."""
+
+
+def check_racks(client: str, racks: Racks | None) -> None:
+    """Reject racks for a client whose rack-aware variant is not modelled.
+
+    Raises:
+        ValueError: Racks given with ``client="librdkafka"``.
+        TypeError: ``racks`` is not a :class:`Racks`.
+    """
+    if racks is None:
+        return
+    if not isinstance(racks, Racks):
+        raise TypeError(f"racks must be a planner.assignors.Racks, got {type(racks).__name__}")
+    if client != "java":
+        raise ValueError(
+            f"rack-aware assignment (racks) is modelled for the Java client only, not {client!r}"
+        )
 
 
 def check_client(client: object) -> None:
@@ -64,6 +83,12 @@ class StickyAssignor:
 
     Other subscriptions take Kafka's general path (:mod:`planner.assignors._sticky_general`).
 
+    With ``racks`` (members' ``client.rack``, replicas' racks; KIP-881), when Kafka's
+    condition holds (:func:`planner.assignors._racks.use_rack_aware`), a member keeps only
+    owned partitions with a replica on its rack and free partitions go to members on a
+    matching rack first (:mod:`planner.assignors._sticky_racks` for identical
+    subscriptions); otherwise racks change nothing.
+
     ``client="librdkafka"`` reproduces librdkafka's port instead (confluent-kafka):
     the same counts and number of moved partitions with identical subscriptions, but
     no constrained path, so other partitions move
@@ -104,6 +129,7 @@ class StickyAssignor:
         previous: PreviousAssignment | None = None,
         *,
         client: str = "java",
+        racks: Racks | None = None,
     ) -> Assignment:
         """Assign partitions; see the class docstring.
 
@@ -113,24 +139,27 @@ class StickyAssignor:
             previous: Member id -> partitions owned in the last generation, or None for
                 a fresh group.
             client: ``"java"`` (Kafka's Java client) or ``"librdkafka"``.
+            racks: Members' ``client.rack`` and replicas' racks, or None (Java client only).
 
         Returns:
             Member id -> partitions, every member present, lists sorted by (topic, partition).
 
         Raises:
-            ValueError: Unknown client.
+            ValueError: Unknown client, or racks with ``client="librdkafka"``.
         """
         check_client(client)
+        check_racks(client, racks)
         ppt, subs, prev = prepare(partitions_per_topic, subscriptions, previous)
         if client == "librdkafka":
             return librdkafka_sticky_target(ppt, subs, prev)
-        return sticky_target(ppt, subs, prev)
+        return sticky_target(ppt, subs, prev, racks)
 
 
 def sticky_target(
     partitions_per_topic: dict[str, int],
     subscriptions: dict[str, frozenset[str]],
     previous: dict[str, list[tuple[str, int]]] | None,
+    racks: Racks | None = None,
 ) -> Assignment:
     """The sticky assignment of normalised inputs (shared with ``cooperative-sticky``)."""
     if not subscriptions:
@@ -139,10 +168,16 @@ def sticky_target(
     subscribed = frozenset(
         t for topics in topic_sets for t in topics if partitions_per_topic.get(t, 0) > 0
     )
+    rack_view = sticky_racks(partitions_per_topic, subscriptions, subscribed, racks)
     if len(topic_sets) == 1:
+        if rack_view is not None:
+            ownership = clean_ownership(partitions_per_topic, subscriptions, previous, subscribed)
+            return constrained_with_racks(
+                partitions_per_topic, subscriptions, ownership, subscribed, rack_view
+            )
         return _constrained(partitions_per_topic, subscriptions, previous, subscribed)
     ownership = clean_ownership(partitions_per_topic, subscriptions, previous, subscribed)
-    result = general_assign(partitions_per_topic, subscriptions, ownership, subscribed)
+    result = general_assign(partitions_per_topic, subscriptions, ownership, subscribed, rack_view)
     topic_key = {t: java_order_key(t) for t in subscribed}
     for partitions in result.values():
         partitions.sort(key=lambda tp: (topic_key[tp.topic], tp.partition))
@@ -234,5 +269,5 @@ def _constrained(
 
 # Follows Apache Kafka's org.apache.kafka.clients.consumer.StickyAssignor through
 # org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor (constrained path for
-# identical subscriptions, general path otherwise), without rack awareness (KIP-881):
+# identical subscriptions, general path otherwise), with its KIP-881 rack awareness:
 # KIP-54 "Sticky Partition Assignment Strategy"; KIP-341 for the generation rules.

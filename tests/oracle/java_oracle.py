@@ -30,6 +30,7 @@ SOURCES = (
     Path(__file__).with_name("java") / "KafkaOracle.java",
     Path(__file__).with_name("java") / "BrokerAssignors.java",
     Path(__file__).with_name("java") / "StreamsAssignor.java",
+    Path(__file__).with_name("java") / "RackAssignors.java",
 )
 MAIN_CLASS = "KafkaOracle"
 HEAP_MB = 128
@@ -227,6 +228,43 @@ class JavaOracle:
                 "topics": dict(partitions_per_topic),
                 "members": members,
             }
+        )
+        assignment = {m: [(t, p) for t, p in tps] for m, tps in reply["assignment"].items()}
+        return JavaAssignment(assignment, reply.get("general"))
+
+    def rack_assign(
+        self,
+        strategy: str,
+        replica_racks: Mapping[str, Sequence[Sequence[str | None]]],
+        subscriptions: Mapping[str, Iterable[str]],
+        member_racks: Mapping[str, str],
+        previous: Mapping[str, Iterable[tuple[str, int]]] | None = None,
+    ) -> JavaAssignment:
+        """Kafka's assignment with racks (KIP-881), as :meth:`assign` but for its inputs.
+
+        Args:
+            strategy: A classic strategy name.
+            replica_racks: Topic -> per partition, the racks of its replicas (the leader
+                first; None for a broker without ``broker.rack``). The partition count is
+                the list's length.
+            subscriptions: Member id -> topics, in JoinGroup order.
+            member_racks: Member id -> ``client.rack`` (absent: none).
+            previous: Member id -> partitions owned in generation 1 (absent: a new member).
+
+        Raises:
+            KafkaRejected: Kafka's assignor threw.
+        """
+        members: list[dict[str, Any]] = []
+        for member_id, topics in subscriptions.items():
+            member: dict[str, Any] = {"id": member_id, "topics": list(topics)}
+            if member_id in member_racks:
+                member["rack"] = member_racks[member_id]
+            if previous is not None and member_id in previous:
+                member["owned"] = [[t, p] for t, p in previous[member_id]]
+            members.append(member)
+        topics = {t: [list(r) for r in per_partition] for t, per_partition in replica_racks.items()}
+        reply = self.request(
+            {"op": "rack_assign", "strategy": strategy, "topics": topics, "members": members}
         )
         assignment = {m: [(t, p) for t, p in tps] for m, tps in reply["assignment"].items()}
         return JavaAssignment(assignment, reply.get("general"))

@@ -30,6 +30,7 @@
  *   server_assign, server_topics, server_bench: the broker-side assignors
  *               (BrokerAssignors.java).
  *   streams_assign: the broker's Kafka Streams task assignor (StreamsAssignor.java).
+ *   rack_assign: the client assignors with client.rack and replica racks (RackAssignors.java).
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -138,6 +139,8 @@ public final class KafkaOracle {
                 return BrokerAssignors.topics(request);
             case "streams_assign":
                 return StreamsAssignor.assign(request);
+            case "rack_assign":
+                return RackAssignors.assign(request);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
