@@ -371,19 +371,24 @@ def _rule_rows() -> list[Expectation]:
                 )
             )
         unit = "mib_per_s" if dim.startswith("mib") else "records_per_s"
+        # The consumer side is checked with the Tc it was sized with, which the row
+        # states: the topic's, or its slowest group's own (`{dim}_consumer_capacity`).
+        capacity = {"producer": f"tp_{unit}", "consumer": f"{dim}_consumer_capacity"}
+        out.append(finite_at_least(f"{dim}_consumer_capacity", 0.0, strict=True))
         short = " OR ".join(
-            f"{dim}_{side}_partitions * {cap}_{unit} < {dim}_target_per_s * (1 - {_TOL})"
-            for side, cap in sides
+            f"{dim}_{side}_partitions * {capacity[side]} < {dim}_target_per_s * (1 - {_TOL})"
+            for side, _ in sides
         )
-        columns = [f"{dim}_target_per_s"]
-        columns += [f"{cap}_{unit}, {dim}_{side}_partitions" for side, cap in sides]
+        columns = [f"{dim}_target_per_s", f"tc_{unit}"]
+        columns += [f"{capacity[side]}, {dim}_{side}_partitions" for side, _ in sides]
         out.append(
             query(
                 f"sizing.rule.{dim}",
                 f"SELECT topic, {', '.join(columns)} FROM {{batch}} WHERE {short}",
                 f"the sizing rule in {dim}: on each measured side, partitions x the "
                 "single-partition capacity reach the target (partitions >= target / Tp and "
-                ">= target / Tc)",
+                ">= target / Tc, with the Tc the consumer side states: the topic's, or its "
+                "slowest group's own)",
             )
         )
     required = ", ".join(f"{dim}_required_partitions" for dim in DIMENSIONS)

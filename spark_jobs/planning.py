@@ -380,6 +380,9 @@ def _fill_plan(
     for r in plan.sizing.requirements:
         row[f"{r.dimension}_producer_partitions"] = r.producer_partitions
         row[f"{r.dimension}_consumer_partitions"] = r.consumer_partitions
+        # The Tc the consumer side was sized with: the topic's, or its slowest group's own
+        # (`planner.recommend.consumer_capacity`), in the dimension's unit.
+        row[f"{r.dimension}_consumer_capacity"] = r.consumer_capacity
         row[f"{r.dimension}_required_partitions"] = r.required
         row[f"{r.dimension}_side"] = r.side
     choice = plan.choice

@@ -224,6 +224,7 @@ def _dimension_fields() -> list[StructField]:
             _f(f"{dim}_target_per_s", _D),
             _f(f"{dim}_producer_partitions", _I),
             _f(f"{dim}_consumer_partitions", _I),
+            _f(f"{dim}_consumer_capacity", _D),
             _f(f"{dim}_required_partitions", _I),
             _f(f"{dim}_side", _S),
         ]

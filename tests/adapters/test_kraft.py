@@ -130,9 +130,13 @@ def test_make_kafka_starts_reports_and_stops_a_broker(tmp_path: Path) -> None:
 
 def test_make_kafka_passes_the_folder_and_the_exporter_port() -> None:
     def planned(*variables: str) -> str:
+        # Under `make test` this make is a child of another: without the parent's
+        # variables and with --no-print-directory it prints only its own commands.
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         done = subprocess.run(
-            ["make", "-n", *variables],
+            ["make", "--no-print-directory", "-n", *variables],
             cwd=ROOT,
+            env=env,
             capture_output=True,
             text=True,
             timeout=30,

@@ -70,6 +70,7 @@ def _dimension(row: dict[str, Any], dim: str, target: float) -> None:
             f"{dim}_target_per_s": target,
             f"{dim}_producer_partitions": producer,
             f"{dim}_consumer_partitions": consumer,
+            f"{dim}_consumer_capacity": tc,
             f"{dim}_required_partitions": max(consumer, producer or 0),
             f"{dim}_side": "consumer" if consumer >= (producer or 0) else "producer",
         }
@@ -316,6 +317,7 @@ def test_sizing_bad_fails_on_exactly_the_broken_rules(spark: Any) -> None:
             "tp_mib_per_s": TP_MIB,
             "mib_in_producer_partitions": 4,
             "tc_mib_per_s": TC_MIB,
+            "mib_in_consumer_capacity": TC_MIB,
             "mib_in_consumer_partitions": 5,
         },
     )

@@ -32,7 +32,11 @@ def test_a_plan_from_observations_names_a_hot_key_by_its_hash(tmp_path: Path) ->
     weights = {b"hot": 0.4, **{f"user-{i}".encode(): 0.6 / 300 for i in range(300)}}
     orders = PaperTopic("orders", 6, rate=600.0, record_bytes=500, keyed=True, key_weights=weights)
     events = PaperTopic("events", 3, rate=40.0, record_bytes=200)
-    billing = PaperGroup("billing", "orders", 2, consumed=orders.offsets)
+    # Four members keeping up with 600 records/s show at least 150 records/s each, below
+    # the given Tc of 200: the group is sized with the topic's Tc (a lower bound never
+    # lowers it). With two, they would show at least 300 each, and a 240/s key would no
+    # longer be too hot for this group's members.
+    billing = PaperGroup("billing", "orders", 4, consumed=orders.offsets)
     moments = every(
         DAY - timedelta(days=2, minutes=10, seconds=-17), DAY + timedelta(days=1, minutes=10), 300
     )
