@@ -149,7 +149,7 @@ public final class KafkaOracle {
     // ---------------------------------------------------------------------------------
     // Assignors
 
-    private static ConsumerPartitionAssignor leader(String strategy) {
+    static ConsumerPartitionAssignor leader(String strategy) {
         switch (strategy) {
             case "range":
                 return new RangeAssignor();
@@ -233,7 +233,12 @@ public final class KafkaOracle {
         Cluster cluster = cluster(request.get("topics"));
         Map<String, Subscription> subscriptions = group(strategy, request.get("members"));
         ConsumerPartitionAssignor leader = leader(strategy);
-        GroupAssignment result = leader.assign(cluster, new GroupSubscription(subscriptions));
+        return assignmentReply(leader, leader.assign(cluster, new GroupSubscription(subscriptions)));
+    }
+
+    /** The reply to an assignment request: each member's partitions, and for the sticky
+     *  assignors whether they took the general path (also RackAssignors.java's). */
+    static ObjectNode assignmentReply(ConsumerPartitionAssignor leader, GroupAssignment result) {
         ObjectNode reply = JSON.createObjectNode();
         reply.put("ok", true);
         ObjectNode assignment = reply.putObject("assignment");

@@ -22,7 +22,6 @@
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,14 +33,9 @@ import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
-import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
-import org.apache.kafka.clients.consumer.RangeAssignor;
-import org.apache.kafka.clients.consumer.RoundRobinAssignor;
 import org.apache.kafka.clients.consumer.StickyAssignor;
-import org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
@@ -63,36 +57,9 @@ final class RackAssignors {
         for (JsonNode member : request.get("members")) {
             subscriptions.put(member.get("id").asText(), subscription(strategy, member));
         }
-        ConsumerPartitionAssignor leader = leader(strategy);
-        GroupAssignment result = leader.assign(cluster, new GroupSubscription(subscriptions));
-        ObjectNode reply = JSON.createObjectNode();
-        reply.put("ok", true);
-        ObjectNode assignment = reply.putObject("assignment");
-        for (Map.Entry<String, Assignment> entry : result.groupAssignment().entrySet()) {
-            ArrayNode list = assignment.putArray(entry.getKey());
-            for (TopicPartition tp : entry.getValue().partitions()) {
-                list.addArray().add(tp.topic()).add(tp.partition());
-            }
-        }
-        if (leader instanceof AbstractStickyAssignor) {
-            reply.put("general", ((AbstractStickyAssignor) leader).partitionsTransferringOwnership() == null);
-        }
-        return reply;
-    }
-
-    private static ConsumerPartitionAssignor leader(String strategy) {
-        switch (strategy) {
-            case "range":
-                return new RangeAssignor();
-            case "roundrobin":
-                return new RoundRobinAssignor();
-            case "sticky":
-                return new StickyAssignor();
-            case "cooperative-sticky":
-                return new CooperativeStickyAssignor();
-            default:
-                throw new IllegalArgumentException("unknown strategy " + strategy);
-        }
+        ConsumerPartitionAssignor leader = KafkaOracle.leader(strategy);
+        return KafkaOracle.assignmentReply(
+                leader, leader.assign(cluster, new GroupSubscription(subscriptions)));
     }
 
     private static Cluster cluster(JsonNode topics) {

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from planner.assignors._topic_ids import TopicId
@@ -51,6 +54,27 @@ class Group:
     @property
     def identical(self) -> bool:
         return len({frozenset(t) for t in self.subscriptions.values()}) <= 1
+
+
+#: `KAFKA_ORACLE_SCALE=N` runs N times the examples of every differential test.
+SCALE = max(1, int(os.environ.get("KAFKA_ORACLE_SCALE", "1")))
+
+Plain = dict[str, list[tuple[str, int]]]
+
+
+def examples(count: int) -> settings:
+    """Hypothesis settings for `count` examples (times `SCALE`), no deadline: a JVM
+    round trip per example."""
+    return settings(
+        max_examples=count * SCALE,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def plain(result: Mapping[str, Sequence[tuple[str, int]]]) -> Plain:
+    """Member -> sorted ``(topic, partition)`` tuples, comparable across both sides."""
+    return {m: sorted((t, p) for t, p in tps) for m, tps in result.items()}
 
 
 @st.composite

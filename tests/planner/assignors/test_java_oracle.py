@@ -21,13 +21,12 @@ Run more examples with ``KAFKA_ORACLE_SCALE=<factor>`` (see ``docs/testing.md``)
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from planner.assignors import TopicPartition, assign
@@ -42,29 +41,15 @@ from tests.oracle.java_oracle import JavaOracle, KafkaRejected
 from tests.planner.assignors.strategies import (
     MEMBER_IDS,
     Group,
+    Plain,
     changed_groups,
+    examples,
     groups,
     has_vanished_claims,
+    plain,
     skewed_groups,
     vanished_groups,
 )
-
-SCALE = max(1, int(os.environ.get("KAFKA_ORACLE_SCALE", "1")))
-
-Plain = dict[str, list[tuple[str, int]]]
-
-
-def examples(count: int) -> settings:
-    return settings(
-        max_examples=count * SCALE,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-
-
-def plain(result: Mapping[str, Sequence[tuple[str, int]]]) -> Plain:
-    """Member -> sorted ``(topic, partition)`` tuples, comparable across both sides."""
-    return {m: sorted((t, p) for t, p in tps) for m, tps in result.items()}
 
 
 def moved(previous: Mapping[str, Sequence[tuple[str, int]]] | None, result: Plain) -> int:

@@ -11,11 +11,8 @@ in its Subscription, as the Java consumer sends ``client.rack``.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, Sequence
-
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from planner.assignors import Racks, assign
@@ -24,30 +21,18 @@ from tests.oracle.java_oracle import JavaOracle
 from tests.planner.assignors.strategies import (
     MEMBER_IDS,
     Group,
+    Plain,
     changed_groups,
+    examples,
     groups,
+    plain,
     skewed_groups,
 )
 
-SCALE = max(1, int(os.environ.get("KAFKA_ORACLE_SCALE", "1")))
-
-Plain = dict[str, list[tuple[str, int]]]
 ReplicaRacks = dict[str, list[list[str | None]]]
 
 REPLICA_RACK = st.sampled_from(["a", "b", "c", "a", "b", "c", None])
 MEMBER_RACK = st.sampled_from(["a", "b", "c", "a", "b", "c", "d", ""]) | st.none()
-
-
-def examples(count: int) -> settings:
-    return settings(
-        max_examples=count * SCALE,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-
-
-def plain(result: Mapping[str, Sequence[tuple[str, int]]]) -> Plain:
-    return {m: sorted((t, p) for t, p in tps) for m, tps in result.items()}
 
 
 @st.composite
