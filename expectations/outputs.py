@@ -323,7 +323,9 @@ def _topic_rows(dataset: str) -> list[Expectation]:
                    OR NOT coalesce(g.consumer_capacity.records_per_s > 0
                        AND g.consumer_capacity.records_per_s <= {_FINITE}, TRUE)
                    OR NOT coalesce(g.consumer_capacity.mib_per_s > 0
-                       AND g.consumer_capacity.mib_per_s <= {_FINITE}, TRUE)))
+                       AND g.consumer_capacity.mib_per_s <= {_FINITE}, TRUE)
+                   OR NOT coalesce(g.consumer_capacity.members_now_at_topic_tc >= 1
+                       AND g.consumer_capacity.source <> 'topic-default', TRUE)))
                OR (g.lag IS NOT NULL AND (
                       g.lag.trend IS NULL OR g.lag.trend NOT IN ({_sql_list(LAG_TRENDS)})
                    OR NOT coalesce(g.lag.records >= 0 AND g.lag.records <= {_FINITE}, TRUE)
@@ -331,7 +333,9 @@ def _topic_rows(dataset: str) -> list[Expectation]:
             """,
             "a group's capacity, where the plan states one, is a finite number above zero "
             "in records/s or MiB/s with its source (given, saturation, busy-fraction, "
-            "lower-bound or topic-default); its lag, where observed, is finite and not "
+            "lower-bound or topic-default), and the members the topic's Tc would need "
+            "instead, where stated, is at least 1 and only for a group with a Tc of its "
+            "own; its lag, where observed, is finite and not "
             "negative in records and seconds, with a trend (growing, steady, shrinking)",
         ),
         query(

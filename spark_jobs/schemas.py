@@ -172,6 +172,8 @@ CONSUMER_CAPACITY = StructType(
         # Nullable: a null struct's children are null in Arrow.
         _f("source", _S),
         _f("evidence", _S),
+        # What today's load would need at the topic's Tc (null: the same Tc).
+        _f("members_now_at_topic_tc", _I),
     ]
 )
 #: A group's observed lag (`planner.recommend.GroupLag`): records, seconds, trend.

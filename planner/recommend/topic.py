@@ -220,35 +220,40 @@ def plan_topic(
         settings=s,
         loads_at_horizon=partition_loads(topic_load, p),
     )
-    group_plans = tuple(
-        _own_capacity(
-            on_p(
-                g,
-                current_partitions=current,
-                current_busiest=(
-                    busiest_member_load(loads_now, g.members, planning_strategies(g, 1)[0])
-                    if loads_now is not None and g.members >= 1
-                    else None
-                ),
-            )
-            if (f := load_factor(g, topic_tc)) == 1.0
-            else _plan_slower(
-                g,
-                f,
-                topic=history.topic,
-                topic_load=topic_load,
-                util_now=util_now,
-                partitions=p,
-                current=current,
-                loads_now=loads_now,
-                settings=s,
-            ),
+
+    def at_topic_tc(g: GroupInfo) -> GroupPlan:
+        # The group planned on the topic's grid, in units of the topic's Tc.
+        return on_p(
             g,
-            topic_tc,
-            mean_record_bytes(history),
+            current_partitions=current,
+            current_busiest=(
+                busiest_member_load(loads_now, g.members, planning_strategies(g, 1)[0])
+                if loads_now is not None and g.members >= 1
+                else None
+            ),
         )
-        for g in infos
-    )
+
+    def with_own_tc(g: GroupInfo) -> GroupPlan:
+        f = load_factor(g, topic_tc)
+        if f == 1.0:
+            return _own_capacity(at_topic_tc(g), g, topic_tc, mean_record_bytes(history))
+        own = _plan_slower(
+            g,
+            f,
+            topic=history.topic,
+            topic_load=topic_load,
+            util_now=util_now,
+            partitions=p,
+            current=current,
+            loads_now=loads_now,
+            settings=s,
+        )
+        # What the topic's Tc would have asked for, so a reader sees what Tc_g changed.
+        return _own_capacity(
+            own, g, topic_tc, mean_record_bytes(history), at_topic_tc(g).members_now
+        )
+
+    group_plans = tuple(with_own_tc(g) for g in infos)
     # On the same topic as it is today (a new topic: its one group is deployed). A topic
     # no group reads has no running group to keep a standby for: one group reading only
     # it is sized by its load alone (`min_group_members` is a floor for running groups,
@@ -386,12 +391,19 @@ def _plan_slower(
 
 
 def _own_capacity(
-    plan: GroupPlan, group: GroupInfo, topic_tc: float | None, record_bytes: float | None
+    plan: GroupPlan,
+    group: GroupInfo,
+    topic_tc: float | None,
+    record_bytes: float | None,
+    members_at_topic_tc: int | None = None,
 ) -> GroupPlan:
     # What the plan was sized with, and the lag it was judged by, stated on it.
     return replace(
         plan,
-        consumer_capacity=consumer_capacity(group, topic_tc, record_bytes),
+        consumer_capacity=replace(
+            consumer_capacity(group, topic_tc, record_bytes),
+            members_now_at_topic_tc=members_at_topic_tc,
+        ),
         lag=group_lag(group),
     )
 

@@ -238,12 +238,16 @@ class ConsumerCapacity:
         source: `given`, `saturation`, `busy-fraction`, `lower-bound` or
             `topic-default`.
         evidence: What `Tc_g` rests on, in a sentence (None for `topic-default`).
+        members_now_at_topic_tc: The members today's load would need were the group
+            sized with the topic's Tc instead (`members_now` of that plan); None when
+            its Tc is the topic's (nothing to compare).
     """
 
     records_per_s: float | None
     mib_per_s: float | None
     source: str
     evidence: str | None = None
+    members_now_at_topic_tc: int | None = None
 
 
 @dataclass(frozen=True)

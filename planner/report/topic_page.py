@@ -11,6 +11,7 @@ from planner.report import charts
 from planner.report.layout import (
     STATUS_LABELS,
     fmt_count,
+    fmt_duration,
     fmt_headroom,
     fmt_needed_by,
     fmt_pct,
@@ -212,10 +213,59 @@ def _standby(count: int) -> str:
     return f'<br><span class="muted">{count:,} standing by</span>' if count else ""
 
 
-def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
+_SOURCE_WORDS = {
+    "given": "given",
+    "saturation": "learned: saturated",
+    "busy-fraction": "learned: busy fraction",
+    "lower-bound": "at least (kept up)",
+    "topic-default": "the topic's Tc",
+}
+
+
+def _capacity_cell(g: GroupReport) -> str:
+    # The Tc its members were sized with, and where it comes from in two words.
+    c = g.consumer_capacity
+    if c is None:
+        return "\u2014"
+    figure = (
+        f"{fmt_rate(c.records_per_s)} records/s"
+        if c.records_per_s is not None
+        else fmt_rate(c.mib_per_s, "mib_in")
+    )
+    if c.source == "lower-bound":
+        figure = "\u2265 " + figure
+    return f'{figure}<br><span class="muted">{escape(_SOURCE_WORDS.get(c.source, c.source))}</span>'
+
+
+def _capacity_notes(g: GroupReport) -> list[str]:
+    # The evidence behind a Tc of its own, and what the topic's Tc would have asked for.
+    c = g.consumer_capacity
+    if c is None or c.source == "topic-default":
+        return []
+    out = [f"its Tc: {c.evidence}" if c.evidence else f"its Tc is {c.source}"]
+    if c.members_now_at_topic_tc is not None and c.members_now_at_topic_tc != g.members_now:
+        out.append(
+            f"sized with the topic's Tc instead, today's load would need "
+            f"{c.members_now_at_topic_tc:,} member{'' if c.members_now_at_topic_tc == 1 else 's'}"
+            f" (with its own: {fmt_count(g.members_now)})"
+        )
+    return [escape(n) for n in out]
+
+
+def _lag_cell(g: GroupReport) -> str:
+    # Records and seconds behind at the figures' end, and which way it went.
+    lag = g.lag
+    if lag is None:
+        return "\u2014"
+    records = "\u2014" if lag.records is None else f"{lag.records:,.0f} records"
+    trend = f'<br><span class="muted">{escape(lag.trend)}</span>' if lag.trend else ""
+    return f"{records}<br>{fmt_duration(lag.seconds)} behind{trend}"
+
+
+def _group_rows(g: GroupReport, topic: str, links: dict[str, str], *, with_lag: bool) -> str:
     # Its protocol and assignor today, the one recommended, and what the plan ran.
     strategy = escape(g.label())
-    notes = [escape(n) for n in g.note_sentences]
+    notes = [escape(n) for n in g.note_sentences] + _capacity_notes(g)
     others = [name for name in g.topics if name != topic]
     if others:
         listed = ", ".join(
@@ -230,16 +280,18 @@ def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
         if g.status == "deploy" and g.recommended_members is not None
         else f"{g.current_members:,} \u2192 {fmt_count(g.recommended_members)}"
     )
+    lag = f'<td class="num">{_lag_cell(g)}</td>' if with_lag else ""
     row = (
         f"<tr><td><code>{escape(g.group_id)}</code></td><td>{status_badge(g.status)}</td>"
         f'<td class="num">{members}{_standby(g.standby_members)}</td>'
         f'<td class="num">{fmt_count(g.members_now)} / {fmt_count(g.members_at_horizon)}</td>'
         f'<td class="num">{fmt_pct(g.busiest_utilisation, fraction=True)}</td>'
+        f'<td class="num">{_capacity_cell(g)}</td>{lag}'
         f"<td>{strategy}</td></tr>"
     )
     if notes:
         row += (
-            '<tr class="notes"><td></td><td colspan="5"><ul class="plain">'
+            f'<tr class="notes"><td></td><td colspan="{7 if with_lag else 6}"><ul class="plain">'
             + "".join(f"<li>{n}</li>" for n in notes)
             + "</ul></td></tr>"
         )
@@ -249,13 +301,18 @@ def _group_rows(g: GroupReport, topic: str, links: dict[str, str]) -> str:
 def _groups(t: TopicReport, links: dict[str, str]) -> str:
     if not t.groups:
         return ""
-    rows = "".join(_group_rows(g, t.topic, links) for g in t.groups)
+    # The lag column only where some group on the topic was observed.
+    with_lag = any(g.lag is not None for g in t.groups)
+    rows = "".join(_group_rows(g, t.topic, links, with_lag=with_lag) for g in t.groups)
     return (
         '<h2 id="groups">Consumer groups</h2>'
         "<table><thead><tr><th>Group</th><th>Status</th>"
         '<th class="num">Members: now \u2192 to run</th>'
         '<th class="num">Needed: today / at horizon</th>'
-        '<th class="num">Busiest member at today\'s need</th><th>Protocol / assignor</th>'
+        '<th class="num">Busiest member at today\'s need</th>'
+        '<th class="num">Tc per member</th>'
+        + ('<th class="num">Lag at the end</th>' if with_lag else "")
+        + "<th>Protocol / assignor</th>"
         f"</tr></thead><tbody>{rows}</tbody></table>"
     )
 

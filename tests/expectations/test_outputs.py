@@ -519,11 +519,19 @@ def test_a_groups_capacity_and_lag_are_checked(spark: Any) -> None:
         row["groups"] = [group_plan("billing", 4, [topic], **overrides)]
         return recommendation(row, 4, "billing")
 
-    def capacity(records: float | None, source: str | None) -> dict[str, Any]:
-        return {"records_per_s": records, "mib_per_s": None, "source": source, "evidence": "x"}
+    def capacity(
+        records: float | None, source: str | None, at_topic_tc: int | None = None
+    ) -> dict[str, Any]:
+        return {
+            "records_per_s": records,
+            "mib_per_s": None,
+            "source": source,
+            "evidence": "x",
+            "members_now_at_topic_tc": at_topic_tc,
+        }
 
     good = [
-        with_group("learned", consumer_capacity=capacity(500.0, "saturation")),
+        with_group("learned", consumer_capacity=capacity(500.0, "saturation", 3)),
         with_group("observed", lag={"records": 0.0, "seconds": 0.0, "trend": "steady"}),
         with_group("neither"),
     ]
@@ -536,9 +544,11 @@ def test_a_groups_capacity_and_lag_are_checked(spark: Any) -> None:
         with_group("no-figure", consumer_capacity=capacity(None, "given")),
         with_group("negative-lag", lag={"records": -1.0, "seconds": 0.0, "trend": "steady"}),
         with_group("no-trend", lag={"records": 10.0, "seconds": 1.0, "trend": None}),
+        with_group("zero-at-topic-tc", consumer_capacity=capacity(500.0, "given", 0)),
+        with_group("topic-tc-compared", consumer_capacity=capacity(500.0, "topic-default", 2)),
         with_group("fine", consumer_capacity=capacity(500.0, "lower-bound")),
     ]
-    report = validate(frame(spark, "recommendations", bad), "recommendations.output")
+    report = validate(frame(spark, "recommendations", bad), "recommendations.output", examples=10)
     assert failed(report) == {(QUERY, "recommendations.group_capacity_and_lag")}
     assert report[QUERY, "recommendations.group_capacity_and_lag"].topics == (
         "nan-capacity",
@@ -546,4 +556,6 @@ def test_a_groups_capacity_and_lag_are_checked(spark: Any) -> None:
         "no-figure",
         "negative-lag",
         "no-trend",
+        "zero-at-topic-tc",
+        "topic-tc-compared",
     )

@@ -515,7 +515,11 @@ def test_a_groups_row_with_its_own_tc_changes_that_groups_members_only() -> None
         "mib_per_s": pytest.approx(1_000.0 * mean_record_bytes(history) / MIB),
         "source": "saturation",
         "evidence": own["capacity_evidence"],
+        # At the topic's Tc it would need what the audit group (same strategy, same size,
+        # the topic's Tc, the same partitions) needs.
+        "members_now_at_topic_tc": by_id["audit"]["members_now"],
     }
     assert by_id["indexer"]["lag"] == {"records": 12_000.0, "seconds": 4.5, "trend": "growing"}
     assert by_id["audit"]["consumer_capacity"]["source"] == "topic-default"
+    assert by_id["audit"]["consumer_capacity"]["members_now_at_topic_tc"] is None
     assert by_id["audit"]["lag"] is None

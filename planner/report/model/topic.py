@@ -235,12 +235,16 @@ class GroupCapacityReport(Model):
         mib_per_s: The same in MiB/s at the topic's mean record size (None: unknown).
         source: `given`, `saturation`, `busy-fraction`, `lower-bound`, `topic-default`.
         evidence: What it rests on, in a sentence.
+        members_now_at_topic_tc: The members today's load would need at the topic's Tc
+            instead (None: the group is sized with the topic's Tc, or outputs written
+            before plans stated it).
     """
 
     records_per_s: float | None
     mib_per_s: float | None
     source: str
     evidence: str | None = None
+    members_now_at_topic_tc: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
