@@ -21,6 +21,11 @@ they read from what the observer recorded, and writes what they say:
   (empty) when a partition's history does not reach back to its committed offset.
 - **Given wins** (`with_given`): a capacity row naming the group and topic replaces
   whatever was learned, with `given` as its source.
+- **Figures travel together** (`with_figures_of_later_sources`): when two sources give
+  the same group and topic, the first wins the row, but a winning row with none of these
+  columns takes them, as one block, from the first later row that has them (a landing
+  groups file listed before `kafka` states strategies and sizes, not what the observer
+  learned). A block is never mixed from two sources.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ __all__ = [
     "group_figures",
     "group_windows",
     "owners_per_window",
+    "with_figures_of_later_sources",
     "with_given",
 ]
 
@@ -261,5 +267,46 @@ def with_given(groups: pa.Table, capacity: pa.Table) -> tuple[pa.Table, list[str
         f"capacity: a row gives group {g!r} a Tc on topic {t!r}, but the group does not read "
         f"it in the interval: not used"
         for g, t in unread
+    ]
+    return groups, notes
+
+
+def with_figures_of_later_sources(groups: pa.Table) -> tuple[pa.Table, list[str]]:
+    """`groups` (rows in priority order, duplicates not yet removed) with each key's first
+    row given the `GROUP_FIGURES` of the first later row of that (group, topic) that has
+    any, when it has none itself; and a note per row so completed.
+
+    Example: `landing` says group `billing` reads `orders` with 3 range members and
+    nothing of its consumption; `kafka` learned its Tc and lag. The merged row is
+    landing's, with kafka's six figures.
+    """
+    if groups.num_rows < 2:
+        return groups, []
+    keys = list(
+        zip(groups.column("group_id").to_pylist(), groups.column("topic").to_pylist(), strict=True)
+    )
+    figures = groups.select(list(GROUP_FIGURES)).to_pylist()
+    has = [any(v is not None for v in row.values()) for row in figures]
+    first: dict[tuple[str, str], int] = {}
+    donor: dict[int, int] = {}
+    for i, key in enumerate(keys):
+        if key not in first:
+            first[key] = i
+        elif not has[first[key]] and has[i] and first[key] not in donor:
+            donor[first[key]] = i
+    if not donor:
+        return groups, []
+    take = np.arange(groups.num_rows)
+    for winner, giver in donor.items():
+        take[winner] = giver
+    index = pa.array(take)
+    for name in GROUP_FIGURES:
+        i = groups.schema.get_field_index(name)
+        groups = groups.set_column(i, groups.schema.field(i), groups.column(i).take(index))
+    source = groups.column("source").to_pylist()
+    notes = [
+        f"groups: group {keys[w][0]!r} on topic {keys[w][1]!r}: its row from {source[w]!r} "
+        f"has no capacity or lag figures; those of {source[g]!r} are used"
+        for w, g in sorted(donor.items())
     ]
     return groups, notes

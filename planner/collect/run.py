@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.collect.base import Collected, Source
-from planner.collect.consumption import with_given
+from planner.collect.consumption import with_figures_of_later_sources, with_given
 from planner.collect.idle import add_idle_rows
 from planner.figures.conform import Conformed, dedupe, empty, rejections
 from planner.figures.dataset import DataInterval, list_intervals, remove_staging, write_interval
@@ -167,6 +167,9 @@ def merge(collected: Sequence[Collected]) -> tuple[dict[str, pa.Table], pa.Table
     for name in TABLES:
         pieces = [p for c in collected for p in c.parts.get(name, [])]
         table, rows = _concat(pieces, name)
+        if name == "groups":
+            table, completed = with_figures_of_later_sources(table)
+            notes.extend(completed)
         unique = dedupe(name, table, rows)
         rejected.append(unique.rejected)
         tables[name] = unique.table

@@ -176,3 +176,85 @@ def test_lag_is_never_negative_when_a_commit_is_read_after_the_end_offset() -> N
     found = consumption.group_windows(bounds, ends, committed, np.array([1, 1]), gap_s=180.0)
     assert found is not None
     assert found.windows.lag_end.tolist() == [0.0, 0.0]
+
+
+def test_a_first_sources_row_without_figures_takes_them_from_a_later_source(
+    two_groups: dict,
+) -> None:
+    # A landing groups file listed before kafka names the group's strategy and size but
+    # nothing of its consumption; the observer learned its Tc and lag. The row is
+    # landing's, the figures the observer's, as one block, and a note says so.
+    learned = two_groups["indexer"]
+    landing = Collected(source="landing")
+    landing.add(
+        "groups",
+        conform(
+            "groups",
+            pa.table(
+                {
+                    "group_id": ["indexer", "archiver"],
+                    "topic": ["orders", "orders"],
+                    "strategy": ["cooperative-sticky", "range"],
+                    "members": [5, 3],
+                }
+            ),
+            source="landing:groups.csv",
+        ),
+    )
+    observed = Collected(source="kafka")
+    observed.add(
+        "groups",
+        conform(
+            "groups",
+            pa.table({k: [learned[k]] for k in learned if k != "source"}),
+            source="kafka-observations",
+        ),
+    )
+    tables, rejected, notes = merge([landing, observed])
+    rows = {r["group_id"]: r for r in tables["groups"].to_pylist()}
+    indexer = rows["indexer"]
+    assert (indexer["strategy"], indexer["members"]) == ("cooperative-sticky", 5)
+    assert indexer["source"] == "landing:groups.csv"
+    for name in consumption.GROUP_FIGURES:
+        assert indexer[name] == learned[name], name
+    assert indexer["capacity_source"] == "saturation"
+    # The group kafka says nothing of keeps nothing.
+    assert all(rows["archiver"][name] is None for name in consumption.GROUP_FIGURES)
+    # The later row is still a duplicate of the key (its strategy and size lost).
+    assert rejected.column("table").to_pylist() == ["groups"]
+    assert (
+        "groups: group 'indexer' on topic 'orders': its row from 'landing:groups.csv' has "
+        "no capacity or lag figures; those of 'kafka-observations' are used"
+    ) in notes
+
+
+def test_a_first_sources_own_figures_are_never_mixed_with_a_later_ones(two_groups: dict) -> None:
+    # A landing row with a lag trend of its own keeps its block, though it has no Tc.
+    learned = two_groups["indexer"]
+    first = conform(
+        "groups",
+        pa.table(
+            {
+                "group_id": ["indexer"],
+                "topic": ["orders"],
+                "strategy": ["range"],
+                "members": [3],
+                "lag_records": [10.0],
+                "lag_trend": ["steady"],
+            }
+        ),
+        source="landing:groups.csv",
+    ).table
+    later = conform(
+        "groups",
+        pa.table({k: [learned[k]] for k in learned if k != "source"}),
+        source="kafka-observations",
+    ).table
+    merged, notes = consumption.with_figures_of_later_sources(pa.concat_tables([first, later]))
+    row = merged.to_pylist()[0]
+    assert (row["lag_trend"], row["consumer_records_per_s"], row["lag_records"]) == (
+        "steady",
+        None,
+        10.0,
+    )
+    assert notes == []
