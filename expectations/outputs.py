@@ -235,6 +235,7 @@ def _topic_rows(dataset: str) -> list[Expectation]:
         finite_at_least("tp_records_per_s", 0.0, strict=True),
         finite_at_least("tc_mib_per_s", 0.0, strict=True),
         finite_at_least("tc_records_per_s", 0.0, strict=True),
+        finite_at_least("topic_tc_records_per_s", 0.0, strict=True),
         query(
             f"{dataset}.planned_has_numbers",
             f"""

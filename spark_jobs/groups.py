@@ -39,8 +39,9 @@ FloatArray = npt.NDArray[np.float64]
 @dataclass(frozen=True)
 class GroupTopic:
     """One topic of a multi-topic group, as its `sizing` row left it: the fields of
-    `planner.recommend.GroupTopic` (None where the topic has no plan) and its sizing
-    `status` (None when the run does not know the topic)."""
+    `planner.recommend.GroupTopic` (None where the topic has no plan, `load_factor` 1.0
+    where the group is sized with the topic's Tc) and its sizing `status` (None when
+    the run does not know the topic)."""
 
     topic: str
     status: str | None
@@ -49,6 +50,7 @@ class GroupTopic:
     consumers_now: float | None
     consumers_at_horizon: float | None
     loads: FloatArray | None = None
+    load_factor: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ def plan_group_of_topics(
                 consumers_now=t.consumers_now or 0.0,
                 consumers_at_horizon=t.consumers_at_horizon,
                 loads=t.loads,
+                load_factor=t.load_factor,
             )
         )
     settings = PlanSettings(headroom_pct=headroom_pct, min_group_members=min_group_members)

@@ -389,6 +389,7 @@ def _fill_plan(
     skew = plan.skew
     row.update(
         status=plan.status,
+        topic_tc_records_per_s=plan.topic_tc_records_per_s,
         rule_partitions=plan.sizing.required_partitions,
         share_partitions=plan.share.partitions if plan.share is not None else None,
         share_bound=plan.share.deciding.bound if plan.share is not None else None,

@@ -255,6 +255,9 @@ _TOPIC_FIELDS: list[StructField] = [
     _f("tc_source", _S),
     _f("tp_measured_by", _S),
     _f("tc_measured_by", _S),
+    # The topic's Tc in records/s that groups' own Tc are compared with (`TopicPlan.
+    # topic_tc_records_per_s`): what multi-topic groups are scaled against.
+    _f("topic_tc_records_per_s", _D),
     *_dimension_fields(),
     _f("rule_partitions", _I),
     _f("skew_partitions", _I),

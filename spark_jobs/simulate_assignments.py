@@ -169,7 +169,15 @@ def multi_topic_groups(groups: DataFrame) -> DataFrame:
     return (
         groups.withColumn("group_topics", F.size(F.collect_set("topic").over(per_group)))
         .where(F.col("group_topics") > 1)
-        .select("group_id", "topic", "strategy", "members", "protocol")
+        .select(
+            "group_id",
+            "topic",
+            "strategy",
+            "members",
+            "protocol",
+            "consumer_records_per_s",
+            "capacity_source",
+        )
     )
 
 
@@ -177,7 +185,8 @@ def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
     """Each subscription of a multi-topic group, with its topic's sizing.
 
     `loads` is a keyed topic's partition loads at its recommended count (null for an
-    even spread).
+    even spread); `consumer_records_per_s` and `capacity_source` are the group's own Tc
+    on the topic, `topic_tc_records_per_s` the topic's Tc it is compared with.
     """
     from pyspark.sql import functions as F
 
@@ -191,6 +200,7 @@ def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
         "recommended_partitions",
         "consumers_now",
         "consumers_at_horizon",
+        "topic_tc_records_per_s",
         F.get(at_recommended, 0)["loads"].alias("loads"),
     )
     return multi.join(F.broadcast(sized), "topic", "left")

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from planner.fit import member_headroom_pct
 from planner.notes import note
-from planner.recommend import GroupInfo, PlanSettings, grid_parameters
+from planner.recommend import GroupInfo, PlanSettings, grid_parameters, load_factor
 from planner.simulate import STRATEGIES, GridResult, TopicLoad, grid_from_loads, simulate_grid
 from planner.simulate.churn import COST_COLUMNS
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
@@ -257,10 +257,12 @@ def plan_groups(
 ) -> pa.Table:
     """`applyInArrow` body: one multi-topic group in (one row per topic), one row out.
 
-    Input columns: `group_id, topic, strategy, members, protocol`, and per topic its sizing
+    Input columns: `group_id, topic, strategy, members, protocol`, the group's own Tc on
+    the topic (`consumer_records_per_s, capacity_source`), and per topic its sizing
     `status, current_partitions, recommended_partitions, consumers_now,
-    consumers_at_horizon, loads` (the partition loads at the recommended count of a
-    keyed topic; all null when the run does not know the topic).
+    consumers_at_horizon, topic_tc_records_per_s, loads` (the partition loads at the
+    recommended count of a keyed topic; all null when the run does not know the topic).
+    Each topic's loads are scaled to the group's own Tc by the core's `load_factor`.
     """
     group_id = key[0].as_py()
     rows = table.sort_by([("topic", "ascending")]).to_pylist()
@@ -277,6 +279,16 @@ def plan_groups(
                 consumers_now=r["consumers_now"],
                 consumers_at_horizon=r["consumers_at_horizon"],
                 loads=None if r["loads"] is None else np.asarray(r["loads"], dtype=np.float64),
+                load_factor=load_factor(
+                    GroupInfo(
+                        group_id,
+                        r["strategy"],
+                        int(r["members"]),
+                        capacity_records_per_s=r.get("consumer_records_per_s"),
+                        capacity_source=r.get("capacity_source"),
+                    ),
+                    r.get("topic_tc_records_per_s"),
+                ),
             )
         )
     # The groups table has one row per subscription; a group's rows should agree.

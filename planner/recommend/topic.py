@@ -327,6 +327,7 @@ def plan_topic(
         consumers=choose_consumers(group_plans, one_group=one_group),
         alternatives=alternatives,
         share=share,
+        topic_tc_records_per_s=topic_tc,
     )
 
 

@@ -379,6 +379,9 @@ class TopicPlan:
         share: The share-group model's sizing at the end of the horizon, when share
             groups read the topic (None otherwise): its partition bounds count in the
             requirement.
+        topic_tc_records_per_s: The topic's Tc in records/s that each group's own Tc
+            is compared with (`planner.recommend.consumer_capacity`): its Tc in
+            records/s, or in MiB/s at its mean record size; None when neither is known.
     """
 
     topic: str
@@ -402,6 +405,7 @@ class TopicPlan:
     consumers: ConsumerChoice | None = None
     alternatives: tuple[Note, ...] = ()
     share: ShareSizing | None = None
+    topic_tc_records_per_s: float | None = None
 
     @property
     def recommended_partitions(self) -> int:

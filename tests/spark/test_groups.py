@@ -192,3 +192,71 @@ def test_the_floor_is_met_by_a_size_that_fits_not_by_the_floor_itself() -> None:
     today = {r["members"]: r for r in result.grid if r["strategy"] == "cooperative-sticky"}
     assert today[4]["max_load"] * 0.8 > LIMIT  # the floor itself misses the headroom
     assert [n["code"] for n in plan["notes_coded"]][:2] == ["min-group-size", "under-provisioned"]
+
+
+def _group_rows(capacity: dict[str, tuple[float | None, str | None]]) -> Any:
+    # The `plan_groups` input of a group reading topics a (4 partitions, 1.2 consumers)
+    # and b (2 partitions, 0.6), each at a topic Tc of 1,000 records/s, with the group's
+    # own Tc per topic as `capacity` gives it.
+    import pyarrow as pa
+
+    rows = [
+        {
+            "group_id": "mixed",
+            "topic": topic,
+            "strategy": "roundrobin",
+            "members": 3,
+            "protocol": "classic",
+            "consumer_records_per_s": capacity.get(topic, (None, None))[0],
+            "capacity_source": capacity.get(topic, (None, None))[1],
+            "status": "ok",
+            "current_partitions": partitions,
+            "recommended_partitions": partitions,
+            "consumers_now": load,
+            "consumers_at_horizon": load,
+            "topic_tc_records_per_s": 1_000.0,
+            "loads": None,
+        }
+        for topic, partitions, load in (("a", 4, 1.2), ("b", 2, 0.6))
+    ]
+    return pa.Table.from_pylist(rows)
+
+
+def _members_now(capacity: dict[str, tuple[float | None, str | None]]) -> int:
+    import pyarrow as pa
+
+    from spark_jobs.simulation import plan_groups
+
+    out = plan_groups(
+        [pa.scalar("mixed")], _group_rows(capacity), run="r", headroom_pct=30.0, min_group_members=2
+    )
+    return int(out.to_pylist()[0]["plan"]["members_now"])
+
+
+def test_a_multi_topic_groups_own_tc_scales_its_loads_per_topic() -> None:
+    from planner.recommend import GroupInfo, PlanSettings
+    from planner.recommend import GroupTopic as SizedTopic
+    from planner.recommend import plan_group_of_topics as in_core
+
+    def core(factor_a: float) -> int:
+        topics = [
+            SizedTopic("a", 4, 4, 1.2, 1.2, load_factor=factor_a),
+            SizedTopic("b", 2, 2, 0.6, 0.6),
+        ]
+        plan = in_core(
+            GroupInfo("mixed", "roundrobin", 3), topics, settings=PlanSettings(headroom_pct=30.0)
+        ).plan
+        assert plan.members_now is not None
+        return plan.members_now
+
+    plain = _members_now({})
+    assert plain == core(1.0) == 3  # six partitions of 0.3: two per member
+    # Saturated at 500 records/s on topic a: each of a's partitions weighs 0.6 in the
+    # group's own consumers, so one per member on a: more members.
+    slow = _members_now({"a": (500.0, "saturation")})
+    assert slow == core(2.0) > plain
+    # A lower bound below the topic's Tc never slows the group; one above it speeds it.
+    assert _members_now({"a": (500.0, "lower-bound")}) == plain
+    assert _members_now({"a": (4_000.0, "lower-bound")}) == core(0.25) <= plain
+    # A figure given as the topic's own default is the topic's Tc.
+    assert _members_now({"a": (500.0, "topic-default")}) == plain
