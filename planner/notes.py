@@ -254,6 +254,37 @@ def _keyed_remap(p: Mapping[str, Any]) -> str:
     )
 
 
+@_renders("streams-input-increase", "warning")
+def _streams_input_increase(p: Mapping[str, Any]) -> str:
+    apps = ", ".join(repr(a) for a in p["apps"])
+    many = len(p["apps"]) > 1
+    recommended = p["recommended_partitions"]
+    return (
+        f"Kafka Streams application{'s' if many else ''} {apps} read{'' if many else 's'} "
+        f"this topic: at {recommended} partitions the subtopology reading it runs at least "
+        f"{recommended} tasks (one per partition of its inputs). If it has internal topics "
+        f"(<application.id>-...-repartition, -changelog: a stateful or re-keying "
+        f"application), they keep their partition counts and Kafka "
+        f'Streams stops on the mismatch (classic protocol: "Existing internal topic ... '
+        f'has invalid partitions"; streams protocol: INCORRECTLY_PARTITIONED_TOPICS), and '
+        f"its state stores, partitioned like the topic, no longer hold their keys' state. "
+        f"Change it with the application stopped: alter this topic, then reset the "
+        f"application (kafka-streams-application-reset.sh deletes its internal topics; its "
+        f"state is rebuilt by reprocessing) or start it under a new application.id"
+    )
+
+
+@_renders("streams-internal-topic", "warning")
+def _streams_internal_topic(p: Mapping[str, Any]) -> str:
+    return (
+        f"internal {p['kind']} topic of Kafka Streams application {p['app']!r}: Kafka "
+        f"Streams sets its partition count from the application's tasks, and refuses to "
+        f"run when it differs. Change the application's input topics instead (the "
+        f"recommendation here is what its load asks for), and this topic with them "
+        f"through a reset of the application"
+    )
+
+
 @_renders("hot-key", "warning")
 def _hot_key(p: Mapping[str, Any]) -> str:
     return (

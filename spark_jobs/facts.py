@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from planner.choices import DEFAULT_PARTITIONER
+from planner.protocols import is_streams
+from planner.streams import internal_topic_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -131,7 +133,14 @@ def group_facts(groups: pa.Table) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for r in rows:
         facts = out.setdefault(
-            r["topic"], {"groups": [], "readers": set(), "shares": set(), "max_members": None}
+            r["topic"],
+            {
+                "groups": [],
+                "readers": set(),
+                "shares": set(),
+                "streams": set(),
+                "max_members": None,
+            },
         )
         if len(reach.get(r["group_id"], ())) == 1:
             # The capacity and lag columns only where the figures have them: a group
@@ -140,6 +149,8 @@ def group_facts(groups: pa.Table) -> dict[str, dict[str, Any]]:
                 {k: r.get(k) for k in _GROUP_FIELDS if k in _BASE or r.get(k) is not None}
             )
         facts["readers"].add(r["group_id"])
+        if is_streams(r["protocol"], r["strategy"]):
+            facts["streams"].add(r["group_id"])
         if r["protocol"] == "share":
             facts["shares"].add(r["group_id"])
         if r["members"] is not None and (
@@ -151,6 +162,7 @@ def group_facts(groups: pa.Table) -> dict[str, dict[str, Any]]:
             "groups": sorted(f["groups"], key=_group_order),
             "consuming_groups": len(f["readers"]),
             "share_groups": len(f["shares"]),
+            "streams_readers": sorted(f["streams"]),
             "max_members": f["max_members"],
         }
         for topic, f in out.items()
@@ -174,14 +186,25 @@ def topic_facts(topics: pa.Table, *, capacity: pa.Table, groups: pa.Table) -> li
         Rows of `topic, partitions, replication_factor, keyed, partitioner (the default
         partitioner where the snapshot has none), retention_ms`, the columns of
         `capacity_for_topics`, `groups`, `consuming_groups`, `share_groups`,
-        `max_members` (0 where unknown), by topic; topics without a name are left out.
+        `streams_readers` (the Kafka Streams applications reading it),
+        `streams_internal` (`(application, kind)` when it is one's internal topic,
+        `planner.streams.internal_topic_of`), `max_members` (0 where unknown), by
+        topic; topics without a name are left out.
     """
     snapshot = [
         r for r in topics.select(["topic", *_SNAPSHOT]).to_pylist() if r["topic"] is not None
     ]
     sides = capacity_for_topics((r["topic"] for r in snapshot), capacity)
     readers = group_facts(groups)
-    unread = {"groups": [], "consuming_groups": 0, "share_groups": 0, "max_members": None}
+    unread = {
+        "groups": [],
+        "consuming_groups": 0,
+        "share_groups": 0,
+        "streams_readers": [],
+        "max_members": None,
+    }
+    # Every Kafka Streams application of the run, for the topics that are theirs.
+    apps = sorted({a for f in readers.values() for a in f["streams_readers"]})
     out = []
     for row in sorted(snapshot, key=lambda r: r["topic"]):
         read = readers.get(row["topic"], unread)
@@ -192,6 +215,7 @@ def topic_facts(topics: pa.Table, *, capacity: pa.Table, groups: pa.Table) -> li
                 **sides[row["topic"]],
                 **read,
                 "max_members": read["max_members"] or 0,
+                "streams_internal": internal_topic_of(row["topic"], apps),
             }
         )
     return out

@@ -174,6 +174,11 @@ def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
     ]
 
 
+def _pair(value: Any) -> tuple[str, str] | None:
+    # `(application, kind)` as the facts hold it (a tuple, or a list once serialised).
+    return None if not value else (str(value[0]), str(value[1]))
+
+
 def _share_fetch(facts: Mapping[str, Any]) -> SideCapacity | None:
     # One partition's share-fetch throughput, where the capacity table has it.
     mib, records = facts.get("sf_mib_per_s"), facts.get("sf_records_per_s")
@@ -589,6 +594,9 @@ def _sizing_row(
             share_groups=row["share_groups"],
             share_fetch=_share_fetch(info),
             settings=settings.sizing_plan,
+            # Absent from facts written before Kafka Streams applications were told apart.
+            streams_readers=info.get("streams_readers") or (),
+            streams_internal=_pair(info.get("streams_internal")),
         )
     except ValueError as exc:
         why = _warn(row, note("plan-error", error=str(exc)))

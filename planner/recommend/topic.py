@@ -25,6 +25,7 @@ import numpy.typing as npt
 from planner.cost import ClusterShape, PartitionCost
 from planner.fit import member_headroom_pct
 from planner.notes import Note, note
+from planner.protocols import is_streams
 from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
 from planner.recommend.consumer_capacity import (
     consumer_capacity,
@@ -85,6 +86,8 @@ def plan_topic(
     share_groups: int | None = None,
     share_fetch: SideCapacity | None = None,
     settings: PlanSettings | None = None,
+    streams_readers: Sequence[str] = (),
+    streams_internal: tuple[str, str] | None = None,
 ) -> TopicPlan:
     """Plan one topic from its history, capacities, cluster and consumer groups.
 
@@ -110,6 +113,12 @@ def plan_topic(
             `share_fetch_*`), None when not measured (the share model then says what it
             assumed).
         settings: Planning settings (defaults when None).
+        streams_readers: Kafka Streams applications (group ids) reading the topic,
+            those reading other topics too included; one-topic Streams groups among
+            `groups` count without being listed. A partition increase warns them
+            (`planner.streams`).
+        streams_internal: `(application id, kind)` when the topic is an internal topic
+            of a Kafka Streams application (`planner.streams.internal_topic_of`).
 
     Raises:
         ValueError: bad figures, a replication factor above the broker count, or no
@@ -267,6 +276,7 @@ def plan_topic(
         *_record_size_warnings(history, producer, consumer),
         *_unchecked_dimensions(targets, producer, consumer),
         *_warnings(history, choice, cost, grid, p, group_plans, skew),
+        *_streams_warnings(history, choice, infos, streams_readers, streams_internal),
         *_unread_topic(history, targets, sizing, sizing_now, choice, consuming),
         *(share.notes if share is not None else ()),
     )
@@ -505,6 +515,34 @@ def mean_record_bytes(history: TopicHistory) -> float | None:
     both = np.isfinite(mib) & np.isfinite(records)
     total = float(records[both].sum())
     return float(mib[both].sum()) * 2**20 / total if total > 0 else None
+
+
+def _streams_warnings(
+    history: TopicHistory,
+    choice: PartitionChoice,
+    groups: Sequence[GroupInfo],
+    readers: Sequence[str],
+    internal: tuple[str, str] | None,
+) -> tuple[Note, ...]:
+    # What a change of this topic's count does to the Kafka Streams applications on it
+    # (`planner.streams`): only a change the plan asks for is worth a word.
+    current = history.current_partitions
+    if current is None or choice.recommended == current:
+        return ()
+    out: list[Note] = []
+    if internal is not None:
+        out.append(note("streams-internal-topic", app=internal[0], kind=internal[1]))
+    apps = set(readers) | {g.group_id for g in groups if is_streams(g.protocol, g.strategy)}
+    if apps and choice.recommended > current:
+        out.append(
+            note(
+                "streams-input-increase",
+                apps=sorted(apps),
+                current_partitions=current,
+                recommended_partitions=choice.recommended,
+            )
+        )
+    return tuple(out)
 
 
 def _record_size_warnings(

@@ -44,6 +44,9 @@ FACTS = pa.schema(
         pa.field("groups", pa.list_(GROUP)),
         pa.field("consuming_groups", pa.int32()),
         pa.field("max_members", pa.int32()),
+        pa.field("streams_readers", pa.list_(pa.string())),
+        # `(application, kind)`, as a list once it went through Arrow.
+        pa.field("streams_internal", pa.list_(pa.string())),
     ]
 )
 #: A group with its own capacity and lag (figures `groups`' optional columns).

@@ -148,9 +148,16 @@ def test_group_facts_keep_one_topic_groups_and_count_every_reader() -> None:
             ],
             "consuming_groups": 3,
             "share_groups": 0,
+            "streams_readers": [],
             "max_members": 5,
         },
-        "b": {"groups": [], "consuming_groups": 1, "share_groups": 0, "max_members": 5},
+        "b": {
+            "groups": [],
+            "consuming_groups": 1,
+            "share_groups": 0,
+            "streams_readers": [],
+            "max_members": 5,
+        },
     }
 
 
@@ -223,8 +230,56 @@ def test_topic_facts_give_every_topic_its_snapshot_sides_and_readers() -> None:
         "groups": [],
         "consuming_groups": 0,
         "share_groups": 0,
+        "streams_readers": [],
         "max_members": 0,
+        "streams_internal": None,
     }
+
+
+def test_kafka_streams_applications_and_their_internal_topics_are_told_apart() -> None:
+    # A classic Kafka Streams application (assignor `stream`) reading `orders` and its
+    # own repartition topic, a KIP-1071 one reading `orders`, and a plain group whose
+    # name prefixes a topic: only an application's own topics are its internal ones.
+    rows = [
+        {"group_id": "wordcount", "topic": "orders", "strategy": "stream", "members": 2},
+        {
+            "group_id": "wordcount",
+            "topic": "wordcount-KSTREAM-AGGREGATE-0000000003-repartition",
+            "strategy": "stream",
+            "members": 2,
+        },
+        {
+            "group_id": "fraud",
+            "topic": "orders",
+            "strategy": "sticky",
+            "members": 3,
+            "protocol": "streams",
+        },
+        {"group_id": "audit", "topic": "orders", "strategy": "range", "members": 1},
+    ]
+    names = [
+        "orders",
+        "wordcount-KSTREAM-AGGREGATE-0000000003-repartition",
+        "wordcount-counts-changelog",
+        "fraud-scores-changelog",
+        "audit-trail-changelog",
+    ]
+    topics = _table(
+        "topics",
+        [{"topic": n, "partitions": 6, "replication_factor": 1, "keyed": True} for n in names],
+    )
+    capacity = _table("capacity", [_cap("*", (8.0, None), (1.0, None), "fleet")])
+    facts = {f["topic"]: f for f in topic_facts(topics, capacity=capacity, groups=_groups(rows))}
+    assert facts["orders"]["streams_readers"] == ["fraud", "wordcount"]
+    assert facts["orders"]["streams_internal"] is None
+    assert facts["wordcount-KSTREAM-AGGREGATE-0000000003-repartition"]["streams_internal"] == (
+        "wordcount",
+        "repartition",
+    )
+    assert facts["wordcount-counts-changelog"]["streams_internal"] == ("wordcount", "changelog")
+    assert facts["fraud-scores-changelog"]["streams_internal"] == ("fraud", "changelog")
+    # `audit` is no Kafka Streams application: its name proves nothing.
+    assert facts["audit-trail-changelog"]["streams_internal"] is None
 
 
 _NAMES = st.text(string.ascii_lowercase[:4], min_size=1, max_size=3)

@@ -523,3 +523,37 @@ def test_a_groups_row_with_its_own_tc_changes_that_groups_members_only() -> None
     assert by_id["audit"]["consumer_capacity"]["source"] == "topic-default"
     assert by_id["audit"]["consumer_capacity"]["members_now_at_topic_tc"] is None
     assert by_id["audit"]["lag"] is None
+
+
+def test_the_job_hands_kafka_streams_applications_and_internal_topics_to_the_core() -> None:
+    # The facts name the Kafka Streams applications reading the topic (a multi-topic one
+    # among them, not in `groups`) and whose internal topic it is; the sizing row carries
+    # the core's warnings for them, the same as `plan_topic` given the same.
+    throughput = ai.hourly()
+    facts = ai.facts(
+        groups=[("wordcount", "stream", 3)],
+        consuming_groups=2,
+        streams_readers=["enricher", "wordcount"],
+        streams_internal=["legacy-app", "repartition"],
+        # A tenth of the usual Tc: the consumer side asks for more partitions.
+        tc_mib_per_s=0.2,
+        tc_records_per_s=400.0,
+    )
+    row = _row(throughput, facts)
+    coded = {w["code"]: json.loads(w["params"]) for w in row["warnings_coded"]}
+    assert row["recommended_partitions"] > row["current_partitions"]
+    assert coded["streams-input-increase"] == {
+        "apps": ["enricher", "wordcount"],
+        "current_partitions": row["current_partitions"],
+        "recommended_partitions": row["recommended_partitions"],
+    }
+    assert coded["streams-internal-topic"] == {"app": "legacy-app", "kind": "repartition"}
+    plain = _row(
+        throughput,
+        ai.facts(groups=[("audit", "range", 3)], tc_mib_per_s=0.2, tc_records_per_s=400.0),
+    )
+    assert plain["recommended_partitions"] == row["recommended_partitions"]
+    assert not {w["code"] for w in plain["warnings_coded"]} & {
+        "streams-input-increase",
+        "streams-internal-topic",
+    }

@@ -1,0 +1,111 @@
+"""Kafka Streams applications on a topic whose partition count the plan changes.
+
+`planner.streams` tells an application's internal topics from its name and the groups
+known to be Kafka Streams applications; `plan_topic` warns where its recommendation
+would break an application (docs/model.md, section 11).
+"""
+
+from __future__ import annotations
+
+import doctest
+from dataclasses import replace
+
+import pytest
+
+from planner import streams
+from planner.examples import load_example
+from planner.recommend import GroupInfo, TopicPlan, plan_topic
+from planner.streams import internal_topic_of
+
+
+def test_the_docstring_examples() -> None:
+    failed, attempted = doctest.testmod(streams)
+    assert attempted >= 2 and failed == 0
+
+
+@pytest.mark.parametrize(
+    ("topic", "apps", "found"),
+    [
+        ("app-store-changelog", ["app"], ("app", "changelog")),
+        ("app-KSTREAM-MAP-0000000001-repartition", ["app"], ("app", "repartition")),
+        # The longest application id that prefixes the name owns it.
+        ("app-v2-store-changelog", ["app", "app-v2"], ("app-v2", "changelog")),
+        # A name with no part between the id and the suffix is no internal topic.
+        ("app-changelog", ["app"], None),
+        # Neither a name without the suffix nor one of an unknown application.
+        ("app-store", ["app"], None),
+        ("other-store-changelog", ["app"], None),
+        ("app-store-changelog", [], None),
+        ("app-store-changelog", [""], None),
+    ],
+)
+def test_an_internal_topic_is_known_by_its_application_and_suffix(
+    topic: str, apps: list[str], found: tuple[str, str] | None
+) -> None:
+    assert internal_topic_of(topic, apps) == found
+
+
+def _plan(groups: tuple[GroupInfo, ...] = (), **kwargs: object) -> TopicPlan:
+    ex = load_example()
+    return plan_topic(
+        ex.history,
+        ex.producer,
+        ex.consumer,
+        brokers=ex.brokers,
+        groups=groups,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _streams_notes(plan: TopicPlan) -> dict[str, dict[str, object]]:
+    return {w.code: dict(w.params) for w in plan.warnings if w.code.startswith("streams-")}
+
+
+def test_an_increase_under_a_streams_application_warns_it_and_names_the_way_through() -> None:
+    ex = load_example()
+    plan = _plan(
+        (GroupInfo("wordcount", "stream", 3), GroupInfo("audit", "range", 2)),
+        streams_readers=("enricher",),
+    )
+    assert ex.history.current_partitions is not None
+    assert plan.recommended_partitions > ex.history.current_partitions
+    found = _streams_notes(plan)
+    # One-topic Streams groups count without being listed; plain groups do not.
+    assert found == {
+        "streams-input-increase": {
+            "apps": ["enricher", "wordcount"],
+            "current_partitions": ex.history.current_partitions,
+            "recommended_partitions": plan.recommended_partitions,
+        }
+    }
+    text = next(w.text for w in plan.warnings if w.code == "streams-input-increase")
+    assert "kafka-streams-application-reset.sh" in text
+    assert "INCORRECTLY_PARTITIONED_TOPICS" in text
+    # A KIP-1071 streams group is an application too.
+    kip1071 = _plan((GroupInfo("fraud", "sticky", 3, "streams"),))
+    assert _streams_notes(kip1071)["streams-input-increase"]["apps"] == ["fraud"]
+
+
+def test_no_streams_application_or_no_change_means_no_word() -> None:
+    assert _streams_notes(_plan((GroupInfo("audit", "range", 2),))) == {}
+    ex = load_example()
+    # A topic already at the count its load asks for: nothing changes, nothing to warn.
+    at_target = _plan((GroupInfo("wordcount", "stream", 3),))
+    steady = replace(ex.history, current_partitions=at_target.recommended_partitions)
+    plan = plan_topic(
+        steady,
+        ex.producer,
+        ex.consumer,
+        brokers=ex.brokers,
+        groups=(GroupInfo("wordcount", "stream", 3),),
+        streams_internal=("wordcount", "changelog"),
+    )
+    assert plan.recommended_partitions == steady.current_partitions
+    assert _streams_notes(plan) == {}
+
+
+def test_an_internal_topic_the_plan_would_change_says_whose_it_is() -> None:
+    plan = _plan(streams_internal=("wordcount", "changelog"))
+    assert _streams_notes(plan) == {
+        "streams-internal-topic": {"app": "wordcount", "kind": "changelog"}
+    }
