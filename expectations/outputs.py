@@ -325,8 +325,9 @@ def _topic_rows(dataset: str) -> list[Expectation]:
                        AND g.consumer_capacity.records_per_s <= {_FINITE}, TRUE)
                    OR NOT coalesce(g.consumer_capacity.mib_per_s > 0
                        AND g.consumer_capacity.mib_per_s <= {_FINITE}, TRUE)
-                   OR NOT coalesce(g.consumer_capacity.members_now_at_topic_tc >= 1
-                       AND g.consumer_capacity.source <> 'topic-default', TRUE)))
+                   OR (g.consumer_capacity.members_now_at_topic_tc IS NOT NULL
+                       AND (g.consumer_capacity.members_now_at_topic_tc < 1
+                            OR g.consumer_capacity.source = 'topic-default'))))
                OR (g.lag IS NOT NULL AND (
                       g.lag.trend IS NULL OR g.lag.trend NOT IN ({_sql_list(LAG_TRENDS)})
                    OR NOT coalesce(g.lag.records >= 0 AND g.lag.records <= {_FINITE}, TRUE)
