@@ -25,7 +25,6 @@ import math
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -179,7 +178,7 @@ def _interval(observer_started_s: float, settled_s: float) -> DataInterval:
 
 
 @pytest.fixture(scope="module")
-def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observed]:
+def observed(tmp_path_factory: pytest.TempPathFactory) -> Observed:
     phases = {"began": time.monotonic()}
     folder = tmp_path_factory.mktemp("group-capacity")
     with reference_kafka.single_node(folder / "kafka", **QUICK_GROUPS) as broker:
@@ -208,7 +207,7 @@ def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observed]:
                     observer.wait()
     phases["stopped"] = time.monotonic()
     steps = list(phases.values())
-    yield dataclasses.replace(
+    return dataclasses.replace(
         figures,
         phases_s={
             name: round(end - start, 1)
@@ -246,6 +245,8 @@ def _run(
             observe_every_s=EVERY_S,
             step_s=STEP_S,
             commit_interval_s=COMMIT_INTERVAL_MS / 1000,
+            # Up to a minute before the observer's first sample is unobserved, of about
+            # two (`_interval`).
             min_coverage=0.3,
         )
         collect_interval([ObservationsSource(folder / "observations", settings)], interval, folder)
