@@ -188,12 +188,14 @@ def test_the_observation_settings_and_the_source_they_choose(tmp_path: Path) -> 
     path.write_text(
         '[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "k:9092"\n'
         'observations = "obs"\nobserve_every_s = 10\nmin_coverage = 0.5\nstep_s = 600\n'
+        "commit_interval_s = 1\n"
     )
     config = load_config(path)
     settings = observe_settings(config)
     assert settings.observations == tmp_path / "obs"
     assert (settings.observe_every_s, settings.min_coverage, settings.step_s) == (10, 0.5, 600)
     assert settings.retention_days == 35 and settings.key_sample_size == 1000
+    assert settings.commit_interval_s == 1.0
     (source,) = build_sources(config)
     assert isinstance(source, ObservationsSource)
     path.write_text('[sources]\nuse = ["kafka"]\n[sources.kafka]\nbootstrap = "k:9092"\n')
@@ -203,6 +205,8 @@ def test_the_observation_settings_and_the_source_they_choose(tmp_path: Path) -> 
         ("min_coverage = 1.5", "min_coverage must be from 0 to 1"),
         ("observe_every_s = 0", "observe_every_s must be a number of seconds above zero"),
         ("step_s = 5", "step_s .5. must be at least observe_every_s"),
+        ("commit_interval_s = 0", "commit_interval_s must be a number of seconds above zero"),
+        ('commit_interval_s = "5s"', "commit_interval_s: a number"),
         ('retention_days = "a week"', "retention_days: a number"),
         ("key_sample_size = 10.5", "key_sample_size: a whole number"),
     ):

@@ -39,7 +39,14 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from planner.group_capacity import GroupCapacity, GroupWindows, lag_trend, learn, time_lag
+from planner.group_capacity import (
+    DEFAULT_COMMIT_INTERVAL_S,
+    GroupCapacity,
+    GroupWindows,
+    lag_trend,
+    learn,
+    time_lag,
+)
 from planner.observed import at_moments
 
 __all__ = [
@@ -180,14 +187,24 @@ def _time_lag(committed: float, history: Series, end: float, now_s: float) -> fl
     return time_lag(committed, np.append(t[before], now_s), np.append(v[before], end), now_s)
 
 
-def group_figures(consumption: GroupConsumption | None) -> dict[str, object]:
+def group_figures(
+    consumption: GroupConsumption | None,
+    *,
+    commit_interval_s: float = DEFAULT_COMMIT_INTERVAL_S,
+) -> dict[str, object]:
     """The `groups` columns of one group and topic: its own capacity (learned from its
-    windows; `topic-default` and no figure when they show nothing) and its lag."""
+    windows; `topic-default` and no figure when they show nothing) and its lag.
+
+    Args:
+        consumption: The group's windows on the topic (None: none known).
+        commit_interval_s: How often the group commits, seconds: the lag's noise
+            (`planner.group_capacity.lag_noise`).
+    """
     if consumption is None:
         return dict.fromkeys(GROUP_FIGURES)
     w = consumption.windows
-    capacity = learn(w)
-    trend, _ = lag_trend(w)
+    capacity = learn(w, commit_interval_s=commit_interval_s)
+    trend, _ = lag_trend(w, commit_interval_s=commit_interval_s)
     return {
         "consumer_records_per_s": None if capacity is None else capacity.records_per_s,
         "capacity_source": "topic-default" if capacity is None else capacity.source,

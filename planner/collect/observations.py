@@ -347,7 +347,14 @@ class ObservationsSource:
         collected.add("cluster", conform("cluster", snapshot.brokers, source=source))
         scan = group_rows(snapshot.groups(), snapshot.committed_topics)
         figures = _group_consumption(
-            partitions, committed, snapshot.member_rows, windows, run, gap_s, existing
+            partitions,
+            committed,
+            snapshot.member_rows,
+            windows,
+            run,
+            gap_s,
+            existing,
+            commit_interval_s=self.settings.commit_interval_s,
         )
         own = [figures.get((r["group_id"], r["topic"])) or {} for r in scan.rows]
         groups = pa.table(
@@ -561,9 +568,12 @@ def _group_consumption(
     run: DataInterval,
     gap_s: float,
     existing: set[str],
+    *,
+    commit_interval_s: float,
 ) -> dict[tuple[str, str], dict[str, object]]:
     """Per (group, topic), the `groups` columns of its own capacity and lag over the run
-    interval's windows (`planner.collect.consumption`)."""
+    interval's windows (`planner.collect.consumption`), with the lag's noise of groups
+    committing every `commit_interval_s` seconds."""
     inside = np.flatnonzero(_run_share(windows, run))
     if inside.size == 0:
         return {}
@@ -589,7 +599,7 @@ def _group_consumption(
             owners_per_window(bounds_s, sample_s, counts),
             gap_s=gap_s,
         )
-        out[(group, topic)] = group_figures(consumption)
+        out[(group, topic)] = group_figures(consumption, commit_interval_s=commit_interval_s)
     return out
 
 

@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from planner.group_capacity import DEFAULT_COMMIT_INTERVAL_S
+
 __all__ = ["DEFAULT_MIN_COVERAGE", "ObserveSettings"]
 
 #: The share of an interval the observations must cover for a topic to be planned from them.
@@ -29,6 +31,12 @@ class ObserveSettings:
             to be planned from them (0 to 1).
         step_s: The length of one throughput window collected from the observations
             (as Prometheus' `step_s`: a peak is a percentile over windows).
+        commit_interval_s: How often the consumers commit their offsets, seconds (the
+            Java consumer's `auto.commit.interval.ms`, 5 s by default): committed
+            offsets trail processing by up to this long, so a change of lag within the
+            records it holds is noise to the rules of a group's own capacity and lag
+            (`planner.group_capacity.lag_noise`). Groups committing more often may set
+            it lower, and then show growth over shorter windows.
     """
 
     observations: Path | None = None
@@ -39,9 +47,16 @@ class ObserveSettings:
     configs_every_s: float = 600.0
     min_coverage: float = DEFAULT_MIN_COVERAGE
     step_s: float = 3600.0
+    commit_interval_s: float = DEFAULT_COMMIT_INTERVAL_S
 
     def __post_init__(self) -> None:
-        for name in ("observe_every_s", "group_tools_every_s", "configs_every_s", "step_s"):
+        for name in (
+            "observe_every_s",
+            "group_tools_every_s",
+            "configs_every_s",
+            "step_s",
+            "commit_interval_s",
+        ):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a number of seconds above zero, got {value}")

@@ -34,6 +34,7 @@ __all__ = [
     "admin_client",
     "create_topics",
     "java_view",
+    "jvms_ready",
     "records_and_end",
     "unsettled_groups",
     "wait_for",
@@ -128,16 +129,7 @@ class LiveGroups:
 
     def java_ready(self, *, within_s: float) -> str | None:
         """None once every Java group printed "ready" (each member owns partitions)."""
-        deadline = time.monotonic() + within_s
-        for jvm in self.jvms:
-            assert jvm.stdout is not None
-            while not select.select([jvm.stdout], [], [], 0.5)[0]:
-                if jvm.poll() is not None or time.monotonic() > deadline:
-                    return f"a Java group is not ready (exit {jvm.poll()})"
-            line = jvm.stdout.readline().strip()
-            if line != "ready":
-                return f"a Java group said {line!r}"
-        return None
+        return jvms_ready(self.jvms, within_s=within_s)
 
     def _run(self) -> None:
         members: list[Any] = []
@@ -187,6 +179,21 @@ class LiveGroups:
             except subprocess.TimeoutExpired:
                 jvm.kill()
                 jvm.wait()
+
+
+def jvms_ready(jvms: list[subprocess.Popen[str]], *, within_s: float) -> str | None:
+    """None once every JVM printed "ready" on its standard output (`GroupProbe members`,
+    `PacedConsumer`: each member owns partitions), else what went wrong."""
+    deadline = time.monotonic() + within_s
+    for jvm in jvms:
+        assert jvm.stdout is not None
+        while not select.select([jvm.stdout], [], [], 0.5)[0]:
+            if jvm.poll() is not None or time.monotonic() > deadline:
+                return f"a Java group is not ready (exit {jvm.poll()})"
+        line = jvm.stdout.readline().strip()
+        if line != "ready":
+            return f"a Java group said {line!r}"
+    return None
 
 
 def wait_for(condition: Callable[[], str | None], *, within_s: float, what: str) -> None:

@@ -35,12 +35,17 @@ PRODUCED = 2_500.0  # records/s
 PER_MEMBER = 500.0  # records/s one member processes flat out
 
 
-def _collect(tmp_path: Path, groups: list[PaperGroup], topic: PaperTopic) -> dict[str, dict]:
+def _collect(
+    tmp_path: Path,
+    groups: list[PaperGroup],
+    topic: PaperTopic,
+    settings: ObserveSettings = SETTINGS,
+) -> dict[str, dict]:
     moments = every(
         RUN.start - timedelta(minutes=5, seconds=-17), RUN.end + timedelta(minutes=5), EVERY_S
     )
     write_samples(ObservationsDataset(tmp_path), [topic], groups, moments, every_s=EVERY_S)
-    tables, rejected, _ = merge([ObservationsSource(tmp_path, SETTINGS).collect(RUN)])
+    tables, rejected, _ = merge([ObservationsSource(tmp_path, settings).collect(RUN)])
     assert rejected.num_rows == 0, rejected.to_pylist()
     return {r["group_id"]: r for r in tables["groups"].to_pylist()}
 
@@ -90,6 +95,30 @@ def test_a_group_keeping_up_gets_a_lower_bound_and_a_steady_lag(two_groups: dict
     assert row["lag_trend"] == "steady"
     assert row["lag_records"] == 0
     assert row["lag_seconds"] == 0.0
+
+
+def test_the_consumers_commit_interval_decides_what_growth_is_noise(tmp_path: Path) -> None:
+    # 3 members at 830 records/s each fall behind 2,500 by 10 records/s: 9,000 records a
+    # window. Committing every 5 s (the default), a window's lag is uncertain by 2 x 5 s
+    # of 2,490 records/s, 24,900: no window grew, so only a lower bound (over the two
+    # hours the lag did grow, 72,000 records). Committing every second, 4,980: every
+    # window grew, and the group's capacity is learned.
+    orders = PaperTopic("orders", 6, rate=PRODUCED)
+    behind_from = START - timedelta(minutes=5)
+
+    def slightly_behind(at: datetime) -> float:
+        if at < behind_from:
+            return orders.offsets(at)
+        return orders.offsets(behind_from) + 3 * 830.0 * (at - behind_from).total_seconds()
+
+    group = PaperGroup("indexer", "orders", 3, consumed=slightly_behind)
+    default = _collect(tmp_path / "default", [group], orders)["indexer"]
+    assert (default["capacity_source"], default["lag_trend"]) == ("lower-bound", "growing")
+    assert default["consumer_records_per_s"] == pytest.approx(830.0, rel=1e-3)
+    every_second = ObserveSettings(observe_every_s=EVERY_S, step_s=900.0, commit_interval_s=1.0)
+    learned = _collect(tmp_path / "every-second", [group], orders, every_second)["indexer"]
+    assert (learned["capacity_source"], learned["lag_trend"]) == ("saturation", "growing")
+    assert learned["consumer_records_per_s"] == pytest.approx(830.0, rel=1e-3)
 
 
 def test_a_rebalance_inside_a_window_makes_its_owners_unknown() -> None:

@@ -11,10 +11,8 @@ its key sample's hashes are the partitioners' hashes of keys that were produced.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -36,10 +34,10 @@ from planner.figures.dataset import read_table
 from planner.observe.settings import ObserveSettings
 from planner.partitioners import hash_to_hashed
 from tests.support import kafka as reference_kafka
+from tests.support.observer import observer_config, sleep_until, start_observer
 
 pytestmark = pytest.mark.kafka
 
-ROOT = Path(__file__).resolve().parents[2]
 # Samples every 3 s, windows of 30 s: a window's end is known when the samples around
 # it are at most 9 s apart, which a machine busy with other tests still keeps.
 EVERY_S = 3.0
@@ -139,20 +137,6 @@ class Reader:
         self.thread.join(30)
 
 
-def _observer(config: Path, log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "planner.cli", "observe", "--config", str(config)],
-        cwd=ROOT,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-
-
-def _until(moment: float) -> None:
-    time.sleep(max(0.0, moment - time.time()))
-
-
 def _tables(figures: Path, interval: DataInterval) -> dict[str, pa.Table]:
     out = {}
     for name in ("throughput", "topics", "groups", "keys", "cluster"):
@@ -167,12 +151,12 @@ def test_an_observed_interval_is_the_same_during_the_traffic_and_after_it(
 ) -> None:
     bootstrap = broker.bootstrap
     obs = tmp_path / "observations"
-    config = tmp_path / "planner.toml"
-    config.write_text(
-        '[sources]\nuse = ["kafka"]\n[sources.kafka]\n'
-        f'bootstrap = "{bootstrap}"\nobservations = "{obs}"\n'
-        f"observe_every_s = {EVERY_S}\nstep_s = {STEP_S}\ngroup_tools = false\n"
-        "sample_timeout_s = 3\nrequest_timeout_s = 3\n"
+    config = observer_config(
+        tmp_path / "planner.toml",
+        bootstrap=bootstrap,
+        observations=obs,
+        every_s=EVERY_S,
+        step_s=STEP_S,
     )
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for future in admin.create_topics(
@@ -180,7 +164,7 @@ def test_an_observed_interval_is_the_same_during_the_traffic_and_after_it(
     ).values():
         future.result(30)
     log = tmp_path / "observer.log"
-    observers = [_observer(config, log)]
+    observers = [start_observer(config, log)]
     try:
         _scenario(broker, admin, obs, tmp_path, log, config, observers)
     finally:
@@ -211,28 +195,28 @@ def _scenario(
             datetime.fromtimestamp(t0, UTC),
             datetime.fromtimestamp(t0 + WINDOWS * STEP_S, UTC),
         )
-        _until(t0 + 33)
+        sleep_until(t0 + 33)
         orders.paused.set()  # a lull, 33 s to 45 s
-        _until(t0 + 36)
+        sleep_until(t0 + 36)
         readers.pop("billing").stop()  # a consumer restart: back at 48 s, catching up
-        _until(t0 + 45)
+        sleep_until(t0 + 45)
         orders.paused.clear()
-        _until(t0 + 48)
+        sleep_until(t0 + 48)
         readers["billing"] = Reader(bootstrap, "billing", "orders")
-        _until(t0 + 52)
+        sleep_until(t0 + 52)
         admin.create_topics([NewTopic("late", 2, 1)])["late"].result(30)
         late = Producer(bootstrap, "late", 50.0, keyed=False)
-        _until(t0 + 63)
+        sleep_until(t0 + 63)
         readers.pop("audit").stop()  # leaves for good
-        _until(t0 + 64)
+        sleep_until(t0 + 64)
         broker.stop_node(1)  # a broker restart, inside the 60 s to 90 s window
         broker.start_node(1)
-        _until(t0 + 102)
+        sleep_until(t0 + 102)
         observers[0].send_signal(signal.SIGKILL)  # and the observer, in whatever it was doing
         observers[0].wait(10)
-        observers.append(_observer(config, log))
+        observers.append(start_observer(config, log))
         # Collected during the traffic, once the samples around the end are in.
-        _until(t0 + WINDOWS * STEP_S + 15)
+        sleep_until(t0 + WINDOWS * STEP_S + 15)
         settings = ObserveSettings(observe_every_s=EVERY_S, step_s=STEP_S)
         source = ObservationsSource(obs, settings)
         collect_interval([source], interval, tmp_path / "during")
