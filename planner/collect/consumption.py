@@ -174,20 +174,24 @@ def _time_lag(committed: float, history: Series, end: float, now_s: float) -> fl
     return time_lag(committed, np.append(t[before], now_s), np.append(v[before], end), now_s)
 
 
-def group_figures(consumption: GroupConsumption | None) -> dict[str, object]:
+def group_figures(
+    consumption: GroupConsumption | None, *, busy: GroupCapacity | None = None
+) -> dict[str, object]:
     """The `groups` columns of one group and topic: its own capacity (learned from its
-    windows; `topic-default` and no figure when they show nothing) and its lag."""
+    windows and, when its members' metrics were read, their busy fraction;
+    `topic-default` and no figure when neither shows anything) and its lag."""
     if consumption is None:
         return dict.fromkeys(GROUP_FIGURES)
     w = consumption.windows
-    capacity = learn(w)
+    capacity = learn(w, busy=busy)
     trend, _ = lag_trend(w)
     return {
         "consumer_records_per_s": None if capacity is None else capacity.records_per_s,
         "capacity_source": "topic-default" if capacity is None else capacity.source,
         "capacity_evidence": (
             f"nothing learned from {len(w)} window(s) of {_span(w.starts_s[0], consumption.at_s)}"
-            " (no saturated run, no window kept up with members known): the topic's Tc applies"
+            " (no saturated run, no member metrics, no window kept up with members known):"
+            " the topic's Tc applies"
             if capacity is None
             else evidence(capacity)
         ),
