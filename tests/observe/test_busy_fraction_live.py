@@ -171,7 +171,7 @@ def test_a_group_keeping_up_at_40_percent_learns_its_capacity_from_its_own_metri
     create_topics(bootstrap, [TOPIC], replication_factor=1, config={})
     # The traffic runs before the members start, so their rates hold only traffic; the
     # interval starts on a whole minute (the figures' rule) once they are right.
-    start_s = _minute_after(time.time() + 12.0 + RAMP_S)
+    start_s = _minute_after(time.time() + 18.0 + RAMP_S)
     traffic = Traffic(bootstrap, start_s + READ_S + 3.0)
     port = free_port()
     scrape = tmp_path / "prometheus.yml"
