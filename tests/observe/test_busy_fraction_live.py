@@ -221,13 +221,15 @@ def test_a_group_keeping_up_at_40_percent_learns_its_capacity_from_its_own_metri
     print(f"learned Tc_g {learned} ({evidence}); wall time {took_s:.1f} s")
     assert row["capacity_source"] == "busy-fraction", evidence
     assert isinstance(learned, float)
-    # Each member consumed about 200 records/s; the metrics say it could do more, and
-    # never more than it can.
-    per_member = TOPIC.records_per_s / MEMBERS
-    assert 1.25 * per_member < learned <= 1.15 * CAPACITY, evidence
     # The evidence names the window and the readings behind it: every member's, every
-    # sampling period of the interval (a few may be missed on a loaded machine).
+    # sampling period of the interval (a few may be missed on a loaded machine), and the
+    # rate they consumed at (about 200 records/s each; less when the producer falls
+    # behind on a loaded machine).
     assert evidence.startswith("busy-fraction ") and " member reading(s)" in evidence
     readings = int(evidence.split(": ", 1)[1].split(" member")[0])
     assert readings >= MEMBERS * (READ_S / EVERY_S) * 0.8, evidence
+    seen = float(evidence.split(" at a median ", 1)[1].split(" records/s")[0].replace(",", ""))
+    assert 0.7 * TOPIC.records_per_s / MEMBERS < seen < 1.1 * TOPIC.records_per_s / MEMBERS
+    # The metrics say a member could do more than it did, and never more than it can.
+    assert 1.25 * seen < learned <= 1.15 * CAPACITY, evidence
     assert row["lag_trend"] != "growing", row
