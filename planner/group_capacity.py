@@ -23,7 +23,7 @@ or to bound it, per group and topic. Every rule is here, once, on plain numbers:
   `min_busy` (5 %) say too little (a small `b` makes a small error large) and are left
   out. The metric is an average over polls, not over time: where short polls outnumber
   long ones it reads busier than the member was, and the capacity comes out low (seen
-  live: 300 records/s for a member that does 500, docs/model.md section 9).
+  live: 265-287 records/s for members that do 500, docs/model.md section 9).
 - **Lower bound** (`lower_bound`): a group that kept up in every window only shows that
   its capacity is at least the highest per-member rate it reached, reported as "at
   least", never as a capacity that could make it look slow.
