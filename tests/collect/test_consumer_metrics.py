@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -26,8 +27,11 @@ from planner.collect.consumer_metrics import (
     busy_by_group,
     owners_by_client,
 )
+from planner.collect.observations import ObservationsSource
 from planner.collect.prometheus_api import PrometheusClient, PrometheusQueryError
+from planner.figures import DataInterval
 from planner.figures.schema import TIMESTAMP
+from planner.observe.settings import ObserveSettings
 from tests.support.prometheus import PrometheusServer, running_prometheus
 
 START = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
@@ -278,3 +282,22 @@ def test_settings_refuse_what_cannot_work() -> None:
         ConsumerMetricsSettings(naming="opentelemetry")
     with pytest.raises(ValueError, match="min_busy"):
         ConsumerMetricsSettings(min_busy=0.0)
+
+
+def test_the_observations_source_notes_what_it_read_and_left_out(
+    prometheus: PrometheusServer, tmp_path: Path
+) -> None:
+    metrics = ConsumerMetrics(PrometheusClient(prometheus.url), ConsumerMetricsSettings())
+    settings = ObserveSettings(observe_every_s=STEP_S, step_s=60.0)
+    source = ObservationsSource(tmp_path, settings, consumer_metrics=metrics)
+    run = DataInterval(START, datetime.fromtimestamp(START_S + LENGTH_S, UTC))
+    notes: list[str] = []
+    found = source._busy(members_table(), run, STEP_S, notes)
+    assert set(found) == {("paced", "orders")}
+    # 8 JMX-named series (two instances of "app"), 7 client ids; "app" is in two groups.
+    assert "8 consumer series of 7 client id(s) read" in notes[0]
+    assert "for 1 group and topic pair(s)" in notes[0]
+    assert notes[1].endswith("(give each application its own client.id): app")
+    assert len(notes) == 2
+    # Without the metrics configured, nothing is read and nothing is said.
+    assert ObservationsSource(tmp_path, settings)._busy(members_table(), run, 15.0, []) == {}
