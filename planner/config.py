@@ -22,6 +22,11 @@ Airflow fills those from its connections. Relative paths are relative to the fil
     timeout_s = 30                           # per HTTP request; attempts = 4 with backoff
     token_env = "PLANNER_PROMETHEUS_TOKEN"   # optional bearer token (or user_env/password_env)
     [sources.prometheus.queries]             # optional PromQL overrides per column ($step)
+    [sources.prometheus.consumer_metrics]    # optional: the consumers' own metrics, read
+    naming = "jmx-exporter"                  # with the kafka observations for each group's
+                                             # busy-fraction Tc ("micrometer": its names);
+                                             # records_consumed_rate, poll_idle_ratio: PromQL
+                                             # overrides; client_label = "client_id"
 
     [sources.kafka]
     bootstrap = "kafka:9092"

@@ -16,10 +16,14 @@ or to bound it, per group and topic. Every rule is here, once, on plain numbers:
   change: the group consumed all it could. Its capacity is the run's consumption rate
   divided by those members.
 - **Busy fraction** (`busy_fraction`): a member consuming `R` records/s while busy a
-  fraction `b` of the time (the Java consumer's `poll-idle-ratio-avg` is the share of
-  time spent waiting inside `poll`, KIP-517: `b = 1 - idle`) would process about `R / b`
-  flat out. Members busy less than `min_busy` (5 %) say too little (a small `b` makes a
-  small error large) and are left out.
+  fraction `b` of the time would process about `R / b` flat out. `b` comes from the Java
+  consumer's `poll-idle-ratio-avg` (KIP-517) by `poll_busy_share`, which undoes how Kafka
+  computes it (each poll's time over itself plus the time since the *previous poll
+  started*, so a consumer that never processes reads 0.5, not 1). Members busy less than
+  `min_busy` (5 %) say too little (a small `b` makes a small error large) and are left
+  out. The metric is an average over polls, not over time: where short polls outnumber
+  long ones it reads busier than the member was, and the capacity comes out low (seen
+  live: 265-287 records/s for members that do 500, docs/model.md section 9).
 - **Lower bound** (`lower_bound`): a group that kept up in every window only shows that
   its capacity is at least the highest per-member rate it reached, reported as "at
   least", never as a capacity that could make it look slow.
@@ -58,6 +62,7 @@ __all__ = [
     "lag_trend",
     "learn",
     "lower_bound",
+    "poll_busy_share",
     "saturation",
     "time_lag",
 ]
@@ -234,10 +239,33 @@ def saturation(
     )
 
 
+def poll_busy_share(poll_idle_ratio: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The share of its time a Java consumer spent outside `poll()` (processing), from
+    its `poll-idle-ratio-avg`.
+
+    Kafka's `KafkaConsumerMetrics` records, as each poll ends, the poll's time `w` over
+    `w` plus the time since the previous poll *started* (`recordPollStart` keeps the
+    start, not the end: the previous poll `w'` and the processing after it `p`), so for
+    polls alike the metric is `r = w / (2w + p)`, 0.5 for a consumer that never
+    processes (KAFKA-17503 proposed measuring from the previous poll's end; Kafka 4.4.0
+    still does not). The time share spent waiting is then `w / (w + p) = r / (1 - r)`,
+    and the busy share `(1 - 2r) / (1 - r)`; a ratio of 0.5 or more is no busy time.
+
+    Example:
+        >>> poll_busy_share([0.375, 0.5, 0.0]).tolist()
+        [0.4, 0.0, 1.0]
+    """
+    r = np.asarray(poll_idle_ratio, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share: npt.NDArray[np.float64] = np.clip((1.0 - 2.0 * r) / (1.0 - r), 0.0, 1.0)
+    return share
+
+
 def busy_fraction(
     rates: Sequence[float],
     idle_ratios: Sequence[float],
     *,
+    times_s: Sequence[float] | None = None,
     min_busy: float = DEFAULT_MIN_BUSY,
 ) -> GroupCapacity | None:
     """A member's capacity from its own metrics: records/s over its busy share.
@@ -245,30 +273,41 @@ def busy_fraction(
     Args:
         rates: Each member's `records-consumed-rate` (records/s), one entry per member
             and time read.
-        idle_ratios: The same members' `poll-idle-ratio-avg` (0..1).
+        idle_ratios: The same members' `poll-idle-ratio-avg` (0..1), as Kafka's Java
+            consumer computes it (`poll_busy_share` turns it into a busy share).
+        times_s: When each entry was read, seconds since the epoch: the window of the
+            entries used becomes the capacity's window. None: no window.
         min_busy: Entries busier than this only are used.
 
     Returns:
-        The median of `rate / (1 - idle)` over the entries used; None when none is.
+        The median of `rate / busy share` over the entries used (finite, a rate above
+        0, busy at least `min_busy`); None when none is.
 
     Example:
-        >>> busy_fraction([200.0, 210.0, 5.0], [0.6, 0.58, 0.99]).records_per_s
+        >>> busy_fraction([200.0, 200.0, 5.0], [0.375, 0.375, 0.49]).records_per_s
         500.0
     """
     r = np.asarray(rates, dtype=np.float64)
-    busy = 1.0 - np.asarray(idle_ratios, dtype=np.float64)
+    busy = poll_busy_share(idle_ratios)
     use = np.isfinite(r) & np.isfinite(busy) & (busy >= min_busy) & (r > 0)
     if not use.any():
         return None
     each = r[use] / busy[use]
     capacity = float(np.median(each))
+    start_s = end_s = None
+    if times_s is not None:
+        used = np.asarray(times_s, dtype=np.float64)[use]
+        start_s, end_s = float(used.min()), float(used.max())
     return GroupCapacity(
         records_per_s=capacity,
         source="busy-fraction",
         evidence=(
-            f"{int(use.sum())} member reading(s) at {np.median(r[use]):,.1f} records/s while "
-            f"busy {np.median(busy[use]):.0%} of the time (1 - poll-idle-ratio-avg)"
+            f"{int(use.sum())} member reading(s) at a median {np.median(r[use]):,.1f} "
+            f"records/s while busy {np.median(busy[use]):.0%} of the time "
+            f"(from poll-idle-ratio-avg)"
         ),
+        window_start_s=start_s,
+        window_end_s=end_s,
     )
 
 

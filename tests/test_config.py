@@ -213,3 +213,39 @@ def test_the_observation_settings_and_the_source_they_choose(tmp_path: Path) -> 
         path.write_text(f'[sources.kafka]\nbootstrap = "k:9092"\n{bad}\n')
         with pytest.raises(ConfigError, match=why):
             observe_settings(load_config(path))
+
+
+def test_the_consumers_metrics_ride_on_the_prometheus_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from planner.collect.observations import ObservationsSource
+
+    monkeypatch.setenv("PROM_TOKEN", "s3cret")
+    path = tmp_path / "planner.toml"
+    kafka = '[sources.kafka]\nbootstrap = "k:9092"\nobservations = "obs"\n'
+    path.write_text(
+        f'[sources]\nuse = ["kafka"]\n{kafka}'
+        '[sources.prometheus]\nurl = "http://prom:9090/"\ntoken_env = "PROM_TOKEN"\n'
+        '[sources.prometheus.consumer_metrics]\nnaming = "micrometer"\nmin_busy = 0.1\n'
+        'poll_idle_ratio = "my_idle"\n'
+    )
+    # Prometheus is not a throughput source here: only the observations read it.
+    (source,) = build_sources(load_config(path))
+    assert isinstance(source, ObservationsSource)
+    metrics = source.consumer_metrics
+    assert metrics is not None and metrics.url == "http://prom:9090"
+    assert metrics.settings.query("poll_idle_ratio") == "my_idle"
+    assert metrics.settings.query("records_consumed_rate").startswith("sum without (topic)")
+    assert metrics.settings.min_busy == 0.1
+    path.write_text(f'[sources]\nuse = ["kafka"]\n{kafka}')
+    (source,) = build_sources(load_config(path))
+    assert isinstance(source, ObservationsSource) and source.consumer_metrics is None
+    for bad, why in (
+        ('url = "http://p"\n[sources.prometheus.consumer_metrics]\nnamin = "x"\n', "namin"),
+        ('url = "http://p"\n[sources.prometheus.consumer_metrics]\nnaming = "x"\n', "naming"),
+        ('[sources.prometheus.consumer_metrics]\nnaming = "micrometer"\n', "url"),
+        ('url = "http://p"\n[sources.prometheus.consumer_metrics]\nmin_busy = 2\n', "min_busy"),
+    ):
+        path.write_text(f'[sources]\nuse = ["kafka"]\n{kafka}[sources.prometheus]\n{bad}')
+        with pytest.raises(ConfigError, match=why):
+            build_sources(load_config(path))

@@ -190,27 +190,32 @@ def _time_lag(committed: float, history: Series, end: float, now_s: float) -> fl
 def group_figures(
     consumption: GroupConsumption | None,
     *,
+    busy: GroupCapacity | None = None,
     commit_interval_s: float = DEFAULT_COMMIT_INTERVAL_S,
 ) -> dict[str, object]:
     """The `groups` columns of one group and topic: its own capacity (learned from its
-    windows; `topic-default` and no figure when they show nothing) and its lag.
+    windows and, when its members' metrics were read, their busy fraction;
+    `topic-default` and no figure when neither shows anything) and its lag.
 
     Args:
         consumption: The group's windows on the topic (None: none known).
+        busy: Its members' busy-fraction capacity (`planner.group_capacity.busy_fraction`),
+            None when no metrics were read.
         commit_interval_s: How often the group commits, seconds: the lag's noise
             (`planner.group_capacity.lag_noise`).
     """
     if consumption is None:
         return dict.fromkeys(GROUP_FIGURES)
     w = consumption.windows
-    capacity = learn(w, commit_interval_s=commit_interval_s)
+    capacity = learn(w, busy=busy, commit_interval_s=commit_interval_s)
     trend, _ = lag_trend(w, commit_interval_s=commit_interval_s)
     return {
         "consumer_records_per_s": None if capacity is None else capacity.records_per_s,
         "capacity_source": "topic-default" if capacity is None else capacity.source,
         "capacity_evidence": (
             f"nothing learned from {len(w)} window(s) of {_span(w.starts_s[0], consumption.at_s)}"
-            " (no saturated run, no window kept up with members known): the topic's Tc applies"
+            " (no saturated run, no member metrics, no window kept up with members known):"
+            " the topic's Tc applies"
             if capacity is None
             else evidence(capacity)
         ),

@@ -29,7 +29,9 @@ an hour after it stopped, an interval gives the same tables.
   groups that were only ever empty are skipped. Each row carries the group's own
   capacity on the topic (Tc_g, how it is known and the windows that say so) and its lag
   in records and seconds with its trend, from the run interval's windows
-  (`planner.collect.consumption`, the rules of `planner.group_capacity`).
+  (`planner.collect.consumption`, the rules of `planner.group_capacity`), and from the
+  members' own metrics in Prometheus where they are configured
+  (`planner.collect.consumer_metrics`: busy fraction, matched by client id).
 - `keys`: the key reservoirs (`planner.observe.reservoir`) of the interval's days, as
   hashes: the sample of a day is its `key_sample_size` records of highest priority, and
   a key's count is how many of them carry it.
@@ -57,6 +59,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.collect.base import Collected
+from planner.collect.consumer_metrics import ConsumerMetrics, busy_by_group, owners_by_client
 from planner.collect.consumption import (
     GROUP_FIGURES,
     Series,
@@ -68,6 +71,7 @@ from planner.collect.kafka_groups import DescribedGroup, DescribedMember, group_
 from planner.figures.conform import FiguresError, conform, rejections
 from planner.figures.dataset import DataInterval
 from planner.figures.schema import TABLES, TIMESTAMP
+from planner.group_capacity import GroupCapacity
 from planner.observe.dataset import ObservationsDataset
 from planner.observe.reservoir import estimate
 from planner.observe.settings import ObserveSettings
@@ -205,12 +209,28 @@ class ObservationsSource:
     """
 
     def __init__(
-        self, root: str | Path, settings: ObserveSettings, *, name: str = "kafka-observations"
+        self,
+        root: str | Path,
+        settings: ObserveSettings,
+        *,
+        name: str = "kafka-observations",
+        consumer_metrics: ConsumerMetrics | None = None,
     ) -> None:
+        """Read the observations under `root`.
+
+        Args:
+            root: The observations dataset's folder.
+            settings: The observation settings.
+            name: The source's name.
+            consumer_metrics: Where the consumers' own metrics are read, for the groups'
+                busy-fraction capacity (`planner.collect.consumer_metrics`); None: not
+                read.
+        """
         self.dataset = ObservationsDataset(root)
         self.settings = settings
         self.name = name
         self.label = f"{name}:{self.dataset.root}"
+        self.consumer_metrics = consumer_metrics
 
     def _read(self, name: str, start: datetime, end: datetime) -> pa.Table:
         """Rows of observation table `name` in `[start, end)`, checked by its suite
@@ -346,6 +366,7 @@ class ObservationsSource:
         collected.add("topics", conform("topics", topics, source=source))
         collected.add("cluster", conform("cluster", snapshot.brokers, source=source))
         scan = group_rows(snapshot.groups(), snapshot.committed_topics)
+        busy = self._busy(snapshot.member_rows, run, gap_s, notes)
         figures = _group_consumption(
             partitions,
             committed,
@@ -354,6 +375,7 @@ class ObservationsSource:
             run,
             gap_s,
             existing,
+            busy,
             commit_interval_s=self.settings.commit_interval_s,
         )
         own = [figures.get((r["group_id"], r["topic"])) or {} for r in scan.rows]
@@ -403,6 +425,40 @@ class ObservationsSource:
                 + ", ".join(f"{t} {observed[t]:.0%}" for t in low[:10])
             )
         return collected
+
+    def _busy(
+        self, members: pa.Table, run: DataInterval, gap_s: float, notes: list[str]
+    ) -> dict[tuple[str, str], GroupCapacity]:
+        """Per (group, topic), the busy-fraction capacity its members' metrics give over
+        the run interval (`planner.collect.consumer_metrics`); empty when not configured.
+
+        A Prometheus that cannot be reached fails the collection (`SourceUnavailable`)
+        rather than leave the figure out: an interval collected twice gives one answer.
+        """
+        if self.consumer_metrics is None:
+            return {}
+        cm = self.consumer_metrics
+        readings = cm.readings(
+            run.start.timestamp(), run.end.timestamp(), self.settings.observe_every_s
+        )
+        owners, shared = owners_by_client(members)
+        found = busy_by_group(
+            readings, owners, gap_s=gap_s, shared=shared, min_busy=cm.settings.min_busy
+        )
+        clients = {r.client_id for r in readings}
+        notes.append(
+            f"{self.name}: consumer metrics ({cm.url}): {len(readings)} consumer series of "
+            f"{len(clients)} client id(s) read; busy-fraction capacity for {len(found)} "
+            f"group and topic pair(s)"
+        )
+        unplaced = sorted(clients & shared)
+        if unplaced:
+            notes.append(
+                f"{self.name}: {len(unplaced)} client id(s) belonged to more than one group "
+                f"in the interval, so their metrics say nothing about either and were left "
+                f"out (give each application its own client.id): {', '.join(unplaced[:10])}"
+            )
+        return found
 
 
 def too_little(root: Path, cover: Coverage, settings: ObserveSettings) -> str:
@@ -568,12 +624,14 @@ def _group_consumption(
     run: DataInterval,
     gap_s: float,
     existing: set[str],
+    busy: dict[tuple[str, str], GroupCapacity],
     *,
     commit_interval_s: float,
 ) -> dict[tuple[str, str], dict[str, object]]:
     """Per (group, topic), the `groups` columns of its own capacity and lag over the run
-    interval's windows (`planner.collect.consumption`), with the lag's noise of groups
-    committing every `commit_interval_s` seconds."""
+    interval's windows (`planner.collect.consumption`), with its members' busy-fraction
+    capacity where their metrics gave one and the lag's noise of groups committing every
+    `commit_interval_s` seconds."""
     inside = np.flatnonzero(_run_share(windows, run))
     if inside.size == 0:
         return {}
@@ -599,7 +657,9 @@ def _group_consumption(
             owners_per_window(bounds_s, sample_s, counts),
             gap_s=gap_s,
         )
-        out[(group, topic)] = group_figures(consumption, commit_interval_s=commit_interval_s)
+        out[(group, topic)] = group_figures(
+            consumption, busy=busy.get((group, topic)), commit_interval_s=commit_interval_s
+        )
     return out
 
 

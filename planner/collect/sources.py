@@ -18,9 +18,10 @@ from planner.config import ConfigError, PlannerConfig, observe_settings, refuse_
 from planner.observe.settings import ObserveSettings
 
 if TYPE_CHECKING:
+    from planner.collect.consumer_metrics import ConsumerMetrics
     from planner.collect.kafka_admin import KafkaAdminSource
 
-__all__ = ["build_kafka_source", "build_sources"]
+__all__ = ["build_consumer_metrics", "build_kafka_source", "build_sources"]
 
 _KAFKA_KEYS = {
     "bootstrap",
@@ -48,6 +49,14 @@ _PROMETHEUS_KEYS = {
     "token_env",
     "user_env",
     "password_env",
+    "consumer_metrics",
+}
+_CONSUMER_METRICS_KEYS = {
+    "naming",
+    "records_consumed_rate",
+    "poll_idle_ratio",
+    "client_label",
+    "min_busy",
 }
 
 
@@ -83,7 +92,13 @@ def build_sources(config: PlannerConfig, *, landing: str | Path | None = None) -
             if observations.observations is not None:
                 from planner.collect.observations import ObservationsSource
 
-                out.append(ObservationsSource(observations.observations, observations))
+                out.append(
+                    ObservationsSource(
+                        observations.observations,
+                        observations,
+                        consumer_metrics=build_consumer_metrics(config),
+                    )
+                )
             else:
                 out.append(build_kafka_source(config))
     return out
@@ -107,17 +122,61 @@ def build_kafka_source(config: PlannerConfig) -> KafkaAdminSource:
     return KafkaAdminSource(**args)
 
 
+def build_consumer_metrics(config: PlannerConfig) -> ConsumerMetrics | None:
+    """The consumers' metrics reader of `[sources.prometheus.consumer_metrics]`, on the
+    server (and credentials) of `[sources.prometheus]`; None when the block is absent.
+
+    The observations source reads them whether or not `prometheus` is one of the
+    sources used for throughput: a Prometheus that scrapes the consumers need not
+    scrape the brokers.
+
+    Raises:
+        ConfigError: an unknown key or a bad value, or no `url` for the server.
+    """
+    settings = config.source_settings.get("prometheus") or {}
+    block = settings.get("consumer_metrics")
+    if block is None:
+        return None
+    where = "[sources.prometheus.consumer_metrics]"
+    if not isinstance(block, dict):
+        raise ConfigError(f"{where} must be a table")
+    refuse_unknown_keys(settings, _PROMETHEUS_KEYS, "[sources.prometheus]")
+    refuse_unknown_keys(block, _CONSUMER_METRICS_KEYS, where)
+    if "url" not in settings:
+        raise ConfigError(f"{where} needs the server's url in [sources.prometheus]")
+    from planner.collect.consumer_metrics import ConsumerMetrics, ConsumerMetricsSettings
+    from planner.collect.prometheus_api import PrometheusClient
+
+    args = _client_args(settings)
+    if token := config.secrets.get("prometheus_bearer_token"):
+        args["bearer_token"] = token
+    try:
+        values: dict[str, Any] = {k: str(v) for k, v in block.items() if k != "min_busy"}
+        if "min_busy" in block:
+            values["min_busy"] = float(block["min_busy"])
+        chosen = ConsumerMetricsSettings(**values)
+        return ConsumerMetrics(PrometheusClient(**args), chosen)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
     from datetime import timedelta
 
     refuse_unknown_keys(settings, _PROMETHEUS_KEYS, "[sources.prometheus]")
-    args: dict[str, Any] = {"url": str(settings["url"])}
+    args = _client_args(settings)
     if "step_s" in settings:
         args["step"] = timedelta(seconds=float(settings["step_s"]))
     if "settle_s" in settings:
         args["settle"] = timedelta(seconds=float(settings["settle_s"]))
     if "queries" in settings:
         args["queries"] = {str(k): (str(v) or None) for k, v in settings["queries"].items()}
+    return args
+
+
+def _client_args(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The server, timeouts, tries and credentials of `[sources.prometheus]`."""
+    args: dict[str, Any] = {"url": str(settings["url"])}
     for key in ("timeout_s", "query_timeout_s", "first_delay_s"):
         if key in settings:
             args[key] = float(settings[key])

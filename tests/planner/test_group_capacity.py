@@ -11,6 +11,7 @@ from planner.group_capacity import (
     lag_trend,
     learn,
     lower_bound,
+    poll_busy_share,
     saturation,
     time_lag,
 )
@@ -88,9 +89,10 @@ def test_a_rebalance_inside_a_run_splits_it() -> None:
 
 
 def test_busy_fraction_and_the_order_of_sources() -> None:
-    busy = busy_fraction([200.0, 190.0, 210.0], [0.6, 0.62, 0.58])
+    # Busy 40 % of the time: Kafka's ratio reads 0.6 / (1 + 0.6) = 0.375 (see below).
+    busy = busy_fraction([200.0, 190.0, 210.0], [0.375, 0.39, 0.36])
     assert busy is not None and busy.records_per_s == pytest.approx(500.0, rel=0.02)
-    assert busy_fraction([3.0], [0.99]) is None  # busy 1 %: says nothing
+    assert busy_fraction([3.0], [0.49]) is None  # busy 2 %: says nothing
     keeping_up = _windows([600.0] * 5, 500.0, 3)
     assert learn(keeping_up, busy=busy) is busy  # better than a lower bound
     assert learn(keeping_up, given=123.0).source == "given"  # curated wins
@@ -99,6 +101,23 @@ def test_busy_fraction_and_the_order_of_sources() -> None:
     assert learn(None) is None
     default = learn(None, topic_default=80.0)
     assert default is not None and default.source == "topic-default"
+
+
+def test_the_poll_ratio_is_read_as_kafka_computes_it() -> None:
+    # Polls alike, each waiting w ms and then processing p ms: Kafka records each poll's
+    # w over w plus the time since the previous poll *started* (w + p).
+    for w, p in [(12.0, 8.0), (1.0, 99.0), (50.0, 0.0), (30.0, 30.0)]:
+        kafka_ratio = w / (w + (w + p))
+        assert poll_busy_share([kafka_ratio])[0] == pytest.approx(p / (w + p))
+    # Entries with no usable reading are left out, and the window is the used entries'.
+    found = busy_fraction(
+        [200.0, float("nan"), 100.0, 0.0, 200.0],
+        [0.375, 0.375, float("nan"), 0.2, 0.375],
+        times_s=[10.0, 5.0, 1.0, 40.0, 20.0],
+    )
+    assert found is not None and found.records_per_s == pytest.approx(500.0)
+    assert (found.window_start_s, found.window_end_s) == (10.0, 20.0)
+    assert found.evidence.startswith("2 member reading(s)")
 
 
 def test_time_lag_is_when_the_end_offset_was_at_the_committed_offset() -> None:
