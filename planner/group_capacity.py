@@ -23,7 +23,9 @@ or to bound it, per group and topic. Every rule is here, once, on plain numbers:
   `min_busy` (5 %) say too little (a small `b` makes a small error large) and are left
   out. The metric is an average over polls, not over time: where short polls outnumber
   long ones it reads busier than the member was, and the capacity comes out low (seen
-  live: 265-287 records/s for members that do 500, docs/model.md section 9).
+  live: 265-287 records/s for members that do 500, docs/model.md section 9). So the
+  figure is reported as what it is, "at least", like the lower bound: it may show a
+  group faster than the topic's Tc, never slower.
 - **Lower bound** (`lower_bound`): a group that kept up in every window only shows that
   its capacity is at least the highest per-member rate it reached, reported as "at
   least", never as a capacity that could make it look slow.
@@ -34,8 +36,8 @@ or to bound it, per group and topic. Every rule is here, once, on plain numbers:
   (the method of Kafka Lag Exporter's `kafka_consumergroup_group_lag_seconds`).
 
 `learn` picks, in this order: a capacity given for the group (curated wins), saturation,
-busy fraction, the lower bound, and the topic's Tc (perf test or given) when none of
-them says anything.
+the larger of the two "at least" figures (busy fraction, lower bound: the larger is the
+tighter bound), and the topic's Tc (perf test or given) when none of them says anything.
 """
 
 from __future__ import annotations
@@ -304,8 +306,10 @@ def busy_fraction(
         evidence=(
             f"{int(use.sum())} member reading(s) at a median {np.median(r[use]):,.1f} "
             f"records/s while busy {np.median(busy[use]):.0%} of the time "
-            f"(from poll-idle-ratio-avg)"
+            f"(from poll-idle-ratio-avg, which reads busier than a lightly loaded member "
+            f"is), so its capacity is at least that"
         ),
+        at_least=True,
         window_start_s=start_s,
         window_end_s=end_s,
     )
@@ -350,19 +354,23 @@ def learn(
     commit_interval_s: float = DEFAULT_COMMIT_INTERVAL_S,
 ) -> GroupCapacity | None:
     """A group's capacity by the first source that says something: given, saturation,
-    busy fraction, the lower bound, the topic's Tc; None when none does."""
+    the larger of the busy fraction and the lower bound (both "at least"), the topic's
+    Tc; None when none does."""
     if given is not None:
         return GroupCapacity(given, "given", "given for this group in the capacity table")
     if w is not None and len(w):
         found = saturation(w, flat_margin=flat_margin, commit_interval_s=commit_interval_s)
         if found is not None:
             return found
-    if busy is not None:
-        return busy
+    bounds = [busy] if busy is not None else []
     if w is not None and len(w):
         bound = lower_bound(w, commit_interval_s=commit_interval_s)
         if bound is not None:
-            return bound
+            bounds.append(bound)
+    if bounds:
+        # Two bounds from below: the larger is the tighter (the busy fraction first on
+        # a tie, its evidence saying more).
+        return max(bounds, key=lambda b: b.records_per_s)
     if topic_default is not None:
         return GroupCapacity(topic_default, "topic-default", "the topic's Tc (perf test or given)")
     return None

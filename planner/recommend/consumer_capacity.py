@@ -25,6 +25,7 @@ from planner.recommend.types import ConsumerCapacity, GroupInfo, GroupLag
 from planner.sizing import SideCapacity
 
 __all__ = [
+    "AT_LEAST_SOURCES",
     "OWN_CAPACITY_SOURCES",
     "ConsumerCapacity",
     "GroupLag",
@@ -37,8 +38,11 @@ __all__ = [
 ]
 
 #: Sources whose `Tc_g` is the group's capacity itself, used as it is. A `lower-bound`
-#: is only "at least" (the group kept up), so it may speed a group up, never slow it.
-OWN_CAPACITY_SOURCES = ("given", "saturation", "busy-fraction")
+#: (the group kept up) and a `busy-fraction` (Kafka's `poll-idle-ratio-avg` reads a
+#: lightly loaded member busier than it is: seen 45 % low, docs/model.md section 9) are
+#: only "at least", so they may speed a group up, never slow it.
+OWN_CAPACITY_SOURCES = ("given", "saturation")
+AT_LEAST_SOURCES = ("busy-fraction", "lower-bound")
 _MIB = 2**20
 
 
@@ -66,8 +70,8 @@ def _own(group: GroupInfo) -> float | None:
 def group_records_per_s(group: GroupInfo, topic_tc: float | None) -> float | None:
     """The Tc one member of the group is sized with, records/s.
 
-    `Tc_g` for `given`, `saturation` and `busy-fraction`; for `lower-bound` the larger
-    of the topic's Tc and the bound; otherwise the topic's Tc. None when the topic's Tc
+    `Tc_g` for `given` and `saturation`; for `busy-fraction` and `lower-bound` (both
+    "at least") the larger of the topic's Tc and the bound; otherwise the topic's Tc. None when the topic's Tc
     is unknown in records/s: the group then follows the topic's Tc in whatever unit it
     has (factor 1), since a bound alone cannot size anything.
 
@@ -78,7 +82,7 @@ def group_records_per_s(group: GroupInfo, topic_tc: float | None) -> float | Non
     tc_g = _own(group)
     if topic_tc is None or tc_g is None:
         return topic_tc
-    if group.capacity_source == "lower-bound":
+    if group.capacity_source in AT_LEAST_SOURCES:
         return max(topic_tc, tc_g)
     return tc_g
 

@@ -7,6 +7,7 @@ from html import escape
 
 from planner.changes.decide import alter_command
 from planner.recommend import creation
+from planner.recommend.consumer_capacity import AT_LEAST_SOURCES
 from planner.report import charts
 from planner.report.layout import (
     STATUS_LABELS,
@@ -216,7 +217,7 @@ def _standby(count: int) -> str:
 _SOURCE_WORDS = {
     "given": "given",
     "saturation": "learned: saturated",
-    "busy-fraction": "learned: busy fraction",
+    "busy-fraction": "at least (busy fraction)",
     "lower-bound": "at least (kept up)",
     "topic-default": "the topic's Tc",
 }
@@ -232,7 +233,7 @@ def _capacity_cell(g: GroupReport) -> str:
         if c.records_per_s is not None
         else fmt_rate(c.mib_per_s, "mib_in")
     )
-    if c.source == "lower-bound":
+    if c.source in AT_LEAST_SOURCES:
         figure = "\u2265 " + figure
     return f'{figure}<br><span class="muted">{escape(_SOURCE_WORDS.get(c.source, c.source))}</span>'
 

@@ -94,7 +94,14 @@ def test_busy_fraction_and_the_order_of_sources() -> None:
     assert busy is not None and busy.records_per_s == pytest.approx(500.0, rel=0.02)
     assert busy_fraction([3.0], [0.49]) is None  # busy 2 %: says nothing
     keeping_up = _windows([600.0] * 5, 500.0, 3)
-    assert learn(keeping_up, busy=busy) is busy  # better than a lower bound
+    # Both "at least": the busy fraction (500) is the tighter bound than the highest
+    # per-member rate kept up at (200), and a tighter lower bound wins over it.
+    assert busy.at_least and busy.evidence.endswith("so its capacity is at least that")
+    assert learn(keeping_up, busy=busy) is busy
+    faster = _windows([1_800.0] * 5, 1_800.0, 3)  # kept up at 600 a member
+    bound = learn(faster, busy=busy)
+    assert bound is not None and bound.source == "lower-bound"
+    assert bound.records_per_s == pytest.approx(600.0, rel=0.1)
     assert learn(keeping_up, given=123.0).source == "given"  # curated wins
     saturated = _windows([2_500.0] * 5, 500.0, 3)
     assert learn(saturated, busy=busy).source == "saturation"
