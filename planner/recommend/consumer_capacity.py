@@ -71,9 +71,9 @@ def group_records_per_s(group: GroupInfo, topic_tc: float | None) -> float | Non
     """The Tc one member of the group is sized with, records/s.
 
     `Tc_g` for `given` and `saturation`; for `busy-fraction` and `lower-bound` (both
-    "at least") the larger of the topic's Tc and the bound; otherwise the topic's Tc. None when the topic's Tc
-    is unknown in records/s: the group then follows the topic's Tc in whatever unit it
-    has (factor 1), since a bound alone cannot size anything.
+    "at least") the larger of the topic's Tc and the bound; otherwise the topic's Tc.
+    None when the topic's Tc is unknown in records/s: the group then follows the topic's
+    Tc in whatever unit it has (factor 1), since a bound alone cannot size anything.
 
     Args:
         group: The group, with its figures.
