@@ -28,7 +28,9 @@ or to bound it, per group and topic. Every rule is here, once, on plain numbers:
   group faster than the topic's Tc, never slower.
 - **Lower bound** (`lower_bound`): a group that kept up in every window only shows that
   its capacity is at least the highest per-member rate it reached, reported as "at
-  least", never as a capacity that could make it look slow.
+  least", never as a capacity that could make it look slow. A group whose lag grew
+  over the interval (`lag_trend`) shows no bound, even when no single window's growth
+  stood above its noise.
 - **Trend** (`lag_trend`): whether the lag grew, held or shrank over the windows, beyond
   its noise; a group is falling behind when it grew.
 - **Time lag** (`time_lag`): how old the oldest unconsumed record is: the moment the end
@@ -325,6 +327,12 @@ def lower_bound(
         >>> lower_bound(w).records_per_s, lower_bound(w).at_least
         (100.0, True)
     """
+    # A lag that grew over the whole interval says the group did not keep up, though no
+    # single window's growth stood above its noise: no window of it is evidence of
+    # keeping up (seen live with 5 s commits and 10 s windows: "at least 502" for
+    # members doing 490).
+    if lag_trend(w, commit_interval_s=commit_interval_s)[0] == "growing":
+        return None
     kept_up = ~_growing(w, commit_interval_s) & (w.owners > 0)
     if not kept_up.any():
         return None

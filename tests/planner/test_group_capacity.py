@@ -137,3 +137,23 @@ def test_time_lag_is_when_the_end_offset_was_at_the_committed_offset() -> None:
 def test_windows_need_columns_of_one_length() -> None:
     with pytest.raises(ValueError, match="same length"):
         GroupWindows.of([0.0], [60.0, 60.0], [1.0], [0.0], [0.0], [1])
+
+
+def test_a_lag_growing_over_the_interval_gives_no_lower_bound() -> None:
+    # Each 10 s window's growth (3 x 10 records/s short: 300) is within its noise
+    # (2 x 5 s x 1,470 records/s = 14,700), but over 20 windows the lag grew by 6,000
+    # records, beyond it: the group did not keep up, so no window says it did.
+    n = 20
+    consumed = np.full(n, 14_700.0)
+    lag = np.arange(n + 1) * 300.0 + 50.0
+    w = GroupWindows.of(
+        np.arange(n) * 10.0, np.full(n, 10.0), consumed, lag[:-1], lag[1:], np.full(n, 3)
+    )
+    assert lag_trend(w)[0] == "steady"  # the last window's noise: 14,700 > 6,000
+    assert lower_bound(w) is not None
+    growing = GroupWindows.of(
+        np.arange(n) * 10.0, np.full(n, 10.0), consumed, lag[:-1] * 3, lag[1:] * 3, np.full(n, 3)
+    )
+    assert lag_trend(growing)[0] == "growing"  # 18,000 beyond the noise
+    assert lower_bound(growing) is None
+    assert learn(growing) is None
