@@ -43,7 +43,7 @@ from tests.support.jmx_exporter import AGENT, instant
 from tests.support.load import SteadyTopic, create_topics, produce_steadily
 from tests.support.prometheus import launched
 
-pytestmark = [pytest.mark.kafka, pytest.mark.integration]
+pytestmark = [pytest.mark.kafka, pytest.mark.integration, pytest.mark.first]
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "deploy" / "jmx-exporter" / "kafka-consumer.yml"
