@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,8 @@ from planner.notes import Note, note
 
 __all__ = [
     "GIB",
+    "RACKS_PATTERN",
+    "REPLICAS_PATTERN",
     "CrossZoneEvidence",
     "CrossZoneFetch",
     "GroupCrossZone",
@@ -41,6 +44,15 @@ __all__ = [
 
 GIB = 1024**3
 """Bytes in a GiB, the unit prices are given per."""
+
+REPLICAS_PATTERN = r"^[0-9]+(:[0-9]+)*(,[0-9]+(:[0-9]+)*)*$"
+"""The `replicas` syntax as a regular expression, for the input suite (which cannot call
+`replica_lists`); a test holds the two to the same examples. Repeated brokers in one
+partition are the parser's to refuse."""
+
+RACKS_PATTERN = r"^[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*$"
+"""The `client_rack` syntax (racks joined by ``,``, none blank) for the input suite and
+`client_racks`."""
 
 
 @dataclass(frozen=True)
@@ -179,20 +191,19 @@ def replica_lists(text: str) -> tuple[tuple[int, ...], ...]:
             broker named twice in one partition (Kafka refuses that assignment).
 
     Example:
-        >>> replica_lists("1:2,2:3, 3:1")
+        >>> replica_lists("1:2,2:3,3:1")
         ((1, 2), (2, 3), (3, 1))
     """
     out = []
     for partition, item in enumerate(text.split(",")):
-        ids = item.strip().split(":")
-        if not all(i.strip().isdigit() for i in ids):
+        if not re.fullmatch(r"[0-9]+(:[0-9]+)*", item):
             raise ValueError(
-                f"partition {partition}: {item.strip()!r} is not broker ids joined by ':' "
+                f"partition {partition}: {item!r} is not broker ids joined by ':' "
                 f"(leader first), as in 1:2:3,2:3:1"
             )
-        brokers = tuple(int(i) for i in ids)
+        brokers = tuple(int(i) for i in item.split(":"))
         if len(set(brokers)) != len(brokers):
-            raise ValueError(f"partition {partition}: a broker is named twice in {item.strip()!r}")
+            raise ValueError(f"partition {partition}: a broker is named twice in {item!r}")
         out.append(brokers)
     return tuple(out)
 
@@ -215,7 +226,7 @@ def client_racks(text: str) -> tuple[str, ...]:
             the field empty instead of writing one).
     """
     racks = tuple(r.strip() for r in text.split(","))
-    if not all(racks):
+    if not all(racks) or not re.fullmatch(RACKS_PATTERN, text):
         raise ValueError(
             f"client.rack {text!r} has a blank rack; give racks separated by ',' or leave "
             f"the field empty for members without client.rack"

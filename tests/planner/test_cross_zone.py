@@ -10,6 +10,8 @@ import pytest
 from planner import cross_zone
 from planner.cross_zone import (
     GIB,
+    RACKS_PATTERN,
+    REPLICAS_PATTERN,
     GroupZones,
     ReplicaPlacement,
     TopicZones,
@@ -218,3 +220,29 @@ def test_client_racks_in_turn_and_blank_refused() -> None:
     for blank in (" ", "a,,b", "a, "):
         with pytest.raises(ValueError, match="blank rack"):
             client_racks(blank)
+
+
+@pytest.mark.parametrize(
+    "text", ["1", "1:2:3,2:3:1", "10:2", "1:2,,3", "1:x", "-1:2", "1:2,", ":1", "1;2", "1, 2"]
+)
+def test_the_input_suites_pattern_agrees_with_the_parser(text: str) -> None:
+    import re
+
+    try:
+        replica_lists(text)
+        parsed = True
+    except ValueError:
+        parsed = False
+    assert bool(re.fullmatch(REPLICAS_PATTERN, text)) is parsed
+
+
+@pytest.mark.parametrize("text", ["a", "a,b", "eu west 1a", " ", "a,,b", "a, ", ",a"])
+def test_the_racks_pattern_agrees_with_the_parser(text: str) -> None:
+    import re
+
+    try:
+        client_racks(text)
+        parsed = True
+    except ValueError:
+        parsed = False
+    assert bool(re.fullmatch(RACKS_PATTERN, text)) is parsed
