@@ -39,6 +39,7 @@ __all__ = [
     "CANDIDATE",
     "CONSUMER_CAPACITY",
     "COST_FIELDS",
+    "CROSS_ZONE",
     "DIMENSIONS",
     "GROUP_LAG",
     "GROUP_PLAN",
@@ -177,6 +178,53 @@ CONSUMER_CAPACITY = StructType(
 #: A group's observed lag (`planner.recommend.GroupLag`): records, seconds, trend.
 GROUP_LAG = StructType([_f("records", _D), _f("seconds", _D), _f("trend", _S)])
 
+#: Bytes per day by zone (`planner.cross_zone.ZoneSplit`).
+ZONE_SPLIT = StructType(
+    [
+        _f("same_zone_bytes_per_day", _D),
+        _f("cross_zone_bytes_per_day", _D),
+        _f("unknown_bytes_per_day", _D),
+    ]
+)
+#: A group's fetches by zone under its planned assignment (`planner.cross_zone.cross_zone_record`):
+#: every child nullable, as Arrow reads the children of a null struct.
+CROSS_ZONE = StructType(
+    [
+        _f("bytes_per_day", _D),
+        _f("from_leaders", ZONE_SPLIT),
+        _f("follower_fetching", ZONE_SPLIT),
+        # The configured price per GiB and the costs at it; null without a price.
+        _f("price_per_gib", _D),
+        _f("leader_cost_per_day", _D),
+        _f("follower_cost_per_day", _D),
+        _f(
+            "evidence",
+            StructType(
+                [
+                    _f(
+                        "brokers",
+                        ArrayType(
+                            StructType([_f("broker_id", _I), _f("rack", _S)]), containsNull=False
+                        ),
+                    ),
+                    _f(
+                        "replicas",
+                        ArrayType(
+                            StructType([_f("topic", _S), _f("partitions", _I), _f("replicas", _S)]),
+                            containsNull=False,
+                        ),
+                    ),
+                    _f("member_racks", _TEXTS),
+                    _f("members", _I),
+                    _f("strategy", _S),
+                    _f("new_partitions", _I),
+                ]
+            ),
+        ),
+        _f("advice", _NOTES),
+    ]
+)
+
 #: The plan of one consumer group reading the topic.
 GROUP_PLAN = StructType(
     [
@@ -208,6 +256,8 @@ GROUP_PLAN = StructType(
         _f("consumer_capacity", CONSUMER_CAPACITY),
         # Its lag on the topic at the figures' interval end; null where not observed.
         _f("lag", GROUP_LAG),
+        # Its fetches by zone; null where brokers' racks or replica lists are unknown.
+        _f("cross_zone", CROSS_ZONE),
     ]
 )
 
