@@ -8,6 +8,7 @@ from html import escape
 from planner.changes.decide import alter_command
 from planner.recommend import creation
 from planner.report import charts
+from planner.report.cross_zone import cross_zone_section
 from planner.report.layout import (
     STATUS_LABELS,
     fmt_count,
@@ -455,6 +456,7 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
             _warnings(t),
             _groups(t, pages),
             _alternatives(t),
+            cross_zone_section(t),
             _arithmetic(t, percentile),
             _cost(t, report.cluster),
             _charts(t, percentile),
