@@ -246,3 +246,16 @@ def test_the_racks_pattern_agrees_with_the_parser(text: str) -> None:
     except ValueError:
         parsed = False
     assert bool(re.fullmatch(RACKS_PATTERN, text)) is parsed
+
+
+def test_the_consumer_protocols_range_ignores_racks_as_the_broker_does() -> None:
+    # Kafka 4.4.0's broker-side range reads no client.rack: consumer-000 (rack a) gets
+    # p0 and p1, consumer-001 (b) p2. From leaders p1 (b) and p2 (c) cross: 6. Follower
+    # fetching finds no replica in a for p1 (b, c) nor in b for p2 (c, a): still 6.
+    topic = TopicZones("t", ((1, 2), (2, 3), (3, 1)), (1.0, 2.0, 4.0))
+    group = GroupZones("g", "consumer", "range", 2, ("a", "b"))
+    figure = group_cross_zone(group, [topic], BROKER_RACKS)
+    assert figure is not None
+    assert figure.fetch.from_leaders == ZoneSplit(1.0, 6.0, 0.0)
+    assert figure.fetch.follower_fetching == ZoneSplit(1.0, 6.0, 0.0)
+    assert advice("g", figure) == ()
