@@ -36,7 +36,7 @@ from planner.cross_zone import client_racks, cross_zone_record, replica_lists
 from planner.notes import Note, coded_rows, note, texts
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
-from planner.recommend.cross_zone import with_cross_zone
+from planner.recommend.cross_zone import daily_read_bytes, with_cross_zone
 from planner.recommend.partitions import SIZED_STATUSES, even_group_sizes
 from planner.recommend.targets import topic_cost, topic_targets
 from planner.simulate import loads_by_count
@@ -546,6 +546,9 @@ def _sizing_row(
     ):
         row[name] = info[name]
     row["current_partitions"] = info["partitions"]
+    # Carried for the groups that read this topic among others (simulate_assignments).
+    row["replicas"] = info.get("replicas")
+    row["broker_racks"] = list(info.get("broker_racks") or ())
     row["partitioner"] = info["partitioner"] or DEFAULT_PARTITIONER
     if not info["keyed"]:
         keys = key_counts = None
@@ -610,6 +613,7 @@ def _sizing_row(
         price_per_gib=settings.planning.cross_zone_price_per_gib,
     )
     _fill_plan(row, plan, history, brokers, settings)
+    row["group_read_bytes_per_day"] = daily_read_bytes(history, fan_out=plan.fan_out)
     return row
 
 

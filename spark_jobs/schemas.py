@@ -178,6 +178,8 @@ CONSUMER_CAPACITY = StructType(
 #: A group's observed lag (`planner.recommend.GroupLag`): records, seconds, trend.
 GROUP_LAG = StructType([_f("records", _D), _f("seconds", _D), _f("trend", _S)])
 
+#: A broker and its `broker.rack` (null: none set).
+BROKER_RACK = StructType([_f("broker_id", _I), _f("rack", _S)])
 #: Bytes per day by zone (`planner.cross_zone.ZoneSplit`).
 ZONE_SPLIT = StructType(
     [
@@ -201,12 +203,7 @@ CROSS_ZONE = StructType(
             "evidence",
             StructType(
                 [
-                    _f(
-                        "brokers",
-                        ArrayType(
-                            StructType([_f("broker_id", _I), _f("rack", _S)]), containsNull=False
-                        ),
-                    ),
+                    _f("brokers", ArrayType(BROKER_RACK, containsNull=False)),
                     _f(
                         "replicas",
                         ArrayType(
@@ -330,6 +327,12 @@ _TOPIC_FIELDS: list[StructField] = [
     *(_f(f"cost_{f.name}", f.dataType) for f in COST_FIELDS),
     _f("cost_warnings", _TEXTS),
     _f("candidates", ArrayType(CANDIDATE, containsNull=False)),
+    # What a multi-topic group's cross-zone figure needs of each topic it reads
+    # (`planner.recommend.cross_zone.topic_zones`): the replicas text (leader first), the
+    # racks of the brokers it names, and what one group reads of the topic a day.
+    _f("replicas", _S),
+    _f("broker_racks", ArrayType(BROKER_RACK, containsNull=False)),
+    _f("group_read_bytes_per_day", _D),
 ]
 
 _PLAN_FIELDS: list[StructField] = [

@@ -169,7 +169,7 @@ def multi_topic_groups(groups: DataFrame) -> DataFrame:
     return (
         groups.withColumn("group_topics", F.size(F.collect_set("topic").over(per_group)))
         .where(F.col("group_topics") > 1)
-        .select("group_id", "topic", "strategy", "members", "protocol")
+        .select("group_id", "topic", "strategy", "members", "protocol", "client_rack")
     )
 
 
@@ -177,7 +177,8 @@ def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
     """Each subscription of a multi-topic group, with its topic's sizing.
 
     `loads` is a keyed topic's partition loads at its recommended count (null for an
-    even spread).
+    even spread); `replicas`, `broker_racks` and `group_read_bytes_per_day` are what the
+    group's cross-zone figure needs of the topic.
     """
     from pyspark.sql import functions as F
 
@@ -192,6 +193,9 @@ def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
         "consumers_now",
         "consumers_at_horizon",
         F.get(at_recommended, 0)["loads"].alias("loads"),
+        "replicas",
+        "broker_racks",
+        "group_read_bytes_per_day",
     )
     return multi.join(F.broadcast(sized), "topic", "left")
 
@@ -202,6 +206,7 @@ def plan_groups(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFr
         run=run,
         headroom_pct=settings.planning.headroom_pct,
         min_group_members=settings.planning.min_group_members,
+        price_per_gib=settings.planning.cross_zone_price_per_gib,
     )
     return inputs.groupBy("group_id").applyInArrow(body, GROUP_RESULT)
 

@@ -254,13 +254,15 @@ def plan_groups(
     run: str,
     headroom_pct: float,
     min_group_members: int,
+    price_per_gib: float | None = None,
 ) -> pa.Table:
     """`applyInArrow` body: one multi-topic group in (one row per topic), one row out.
 
-    Input columns: `group_id, topic, strategy, members, protocol`, and per topic its sizing
-    `status, current_partitions, recommended_partitions, consumers_now,
-    consumers_at_horizon, loads` (the partition loads at the recommended count of a
-    keyed topic; all null when the run does not know the topic).
+    Input columns: `group_id, topic, strategy, members, protocol` (and `client_rack`), and
+    per topic its sizing `status, current_partitions, recommended_partitions,
+    consumers_now, consumers_at_horizon, loads` (the partition loads at the recommended
+    count of a keyed topic; all null when the run does not know the topic) and, for the
+    cross-zone figure, `replicas, broker_racks, group_read_bytes_per_day`.
     """
     group_id = key[0].as_py()
     rows = table.sort_by([("topic", "ascending")]).to_pylist()
@@ -277,6 +279,11 @@ def plan_groups(
                 consumers_now=r["consumers_now"],
                 consumers_at_horizon=r["consumers_at_horizon"],
                 loads=None if r["loads"] is None else np.asarray(r["loads"], dtype=np.float64),
+                replicas=r.get("replicas"),
+                broker_racks=tuple(
+                    (b["broker_id"], b["rack"]) for b in r.get("broker_racks") or ()
+                ),
+                read_bytes_per_day=r.get("group_read_bytes_per_day"),
             )
         )
     # The groups table has one row per subscription; a group's rows should agree.
@@ -289,6 +296,8 @@ def plan_groups(
         protocol=rows[0].get("protocol") or "classic",
         headroom_pct=headroom_pct,
         min_group_members=min_group_members,
+        client_rack=rows[0].get("client_rack"),
+        price_per_gib=price_per_gib,
     )
     if len(strategies) > 1 or len(sizes) > 1:
         disagrees = note(
@@ -340,7 +349,11 @@ def topic_grid_files_udf(
 
 
 def group_plans_udf(
-    *, run: str, headroom_pct: float, min_group_members: int
+    *,
+    run: str,
+    headroom_pct: float,
+    min_group_members: int,
+    price_per_gib: float | None = None,
 ) -> Callable[[tuple[pa.Scalar, ...], pa.Table], pa.Table]:
     """`plan_groups` bound to a run, for `GroupedData.applyInArrow`."""
 
@@ -351,6 +364,7 @@ def group_plans_udf(
             run=run,
             headroom_pct=headroom_pct,
             min_group_members=min_group_members,
+            price_per_gib=price_per_gib,
         )
 
     return apply

@@ -1,10 +1,12 @@
-"""Each group's cross-zone fetches under its plan: a topic plan's groups, located by rack.
+"""Each group's cross-zone fetches under its plan, located by rack.
 
-`plan_topic` decides members and strategy without looking at zones (a cross-zone byte
-costs money, not capacity); this step then places the planned assignment on the
-brokers' racks (`planner.cross_zone.group_cross_zone`) and says what that shows
-(`planner.cross_zone.advice`). The Spark sizing job and the demo call it after
-`plan_topic`, on the same plan, so the figure is made in one place.
+`plan_topic` and `plan_group_of_topics` decide members and strategy without looking at
+zones (a cross-zone byte costs money, not capacity); this step then places the planned
+assignment on the brokers' racks (`planner.cross_zone.group_cross_zone`) and says what
+that shows (`planner.cross_zone.advice`): `with_cross_zone` for a topic plan's one-topic
+groups (the sizing job, after `plan_topic`), `located_group` for any planned group given
+its topics (`simulate_assignments`, for groups of several topics). The figure is made in
+one place.
 
 What a group reads per day is the mean of its read rate over the samples the plan read:
 bytes out divided over the groups that fetch them (or the busiest group's own rate where
@@ -19,9 +21,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.cross_zone import (
-    GroupCrossZone,
     GroupZones,
     TopicZones,
     advice,
@@ -32,7 +34,7 @@ from planner.recommend.targets import planning_samples
 from planner.recommend.types import GroupInfo, GroupPlan, TopicHistory, TopicPlan
 from planner.simulate import partition_loads
 
-__all__ = ["daily_read_bytes", "with_cross_zone"]
+__all__ = ["daily_read_bytes", "located_group", "topic_zones", "with_cross_zone"]
 
 _MIB = 1024**2
 _SECONDS_PER_DAY = 86_400
@@ -50,6 +52,54 @@ def daily_read_bytes(history: TopicHistory, *, fan_out: int) -> float | None:
         if finite.size:
             return float(finite.mean()) * _MIB * _SECONDS_PER_DAY
     return None
+
+
+def topic_zones(
+    topic: str,
+    replicas: Sequence[Sequence[int]],
+    daily_bytes: float,
+    partitions: int,
+    loads: npt.ArrayLike | None = None,
+) -> TopicZones:
+    """A topic as the figure reads it: `daily_bytes` spread over its planned `partitions`
+    by `loads` (a keyed topic's partition loads at that count), evenly without them."""
+    shares = np.full(partitions, 1.0 / partitions)
+    if loads is not None:
+        weights = np.asarray(loads, dtype=np.float64)
+        total = float(weights.sum())
+        if weights.size == partitions and total > 0:
+            shares = weights / total
+    return TopicZones(
+        topic, tuple(tuple(r) for r in replicas), tuple(float(x) * daily_bytes for x in shares)
+    )
+
+
+def located_group(
+    group: GroupPlan,
+    topics: Sequence[TopicZones],
+    *,
+    client_racks: tuple[str, ...],
+    broker_racks: Mapping[int, str | None],
+    price_per_gib: float | None,
+) -> GroupPlan:
+    """`group` (one topic or several) with its `cross_zone` figure and advice, where the
+    figure can be made (`planner.cross_zone.group_cross_zone`), else unchanged."""
+    streams = is_streams(group.protocol, group.current_strategy)
+    zones = GroupZones(
+        group.group_id,
+        # A Kafka Streams application is assigned as the classic strategy it is planned as.
+        "classic" if streams else group.protocol,
+        group.planned_as if streams else group.strategy,
+        group.recommended_members,
+        client_racks,
+        rack_aware=not streams,
+    )
+    figure = group_cross_zone(zones, topics, broker_racks, price_per_gib=price_per_gib)
+    if figure is None:
+        return group
+    return dataclasses.replace(
+        group, cross_zone=figure, cross_zone_advice=advice(group.group_id, figure)
+    )
 
 
 def with_cross_zone(
@@ -75,51 +125,18 @@ def with_cross_zone(
     daily = daily_read_bytes(history, fan_out=plan.fan_out)
     if not replicas or daily is None:
         return plan
-    shares = _partition_shares(plan)
-    topic = TopicZones(
-        plan.topic,
-        tuple(tuple(r) for r in replicas),
-        tuple(float(s) * daily for s in shares),
-    )
-    infos = {g.group_id: g for g in groups}
+    count = plan.recommended_partitions
+    loads = None if plan.key_sample is None else partition_loads(plan.key_sample, count)
+    topic = topic_zones(plan.topic, replicas, daily, count, loads)
+    racks = {g.group_id: g.client_racks for g in groups}
     planned = tuple(
-        _with_figure(g, infos.get(g.group_id), topic, broker_racks, price_per_gib)
+        located_group(
+            g,
+            (topic,),
+            client_racks=racks.get(g.group_id, ()),
+            broker_racks=broker_racks,
+            price_per_gib=price_per_gib,
+        )
         for g in plan.groups
     )
     return dataclasses.replace(plan, groups=planned)
-
-
-def _partition_shares(plan: TopicPlan) -> np.ndarray:
-    count = plan.recommended_partitions
-    if plan.key_sample is None:
-        return np.full(count, 1.0 / count)
-    loads = partition_loads(plan.key_sample, count)
-    total = float(loads.sum())
-    return loads / total if total > 0 else np.full(count, 1.0 / count)
-
-
-def _with_figure(
-    group: GroupPlan,
-    info: GroupInfo | None,
-    topic: TopicZones,
-    broker_racks: Mapping[int, str | None],
-    price_per_gib: float | None,
-) -> GroupPlan:
-    streams = is_streams(group.protocol, group.current_strategy)
-    zones = GroupZones(
-        group.group_id,
-        # A Kafka Streams application is assigned as the classic strategy it is planned as.
-        "classic" if streams else group.protocol,
-        group.planned_as if streams else group.strategy,
-        group.recommended_members,
-        info.client_racks if info is not None else (),
-        rack_aware=not streams,
-    )
-    figure: GroupCrossZone | None = group_cross_zone(
-        zones, (topic,), broker_racks, price_per_gib=price_per_gib
-    )
-    if figure is None:
-        return group
-    return dataclasses.replace(
-        group, cross_zone=figure, cross_zone_advice=advice(group.group_id, figure)
-    )

@@ -9,6 +9,13 @@ it serves 2 MiB/s out, so each group reads 1 MiB/s: 86,400 MiB (84.375 GiB) a da
 in a (28.125 GiB). At 0.01 per GiB: 0.5625 and 0.28125 a day. `search` gives no
 client.rack: its bytes' zones are unknown, and it is told to set client.rack.
 `audit` lives on brokers 4 and 5, which have no rack: no figure, and nothing said.
+
+`ledger` reads two topics (planned by `simulate_assignments`), all its members in rack b,
+so whatever its assignment: `payments` (6 partitions, the same replicas as the first six
+of `orders`; 0.3 MiB/s out, 25.3125 GiB a day) is led in b on p1 and p4 and has no
+replica in b on p2 and p5; `refunds` (2 partitions on brokers 3 and 1: no replica in b;
+0.6 MiB/s, 50.625 GiB a day) crosses zones whole. From leaders 2/3 x 25.3125 + 50.625 =
+67.5 GiB; with follower fetching 1/3 x 25.3125 + 50.625 = 59.0625 GiB.
 """
 
 from __future__ import annotations
@@ -59,7 +66,9 @@ def _landing(root: Path) -> Path:
         root / "topics" / "topics.csv",
         "topic,partitions,replication_factor,keyed,replicas\n"
         f'orders,12,2,false,"{ORDERS_REPLICAS}"\n'
-        'audit,2,2,false,"4:5,5:4"\n',
+        'audit,2,2,false,"4:5,5:4"\n'
+        'payments,6,2,false,"1:2,2:3,3:1,1:2,2:3,3:1"\n'
+        'refunds,2,2,false,"3:1,1:3"\n',
     )
     _write(root / "cluster" / "cluster.csv", "broker_id,rack\n1,a\n2,b\n3,c\n4,\n5,\n")
     _write(
@@ -72,7 +81,9 @@ def _landing(root: Path) -> Path:
         "group_id,topic,strategy,members,client_rack\n"
         "billing,orders,range,3,a\n"
         "search,orders,range,2,\n"
-        "archive,audit,range,2,a\n",
+        "archive,audit,range,2,a\n"
+        "ledger,payments,range,2,b\n"
+        "ledger,refunds,range,2,b\n",
     )
     # Three days of hourly samples at a constant rate, the last day the interval's.
     lines = ["topic,ts,bytes_in_per_s,records_in_per_s,bytes_out_per_s,unit"]
@@ -81,6 +92,8 @@ def _landing(root: Path) -> Path:
         ts = (start + timedelta(hours=hour)).strftime("%Y-%m-%dT%H:%M:%SZ")
         lines.append(f"orders,{ts},1,2000,2,MiB/s")
         lines.append(f"audit,{ts},0.5,1000,0.5,MiB/s")
+        lines.append(f"payments,{ts},0.3,600,0.3,MiB/s")
+        lines.append(f"refunds,{ts},0.6,1200,0.6,MiB/s")
     _write(root / "throughput" / "samples.csv", "\n".join(lines) + "\n")
     return root
 
@@ -169,3 +182,14 @@ def test_brokers_without_racks_give_no_figure_and_no_advice(published: dict[str,
     assert _group(published, "audit", "archive")["cross_zone"] is None
     page = published["pages"]["audit"]
     assert "cross-zone" not in page and "client.rack" not in page
+
+
+def test_a_group_of_two_topics_is_located_on_both(published: dict[str, Any]) -> None:
+    # Listed under each topic it reads, with the one figure for all of its fetches.
+    for topic in ("payments", "refunds"):
+        cz = _group(published, topic, "ledger")["cross_zone"]
+        assert cz["bytes_per_day"] == pytest.approx((25.3125 + 50.625) * GIB)
+        assert cz["from_leaders"]["cross_zone_bytes_per_day"] == pytest.approx(67.5 * GIB)
+        assert cz["follower_fetching"]["cross_zone_bytes_per_day"] == pytest.approx(59.0625 * GIB)
+        assert [r["topic"] for r in cz["evidence"]["replicas"]] == ["payments", "refunds"]
+        assert cz["follower_cost_per_day"] == pytest.approx(59.0625 * PRICE)
