@@ -316,3 +316,22 @@ def test_topic_facts_carry_the_replicas_and_the_racks_of_the_brokers_they_name()
     assert a["replicas"] == "1:4,4:1"
     assert a["broker_racks"] == [{"broker_id": 1, "rack": "a"}, {"broker_id": 4, "rack": None}]
     assert (b["replicas"], b["broker_racks"]) == (None, [])
+
+
+def test_a_replicas_text_the_parser_refuses_gives_no_replicas_not_an_error() -> None:
+    # Collection refuses it; a dataset written another way must not stop the run.
+    topics = _table(
+        "topics",
+        [
+            {
+                "topic": "a",
+                "partitions": 1,
+                "replication_factor": 2,
+                "keyed": False,
+                "replicas": "1:1",
+            }
+        ],
+    )
+    capacity = _table("capacity", [_cap("*", (8.0, None), (1.0, None), "fleet")])
+    (a,) = topic_facts(topics, capacity=capacity, groups=_groups([]))
+    assert (a["replicas"], a["broker_racks"]) == (None, [])
