@@ -98,7 +98,7 @@ def throughput_input() -> list[Expectation]:
 
 def topics_input() -> list[Expectation]:
     """`topics.input`: the topics as they are, replication factor within the broker count,
-    observed for enough of the interval.
+    observed for enough of the interval, replica lists (where given) of the topic's shape.
 
     The broker count is the suite parameter `broker_count` (the rows of the `cluster`
     table), so the suite stays one reviewed document and each run's value is recorded in
@@ -130,6 +130,19 @@ def topics_input() -> list[Expectation]:
             *column_rules(
                 TABLES["topics"],
                 overrides={"replication_factor": [bound], "observed_share": [observed]},
+            ),
+            query(
+                "topics.replicas_match",
+                """
+                SELECT topic, partitions, replication_factor, replicas FROM {batch}
+                WHERE replicas IS NOT NULL
+                  AND (partitions IS NULL
+                       OR size(split(replicas, ',')) <> partitions
+                       OR exists(split(replicas, ','),
+                                 p -> size(split(p, ':')) <> replication_factor))
+                """,
+                "a topic's replicas list one entry per partition, each with "
+                "replication_factor brokers",
             ),
             rows_at_least(1, "a run without topics has nothing to size"),
         ]
@@ -179,7 +192,7 @@ def capacity_input() -> list[Expectation]:
 def groups_input() -> list[Expectation]:
     """`groups.input`: subscriptions, one per (group, topic), one protocol and assignor per
     group; a group's own Tc above zero with its source, its lag (records, seconds) at least
-    zero, its trend and source among the known words.
+    zero, its trend and source among the known words, one `client_rack` per group.
 
     A group runs one protocol, and one assignor: the classic coordinator picks a protocol all
     members support, the consumer, share and streams coordinators run one assignor for the
@@ -227,6 +240,16 @@ def groups_input() -> list[Expectation]:
                 """,
                 "a group's own Tc (consumer_records_per_s) says how it is known "
                 "(capacity_source), and topic-default carries none",
+            ),
+            query(
+                "groups.one_client_rack",
+                """
+                SELECT group_id,
+                       concat_ws(' | ', sort_array(collect_set(client_rack))) AS racks
+                FROM {batch} GROUP BY group_id
+                HAVING count(DISTINCT coalesce(client_rack, '')) > 1
+                """,
+                "a group's members have one client.rack list across its topics",
             ),
         ]
     )

@@ -157,6 +157,42 @@ def _with_structure(dataset: str, rules: Sequence[Expectation]) -> list[Expectat
     return [*out, *rules]
 
 
+def _cross_zone_sound(cz: str) -> str:
+    # The conditions a cross-zone struct meets, as one SQL expression (null: a field
+    # missing, which the caller counts as a failure).
+    def finite(v: str) -> str:
+        return f"({v} >= 0 AND {v} <= {_FINITE})"
+
+    splits = []
+    for mode in ("from_leaders", "follower_fetching"):
+        parts = [f"{cz}.{mode}.{k}_bytes_per_day" for k in ("same_zone", "cross_zone", "unknown")]
+        splits += [finite(v) for v in parts]
+        # The three parts add up to the day's bytes (summed in another order: a relative
+        # slack of 1e-9).
+        splits.append(
+            f"abs({' + '.join(parts)} - {cz}.bytes_per_day) <= 1e-9 * {cz}.bytes_per_day + 1"
+        )
+    price, leader, follower = (
+        f"{cz}.price_per_gib",
+        f"{cz}.leader_cost_per_day",
+        f"{cz}.follower_cost_per_day",
+    )
+    costs = (
+        f"(({price} IS NULL AND {leader} IS NULL AND {follower} IS NULL) OR "
+        f"({finite(price)} AND {finite(leader)} AND {finite(follower)} "
+        f"AND {follower} <= {leader}))"
+    )
+    return " AND ".join(
+        [
+            finite(f"{cz}.bytes_per_day"),
+            *splits,
+            f"{cz}.follower_fetching.cross_zone_bytes_per_day"
+            f" <= {cz}.from_leaders.cross_zone_bytes_per_day",
+            costs,
+        ]
+    )
+
+
 def _not_below(a: str, b: str, why: str) -> Expectation:
     """`a >= b` in every row where both are given."""
     import great_expectations.expectations as gxe
@@ -339,6 +375,20 @@ def _topic_rows(dataset: str) -> list[Expectation]:
             "instead, where stated, is at least 1 and only for a group with a Tc of its "
             "own; its lag, where observed, is finite and not "
             "negative in records and seconds, with a trend (growing, steady, shrinking)",
+        ),
+        query(
+            f"{dataset}.group_cross_zone",
+            f"""
+            SELECT topic, g.group_id, g.cross_zone
+            FROM {{batch}} LATERAL VIEW explode(groups) AS g
+            WHERE g.cross_zone IS NOT NULL AND NOT coalesce(
+                  {_cross_zone_sound("g.cross_zone")}, FALSE)
+            """,
+            "a group's cross-zone figure, where racks are known, is finite and not negative "
+            "in bytes per day from leaders and with follower fetching, each mode's same-zone, "
+            "cross-zone and unknown bytes add up to what the group reads, follower fetching "
+            "never crosses more than fetching from leaders, and a cost is given exactly "
+            "when a price is, no lower with follower fetching than from leaders",
         ),
         query(
             f"{dataset}.alternatives",

@@ -295,6 +295,21 @@ def _rule_expectations(column: Column) -> list[Expectation]:
         from planner.group_capacity import LAG_TRENDS
 
         return [in_set(column.name, LAG_TRENDS, "lag trend")]
+    if rule in {"replicas", "racks"}:
+        from planner.cross_zone import RACKS_PATTERN, REPLICAS_PATTERN
+
+        what = (
+            "broker ids joined by ':' (leader first) per partition, partitions joined by ','"
+            if rule == "replicas"
+            else "racks joined by ',', none blank"
+        )
+        return [
+            gxe.ExpectColumnValuesToMatchRegex(
+                column=column.name,
+                regex=REPLICAS_PATTERN if rule == "replicas" else RACKS_PATTERN,
+                description=f"{column.name} is {what}",
+            )
+        ]
     if rule == "nonempty":
         return [
             gxe.ExpectColumnValueLengthsToBeBetween(

@@ -43,6 +43,7 @@ Airflow fills those from its connections. Relative paths are relative to the fil
     headroom_pct = 30
     horizon_days = 180
     min_group_members = 2         # fewest members recommended per consumer group
+    # cross_zone_price_per_gib = 0.01  # no default: your price per GiB fetched across zones
     [planning.share]              # share groups (KIP-932); Kafka 4.4.0's defaults
     max_record_locks = 2000       # the brokers' group.share.partition.max.record.locks
     records_per_poll = 500        # the members' max.poll.records

@@ -12,20 +12,47 @@ are not. A byte is counted by where it is fetched from, once per group that read
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Collection, Iterable, Mapping
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from planner.assignors import Racks, assign
+from planner.notes import Note, note
 
 __all__ = [
     "GIB",
+    "RACKS_PATTERN",
+    "REPLICAS_PATTERN",
+    "CrossZoneEvidence",
     "CrossZoneFetch",
+    "GroupCrossZone",
+    "GroupZones",
     "ReplicaPlacement",
+    "TopicZones",
     "ZoneSplit",
+    "advice",
+    "client_racks",
     "cross_zone_fetch",
+    "cross_zone_record",
+    "group_cross_zone",
+    "replica_lists",
+    "replicas_text",
 ]
 
 GIB = 1024**3
 """Bytes in a GiB, the unit prices are given per."""
+
+REPLICAS_PATTERN = r"^[0-9]+(:[0-9]+)*(,[0-9]+(:[0-9]+)*)*$"
+"""The `replicas` syntax as a regular expression, for the input suite (which cannot call
+`replica_lists`); a test holds the two to the same examples. Repeated brokers in one
+partition are the parser's to refuse."""
+
+RACKS_PATTERN = r"^[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*$"
+"""The `client_rack` syntax (racks joined by ``,``, none blank) for the input suite and
+`client_racks`."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +176,316 @@ def _zone(member_rack: str | None, broker_rack: str | None) -> int:
     if member_rack is None or broker_rack is None:
         return 2
     return 0 if member_rack == broker_rack else 1
+
+
+def replica_lists(text: str) -> tuple[tuple[int, ...], ...]:
+    """Each partition's replicas from the `topics` figures' `replicas` text.
+
+    The text is Kafka's ``--replica-assignment`` syntax (``kafka-topics``): partitions in
+    order, separated by ``,``, each partition's broker ids separated by ``:``. Here the
+    first id is the partition's *current leader*, where Kafka's syntax means the
+    preferred one: the collector writes the leader first, and a landing file should too.
+
+    Raises:
+        ValueError: an empty partition, an id that is not a whole number >= 0, or a
+            broker named twice in one partition (Kafka refuses that assignment).
+
+    Example:
+        >>> replica_lists("1:2,2:3,3:1")
+        ((1, 2), (2, 3), (3, 1))
+    """
+    out = []
+    for partition, item in enumerate(text.split(",")):
+        if not re.fullmatch(r"[0-9]+(:[0-9]+)*", item):
+            raise ValueError(
+                f"partition {partition}: {item!r} is not broker ids joined by ':' "
+                f"(leader first), as in 1:2:3,2:3:1"
+            )
+        brokers = tuple(int(i) for i in item.split(":"))
+        if len(set(brokers)) != len(brokers):
+            raise ValueError(f"partition {partition}: a broker is named twice in {item!r}")
+        out.append(brokers)
+    return tuple(out)
+
+
+def replicas_text(replicas: Sequence[Sequence[int]]) -> str:
+    """The `replicas` text of each partition's replica list (the inverse of `replica_lists`)."""
+    return ",".join(":".join(str(b) for b in brokers) for brokers in replicas)
+
+
+def client_racks(text: str) -> tuple[str, ...]:
+    """The racks of a group's members from the `groups` figures' `client_rack` text.
+
+    One rack (every member's ``client.rack``), or several separated by ``,``: the members,
+    in member-id order, take them in turn (member i the rack i mod n), which is how a
+    group spread evenly over zones is given without naming each member. Kafka takes a
+    rack as it is, so a rack no broker names is kept (its members fetch across zones).
+
+    Raises:
+        ValueError: a blank rack (Kafka would ignore it, so the member has none: leave
+            the field empty instead of writing one).
+    """
+    racks = tuple(r.strip() for r in text.split(","))
+    if not all(racks) or not re.fullmatch(RACKS_PATTERN, text):
+        raise ValueError(
+            f"client.rack {text!r} has a blank rack; give racks separated by ',' or leave "
+            f"the field empty for members without client.rack"
+        )
+    return racks
+
+
+@dataclass(frozen=True)
+class TopicZones:
+    """One topic a group reads, as the cross-zone figure needs it.
+
+    Attributes:
+        topic: The topic.
+        replicas: Today's replicas of each partition, leader first (broker ids).
+        bytes_per_day: Bytes the group reads from each partition per day, one per
+            partition of the *planned* count; partitions past `replicas` are to be created,
+            and their replicas are unknown.
+    """
+
+    topic: str
+    replicas: tuple[tuple[int, ...], ...]
+    bytes_per_day: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class GroupZones:
+    """The planned group whose fetches are located.
+
+    Attributes:
+        group_id: The group.
+        protocol: Its protocol (``classic``, ``consumer``; share groups have no figure).
+        strategy: The assignor the assignment is made with, of `protocol` (for a Kafka
+            Streams application the classic strategy it is planned as).
+        members: Planned members (>= 1).
+        racks: The members' ``client.rack`` in turn (`client_racks`); empty: not known.
+        rack_aware: Whether the assignor reads ``client.rack`` (KIP-881); False for a
+            Kafka Streams application, whose task assignor is not modelled with racks.
+    """
+
+    group_id: str
+    protocol: str
+    strategy: str
+    members: int
+    racks: tuple[str, ...] = ()
+    rack_aware: bool = True
+
+    def member_ids(self) -> tuple[str, ...]:
+        """Planned member ids, in the order Kafka sorts them (as `planner.simulate`)."""
+        width = max(3, len(str(self.members - 1)))
+        return tuple(f"consumer-{i:0{width}d}" for i in range(self.members))
+
+    def member_racks(self) -> dict[str, str]:
+        """Member id -> its rack (none when `racks` is empty)."""
+        if not self.racks:
+            return {}
+        ids = self.member_ids()
+        return {m: self.racks[i % len(self.racks)] for i, m in enumerate(ids)}
+
+
+@dataclass(frozen=True)
+class CrossZoneEvidence:
+    """What a group's cross-zone figure was computed from.
+
+    Attributes:
+        broker_racks: ``broker.rack`` of each broker the replicas name (None: none set).
+        replicas: Topic -> its replicas text as read (`replicas_text`, leader first).
+        member_racks: The members' racks in turn, as given (empty: unknown).
+        members: Planned members the assignment was made for.
+        strategy: The assignor it was made with.
+        partitions: Topic -> the planned partition count the bytes are spread over.
+        new_partitions: Planned partitions not created yet: their replicas are unknown,
+            so their bytes count as unknown in both modes.
+    """
+
+    broker_racks: Mapping[int, str | None]
+    replicas: Mapping[str, str]
+    member_racks: tuple[str, ...]
+    members: int
+    strategy: str
+    partitions: Mapping[str, int]
+    new_partitions: int
+
+
+@dataclass(frozen=True)
+class GroupCrossZone:
+    """A group's fetches per day by zone under its planned assignment, and their price.
+
+    Attributes:
+        fetch: From leaders and with follower fetching (bytes per day).
+        bytes_per_day: Everything the group reads per day.
+        price_per_gib: The configured price per GiB crossing zones (None: not configured,
+            so no money figure).
+        evidence: The racks and replica lists it came from.
+    """
+
+    fetch: CrossZoneFetch
+    bytes_per_day: float
+    price_per_gib: float | None
+    evidence: CrossZoneEvidence
+
+    @property
+    def racks_known(self) -> bool:
+        """Whether the members' racks are known (else every byte's zone is unknown)."""
+        return bool(self.evidence.member_racks)
+
+    def cost_per_day(self, split: ZoneSplit) -> float | None:
+        """`split`'s cross-zone bytes at the configured price (None without one)."""
+        if self.price_per_gib is None:
+            return None
+        return split.cross_zone_cost_per_day(self.price_per_gib)
+
+
+def group_cross_zone(
+    group: GroupZones,
+    topics: Sequence[TopicZones],
+    broker_racks: Mapping[int, str | None],
+    *,
+    price_per_gib: float | None = None,
+) -> GroupCrossZone | None:
+    """Where a planned group fetches its bytes from, per day, under its planned assignment.
+
+    The assignment is Kafka's (`planner.assignors.assign`) for the planned members and
+    partition counts, with the members' racks when given (KIP-881: range and the sticky
+    assignors then prefer partitions with a replica in a member's rack). Then
+    `cross_zone_fetch` locates every partition's bytes.
+
+    Args:
+        group: The planned group.
+        topics: The topics it reads.
+        broker_racks: Broker id -> its ``broker.rack`` (None or absent: none).
+        price_per_gib: Price per GiB crossing zones, any currency; None: bytes only.
+
+    Returns:
+        The figure, or None when no broker holding a replica the group reads has a rack
+        (nothing can be said about zones then) or the group is a share group (a
+        partition's records go to several members, in proportions no figure gives).
+
+    Raises:
+        ValueError: No member, a negative or non-finite byte figure or price.
+    """
+    if group.protocol == "share":
+        return None
+    if group.members < 1:
+        raise ValueError(f"group {group.group_id!r}: the figure needs at least one member")
+    if price_per_gib is not None and (not math.isfinite(price_per_gib) or price_per_gib < 0):
+        raise ValueError(f"price per GiB must be finite and not negative, got {price_per_gib}")
+    named = sorted({b for t in topics for brokers in t.replicas for b in brokers})
+    if not any(broker_racks.get(b) for b in named):
+        return None
+    rack_of = {b: broker_racks.get(b) or None for b in named}
+    placements: dict[tuple[str, int], ReplicaPlacement] = {}
+    daily: dict[tuple[str, int], float] = {}
+    for t in topics:
+        for p, size in enumerate(t.bytes_per_day):
+            daily[t.topic, p] = size
+            if p < len(t.replicas):
+                brokers = t.replicas[p]
+                placements[t.topic, p] = ReplicaPlacement.of(
+                    rack_of[brokers[0]], [rack_of[b] for b in brokers]
+                )
+            else:
+                placements[t.topic, p] = ReplicaPlacement(None, frozenset())
+    members = group.member_racks()
+    ids = group.member_ids()
+    counts = {t.topic: len(t.bytes_per_day) for t in topics}
+    racks = None
+    if members and group.rack_aware and group.protocol == "classic":
+        racks = Racks(
+            members=members,
+            replicas={
+                t.topic: [[rack_of[b] for b in brokers] for brokers in t.replicas] for t in topics
+            },
+        )
+    assignment = assign(
+        group.strategy,
+        counts,
+        {m: sorted(counts) for m in ids},
+        protocol=group.protocol,
+        racks=racks,
+    )
+    fetch = cross_zone_fetch(assignment, members, placements, daily)
+    evidence = CrossZoneEvidence(
+        broker_racks=rack_of,
+        replicas={t.topic: replicas_text(t.replicas) for t in topics},
+        member_racks=group.racks,
+        members=group.members,
+        strategy=group.strategy,
+        partitions=counts,
+        new_partitions=sum(max(0, len(t.bytes_per_day) - len(t.replicas)) for t in topics),
+    )
+    return GroupCrossZone(fetch, float(sum(daily.values())), price_per_gib, evidence)
+
+
+def advice(group_id: str, figure: GroupCrossZone) -> tuple[Note, ...]:
+    """What a group is told about zones: only what its figure shows.
+
+    - ``client-rack`` when its members' racks are unknown (the figure exists, so brokers
+      have racks): the bytes at stake, and no saving, which the data cannot show;
+    - ``follower-fetching`` when its members' racks are known and follower fetching
+      fetches fewer bytes across zones than fetching from leaders, with both figures.
+    """
+    if not figure.racks_known:
+        racks = sorted({r for r in figure.evidence.broker_racks.values() if r})
+        return (
+            note(
+                "client-rack",
+                group_id=group_id,
+                bytes_per_day=figure.bytes_per_day,
+                broker_racks=racks,
+            ),
+        )
+    leaders, followers = figure.fetch.from_leaders, figure.fetch.follower_fetching
+    if figure.fetch.saved_bytes_per_day <= 0:
+        return ()
+    return (
+        note(
+            "follower-fetching",
+            group_id=group_id,
+            leader_cross_zone_bytes_per_day=leaders.cross_zone_bytes_per_day,
+            follower_cross_zone_bytes_per_day=followers.cross_zone_bytes_per_day,
+            price_per_gib=figure.price_per_gib,
+            leader_cost_per_day=figure.cost_per_day(leaders),
+            follower_cost_per_day=figure.cost_per_day(followers),
+        ),
+    )
+
+
+def cross_zone_record(
+    figure: GroupCrossZone | None, notes: Sequence[Note]
+) -> dict[str, Any] | None:
+    """The figure and its advice as one record: the `cross_zone` struct of the jobs'
+    group plans and the report model's `CrossZoneReport` (bytes per day; costs in the
+    configured price's currency, null without a price; notes in their coded row form)."""
+    if figure is None:
+        return None
+    leaders, followers = figure.fetch.from_leaders, figure.fetch.follower_fetching
+    evidence = figure.evidence
+    return {
+        "bytes_per_day": figure.bytes_per_day,
+        "from_leaders": dataclasses.asdict(leaders),
+        "follower_fetching": dataclasses.asdict(followers),
+        "price_per_gib": figure.price_per_gib,
+        "leader_cost_per_day": figure.cost_per_day(leaders),
+        "follower_cost_per_day": figure.cost_per_day(followers),
+        "evidence": {
+            "brokers": [
+                {"broker_id": b, "rack": r} for b, r in sorted(evidence.broker_racks.items())
+            ],
+            "replicas": [
+                {"topic": t, "partitions": evidence.partitions[t], "replicas": text}
+                for t, text in sorted(evidence.replicas.items())
+            ],
+            "member_racks": list(evidence.member_racks),
+            "members": evidence.members,
+            "strategy": evidence.strategy,
+            "new_partitions": evidence.new_partitions,
+        },
+        "advice": [n.as_row() for n in notes],
+    }
 
 
 # KIP-392 "Allow consumers to fetch from closest replica" (Kafka 2.4+,

@@ -905,5 +905,43 @@ def _classic_event(stops_group: bool, rounds: int) -> str:
     return f"each event runs {rounds} rebalance round{_s(rounds)}"
 
 
+# --- cross-zone fetches (planner.cross_zone.advice) -----------------------------------
+
+
+def _gib(n_bytes: float) -> str:
+    return f"{_fmt(n_bytes / 1024**3)} GiB"
+
+
+def _priced(cost: float | None, price: float | None) -> str:
+    # No currency is configured or assumed: the price is the configured number per GiB.
+    return "" if cost is None else f" ({_fmt(cost)} a day at {price:g} per GiB)"
+
+
+@_renders("client-rack", "info")
+def _client_rack(p: Mapping[str, Any]) -> str:
+    return (
+        f"group {p['group_id']!r} sets no client.rack, so where its "
+        f"{_gib(p['bytes_per_day'])} a day are fetched from cannot be told; its brokers are "
+        f"in racks {', '.join(p['broker_racks'])}: set client.rack to each consumer's zone, "
+        f"so that the planner can count its cross-zone bytes and follower fetching can "
+        f"serve it from its own zone"
+    )
+
+
+@_renders("follower-fetching", "info")
+def _follower_fetching(p: Mapping[str, Any]) -> str:
+    price = p.get("price_per_gib")
+    return (
+        f"group {p['group_id']!r} fetches {_gib(p['leader_cross_zone_bytes_per_day'])} a day "
+        f"across zones from leaders{_priced(p.get('leader_cost_per_day'), price)}; with "
+        f"follower fetching (brokers: replica.selector.class="
+        f"org.apache.kafka.common.replica.RackAwareReplicaSelector, consumers keeping "
+        f"client.rack) {_gib(p['follower_cross_zone_bytes_per_day'])} a day"
+        f"{_priced(p.get('follower_cost_per_day'), price)}: "
+        f"{_gib(p['leader_cross_zone_bytes_per_day'] - p['follower_cross_zone_bytes_per_day'])}"
+        f" a day less, counting consumer fetches only and same-zone replicas caught up"
+    )
+
+
 #: Every code a note may carry.
 CODES = frozenset(_RENDERERS)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from planner.choices import DEFAULT_PARTITIONER
+from planner.cross_zone import replica_lists
 from planner.protocols import is_streams
 from planner.streams import internal_topic_of
 
@@ -48,7 +49,7 @@ GROUP_CAPACITY_FIELDS = {
     "lag_trend": "lag_trend",
 }
 _BASE = ("group_id", "strategy", "members", "protocol")
-_GROUP_FIELDS = (*_BASE, *GROUP_CAPACITY_FIELDS)
+_GROUP_FIELDS = (*_BASE, *GROUP_CAPACITY_FIELDS, "client_rack")
 _SNAPSHOT = ("partitions", "replication_factor", "keyed", "partitioner", "retention_ms")
 
 
@@ -176,7 +177,13 @@ def _group_order(group: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple((group[k] is not None, group[k]) for k in ("group_id", "strategy", "members"))
 
 
-def topic_facts(topics: pa.Table, *, capacity: pa.Table, groups: pa.Table) -> list[dict[str, Any]]:
+def topic_facts(
+    topics: pa.Table,
+    *,
+    capacity: pa.Table,
+    groups: pa.Table,
+    cluster: pa.Table | None = None,
+) -> list[dict[str, Any]]:
     """One row per topic of the run with everything the planner needs besides figures.
 
     `groups` are the run's groups with their protocol; every group that reads a topic
@@ -188,12 +195,14 @@ def topic_facts(topics: pa.Table, *, capacity: pa.Table, groups: pa.Table) -> li
         `capacity_for_topics`, `groups`, `consuming_groups`, `share_groups`,
         `streams_readers` (the Kafka Streams applications reading it),
         `streams_internal` (`(application, kind)` when it is one's internal topic,
-        `planner.streams.internal_topic_of`), `max_members` (0 where unknown), by
-        topic; topics without a name are left out.
+        `planner.streams.internal_topic_of`), `max_members` (0 where unknown),
+        `replicas` (the topics table's text, or None) and `broker_racks` (`broker_id,
+        rack` pairs from `cluster` for the brokers its replicas name, as a list: facts
+        also travel as Arrow rows), by topic; topics without a name are left out.
     """
-    snapshot = [
-        r for r in topics.select(["topic", *_SNAPSHOT]).to_pylist() if r["topic"] is not None
-    ]
+    columns = ["topic", *_SNAPSHOT, *(["replicas"] if "replicas" in topics.column_names else [])]
+    snapshot = [r for r in topics.select(columns).to_pylist() if r["topic"] is not None]
+    racks = _broker_racks(cluster)
     sides = capacity_for_topics((r["topic"] for r in snapshot), capacity)
     readers = group_facts(groups)
     unread = {
@@ -208,6 +217,7 @@ def topic_facts(topics: pa.Table, *, capacity: pa.Table, groups: pa.Table) -> li
     out = []
     for row in sorted(snapshot, key=lambda r: r["topic"]):
         read = readers.get(row["topic"], unread)
+        replicas = _readable(row.get("replicas"))
         out.append(
             {
                 **row,
@@ -216,9 +226,43 @@ def topic_facts(topics: pa.Table, *, capacity: pa.Table, groups: pa.Table) -> li
                 **read,
                 "max_members": read["max_members"] or 0,
                 "streams_internal": internal_topic_of(row["topic"], apps),
+                "replicas": replicas,
+                "broker_racks": _named_racks(replicas, racks),
             }
         )
     return out
+
+
+def _broker_racks(cluster: pa.Table | None) -> dict[int, str | None]:
+    if cluster is None or "rack" not in cluster.column_names:
+        return {}
+    return {
+        int(r["broker_id"]): r["rack"] or None
+        for r in cluster.select(["broker_id", "rack"]).to_pylist()
+        if r["broker_id"] is not None
+    }
+
+
+def _readable(replicas: str | None) -> str | None:
+    # Collection refuses a text the parser cannot read; one that got past it (a dataset
+    # written by hand) costs the topic its cross-zone figure, never the run.
+    if not replicas:
+        return None
+    try:
+        replica_lists(replicas)
+    except ValueError:
+        return None
+    return replicas
+
+
+def _named_racks(replicas: str | None, racks: Mapping[int, str | None]) -> list[dict[str, Any]]:
+    # Only the brokers a topic's replicas name travel with it: a task gets its own
+    # topics' facts, not the whole cluster for every topic. The text was checked at
+    # collection (`planner.figures.conform`).
+    if not replicas:
+        return []
+    named = {b for brokers in replica_lists(replicas) for b in brokers}
+    return [{"broker_id": b, "rack": racks.get(b)} for b in sorted(named)]
 
 
 def by_unit(facts: Sequence[Mapping[str, Any]], units: Sequence[Unit]) -> dict[int, bytes]:

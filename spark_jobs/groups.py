@@ -22,10 +22,12 @@ import numpy.typing as npt
 
 from planner import fit
 from planner.assignors import java_order_key
+from planner.cross_zone import client_racks, replica_lists
 from planner.notes import coded_rows, texts
-from planner.recommend import GroupInfo, PlanSettings
+from planner.recommend import GroupInfo, GroupPlan, PlanSettings
 from planner.recommend import GroupTopic as SizedTopic
 from planner.recommend import plan_group_of_topics as plan_in_core
+from planner.recommend.cross_zone import located_group, topic_zones
 from planner.simulate import imbalance
 from planner.simulate.churn import COST_COLUMNS
 from planner.simulate.multi_topic import SizeSearch, group_churn, group_event_costs
@@ -40,8 +42,10 @@ FloatArray = npt.NDArray[np.float64]
 class GroupTopic:
     """One topic of a multi-topic group, as its `sizing` row left it: the fields of
     `planner.recommend.GroupTopic` (None where the topic has no plan, `load_factor` 1.0
-    where the group is sized with the topic's Tc) and its sizing `status` (None when
-    the run does not know the topic)."""
+    where the group is sized with the topic's Tc), its sizing `status` (None when the
+    run does not know the topic), and what the group's cross-zone figure needs of it:
+    its `replicas` text, the racks of the brokers it names, and what one group reads of
+    it a day (None where not known)."""
 
     topic: str
     status: str | None
@@ -51,6 +55,9 @@ class GroupTopic:
     consumers_at_horizon: float | None
     loads: FloatArray | None = None
     load_factor: float = 1.0
+    replicas: str | None = None
+    broker_racks: tuple[tuple[int, str | None], ...] = ()
+    read_bytes_per_day: float | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,8 @@ def plan_group_of_topics(
     headroom_pct: float,
     min_group_members: int = PlanSettings.min_group_members,
     protocol: str = "classic",
+    client_rack: str | None = None,
+    price_per_gib: float | None = None,
 ) -> GroupOfTopics:
     """Plan one group that reads several topics, from its topics' sizing rows.
 
@@ -96,6 +105,8 @@ def plan_group_of_topics(
         min_group_members: The fewest members to plan, as in
             `PlanSettings.min_group_members`.
         protocol: Its group protocol (`planner.protocols.PROTOCOLS`).
+        client_rack: Its members' `client_rack` text (figures `groups`), or None.
+        price_per_gib: `[planning] cross_zone_price_per_gib` (None: bytes only).
 
     Returns:
         The plan row (status `unplanned`, with the reason, when one of its topics has no
@@ -131,10 +142,38 @@ def plan_group_of_topics(
         )
     settings = PlanSettings(headroom_pct=headroom_pct, min_group_members=min_group_members)
     found = plan_in_core(GroupInfo(group_id, strategy, members, protocol), sized, settings=settings)
-    plan = found.plan
+    plan = _located(found.plan, topics, client_rack, price_per_gib)
     is_current = all(t.current_partitions == t.partitions for t in topics)
     grid = _grid(group_id, names, found.searches, found.horizon_loads, is_current, found.limit)
     return GroupOfTopics(group_row(plan), grid, texts(plan.warnings), coded_rows(plan.warnings))
+
+
+def _located(
+    plan: GroupPlan,
+    topics: Sequence[GroupTopic],
+    client_rack: str | None,
+    price_per_gib: float | None,
+) -> GroupPlan:
+    # The figure needs every topic's replicas and bytes: one topic without them would
+    # leave part of the group's fetches out, and a part is not the group's figure.
+    if any(t.replicas is None or t.read_bytes_per_day is None for t in topics):
+        return plan
+    zones = []
+    for t in topics:
+        assert t.replicas is not None and t.read_bytes_per_day is not None
+        assert t.partitions is not None
+        zones.append(
+            topic_zones(
+                t.topic, replica_lists(t.replicas), t.read_bytes_per_day, t.partitions, t.loads
+            )
+        )
+    return located_group(
+        plan,
+        zones,
+        client_racks=client_racks(client_rack) if client_rack else (),
+        broker_racks={b: r for t in topics for b, r in t.broker_racks},
+        price_per_gib=price_per_gib,
+    )
 
 
 def _grid(

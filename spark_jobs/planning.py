@@ -32,9 +32,11 @@ import pyarrow.compute as pc
 
 from planner.choices import DEFAULT_PARTITIONER
 from planner.cost import ClusterShape, PartitionCost
+from planner.cross_zone import client_racks, cross_zone_record, replica_lists
 from planner.notes import Note, coded_rows, note, texts
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
+from planner.recommend.cross_zone import daily_read_bytes, with_cross_zone
 from planner.recommend.partitions import SIZED_STATUSES, even_group_sizes
 from planner.recommend.targets import topic_cost, topic_targets
 from planner.simulate import loads_by_count
@@ -169,6 +171,7 @@ def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
             # The group's own Tc and lag on the topic (figures `groups`); absent from
             # facts written before them, so read with `get`.
             **{f: g.get(c) for c, f in GROUP_CAPACITY_FIELDS.items()},
+            client_racks=client_racks(g["client_rack"]) if g.get("client_rack") else (),
         )
         for g in facts["groups"] or ()
     ]
@@ -267,6 +270,7 @@ def group_row(plan: GroupPlan) -> dict[str, Any]:
             None if plan.consumer_capacity is None else asdict(plan.consumer_capacity)
         ),
         "lag": None if plan.lag is None else asdict(plan.lag),
+        "cross_zone": cross_zone_record(plan.cross_zone, plan.cross_zone_advice),
     }
 
 
@@ -548,6 +552,9 @@ def _sizing_row(
     ):
         row[name] = info[name]
     row["current_partitions"] = info["partitions"]
+    # Carried for the groups that read this topic among others (simulate_assignments).
+    row["replicas"] = info.get("replicas")
+    row["broker_racks"] = list(info.get("broker_racks") or ())
     row["partitioner"] = info["partitioner"] or DEFAULT_PARTITIONER
     if not info["keyed"]:
         keys = key_counts = None
@@ -606,7 +613,16 @@ def _sizing_row(
             groups=_unplanned_groups(info, topic, why),
         )
         return row
+    plan = with_cross_zone(
+        plan,
+        history,
+        groups,
+        replicas=replica_lists(info["replicas"]) if info.get("replicas") else None,
+        broker_racks={b["broker_id"]: b["rack"] for b in info.get("broker_racks") or ()},
+        price_per_gib=settings.planning.cross_zone_price_per_gib,
+    )
     _fill_plan(row, plan, history, brokers, settings)
+    row["group_read_bytes_per_day"] = daily_read_bytes(history, fan_out=plan.fan_out)
     return row
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "CANDIDATE",
     "CONSUMER_CAPACITY",
     "COST_FIELDS",
+    "CROSS_ZONE",
     "DIMENSIONS",
     "GROUP_LAG",
     "GROUP_PLAN",
@@ -179,6 +180,50 @@ CONSUMER_CAPACITY = StructType(
 #: A group's observed lag (`planner.recommend.GroupLag`): records, seconds, trend.
 GROUP_LAG = StructType([_f("records", _D), _f("seconds", _D), _f("trend", _S)])
 
+#: A broker and its `broker.rack` (null: none set).
+BROKER_RACK = StructType([_f("broker_id", _I), _f("rack", _S)])
+#: Bytes per day by zone (`planner.cross_zone.ZoneSplit`).
+ZONE_SPLIT = StructType(
+    [
+        _f("same_zone_bytes_per_day", _D),
+        _f("cross_zone_bytes_per_day", _D),
+        _f("unknown_bytes_per_day", _D),
+    ]
+)
+#: A group's fetches by zone under its planned assignment (`planner.cross_zone.cross_zone_record`):
+#: every child nullable, as Arrow reads the children of a null struct.
+CROSS_ZONE = StructType(
+    [
+        _f("bytes_per_day", _D),
+        _f("from_leaders", ZONE_SPLIT),
+        _f("follower_fetching", ZONE_SPLIT),
+        # The configured price per GiB and the costs at it; null without a price.
+        _f("price_per_gib", _D),
+        _f("leader_cost_per_day", _D),
+        _f("follower_cost_per_day", _D),
+        _f(
+            "evidence",
+            StructType(
+                [
+                    _f("brokers", ArrayType(BROKER_RACK, containsNull=False)),
+                    _f(
+                        "replicas",
+                        ArrayType(
+                            StructType([_f("topic", _S), _f("partitions", _I), _f("replicas", _S)]),
+                            containsNull=False,
+                        ),
+                    ),
+                    _f("member_racks", _TEXTS),
+                    _f("members", _I),
+                    _f("strategy", _S),
+                    _f("new_partitions", _I),
+                ]
+            ),
+        ),
+        _f("advice", _NOTES),
+    ]
+)
+
 #: The plan of one consumer group reading the topic.
 GROUP_PLAN = StructType(
     [
@@ -210,6 +255,8 @@ GROUP_PLAN = StructType(
         _f("consumer_capacity", CONSUMER_CAPACITY),
         # Its lag on the topic at the figures' interval end; null where not observed.
         _f("lag", GROUP_LAG),
+        # Its fetches by zone; null where brokers' racks or replica lists are unknown.
+        _f("cross_zone", CROSS_ZONE),
     ]
 )
 
@@ -285,6 +332,12 @@ _TOPIC_FIELDS: list[StructField] = [
     *(_f(f"cost_{f.name}", f.dataType) for f in COST_FIELDS),
     _f("cost_warnings", _TEXTS),
     _f("candidates", ArrayType(CANDIDATE, containsNull=False)),
+    # What a multi-topic group's cross-zone figure needs of each topic it reads
+    # (`planner.recommend.cross_zone.topic_zones`): the replicas text (leader first), the
+    # racks of the brokers it names, and what one group reads of the topic a day.
+    _f("replicas", _S),
+    _f("broker_racks", ArrayType(BROKER_RACK, containsNull=False)),
+    _f("group_read_bytes_per_day", _D),
 ]
 
 _PLAN_FIELDS: list[StructField] = [

@@ -175,6 +175,7 @@ def multi_topic_groups(groups: DataFrame) -> DataFrame:
             "strategy",
             "members",
             "protocol",
+            "client_rack",
             "consumer_records_per_s",
             "capacity_source",
         )
@@ -186,7 +187,9 @@ def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
 
     `loads` is a keyed topic's partition loads at its recommended count (null for an
     even spread); `consumer_records_per_s` and `capacity_source` are the group's own Tc
-    on the topic, `topic_tc_records_per_s` the topic's Tc it is compared with.
+    on the topic, `topic_tc_records_per_s` the topic's Tc it is compared with;
+    `replicas`, `broker_racks` and `group_read_bytes_per_day` are what the group's
+    cross-zone figure needs of the topic.
     """
     from pyspark.sql import functions as F
 
@@ -202,6 +205,9 @@ def group_inputs(multi: DataFrame, sizing: DataFrame) -> DataFrame:
         "consumers_at_horizon",
         "topic_tc_records_per_s",
         F.get(at_recommended, 0)["loads"].alias("loads"),
+        "replicas",
+        "broker_racks",
+        "group_read_bytes_per_day",
     )
     return multi.join(F.broadcast(sized), "topic", "left")
 
@@ -212,6 +218,7 @@ def plan_groups(inputs: DataFrame, *, run: str, settings: JobSettings) -> DataFr
         run=run,
         headroom_pct=settings.planning.headroom_pct,
         min_group_members=settings.planning.min_group_members,
+        price_per_gib=settings.planning.cross_zone_price_per_gib,
     )
     return inputs.groupBy("group_id").applyInArrow(body, GROUP_RESULT)
 

@@ -254,14 +254,16 @@ def plan_groups(
     run: str,
     headroom_pct: float,
     min_group_members: int,
+    price_per_gib: float | None = None,
 ) -> pa.Table:
     """`applyInArrow` body: one multi-topic group in (one row per topic), one row out.
 
-    Input columns: `group_id, topic, strategy, members, protocol`, the group's own Tc on
-    the topic (`consumer_records_per_s, capacity_source`), and per topic its sizing
-    `status, current_partitions, recommended_partitions, consumers_now,
+    Input columns: `group_id, topic, strategy, members, protocol` (and `client_rack`), the
+    group's own Tc on the topic (`consumer_records_per_s, capacity_source`), and per
+    topic its sizing `status, current_partitions, recommended_partitions, consumers_now,
     consumers_at_horizon, topic_tc_records_per_s, loads` (the partition loads at the
-    recommended count of a keyed topic; all null when the run does not know the topic).
+    recommended count of a keyed topic; all null when the run does not know the topic)
+    and, for the cross-zone figure, `replicas, broker_racks, group_read_bytes_per_day`.
     Each topic's loads are scaled to the group's own Tc by the core's `load_factor`.
     """
     group_id = key[0].as_py()
@@ -289,6 +291,11 @@ def plan_groups(
                     ),
                     r.get("topic_tc_records_per_s"),
                 ),
+                replicas=r.get("replicas"),
+                broker_racks=tuple(
+                    (b["broker_id"], b["rack"]) for b in r.get("broker_racks") or ()
+                ),
+                read_bytes_per_day=r.get("group_read_bytes_per_day"),
             )
         )
     # The groups table has one row per subscription; a group's rows should agree.
@@ -301,6 +308,8 @@ def plan_groups(
         protocol=rows[0].get("protocol") or "classic",
         headroom_pct=headroom_pct,
         min_group_members=min_group_members,
+        client_rack=rows[0].get("client_rack"),
+        price_per_gib=price_per_gib,
     )
     if len(strategies) > 1 or len(sizes) > 1:
         disagrees = note(
@@ -352,7 +361,11 @@ def topic_grid_files_udf(
 
 
 def group_plans_udf(
-    *, run: str, headroom_pct: float, min_group_members: int
+    *,
+    run: str,
+    headroom_pct: float,
+    min_group_members: int,
+    price_per_gib: float | None = None,
 ) -> Callable[[tuple[pa.Scalar, ...], pa.Table], pa.Table]:
     """`plan_groups` bound to a run, for `GroupedData.applyInArrow`."""
 
@@ -363,6 +376,7 @@ def group_plans_udf(
             run=run,
             headroom_pct=headroom_pct,
             min_group_members=min_group_members,
+            price_per_gib=price_per_gib,
         )
 
     return apply

@@ -181,6 +181,7 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
         figures.snapshot("topics"),
         capacity=figures.snapshot("capacity"),
         groups=figures.planned_groups(),
+        cluster=figures.snapshot("cluster"),
     )
     brokers = figures.brokers()
     sized = size_topics(

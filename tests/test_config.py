@@ -249,3 +249,15 @@ def test_the_consumers_metrics_ride_on_the_prometheus_section(
         path.write_text(f'[sources]\nuse = ["kafka"]\n{kafka}[sources.prometheus]\n{bad}')
         with pytest.raises(ConfigError, match=why):
             build_sources(load_config(path))
+
+
+def test_the_cross_zone_price_has_no_default_and_must_be_a_price(tmp_path: Path) -> None:
+    path = tmp_path / "planner.toml"
+    path.write_text("[planning]\nheadroom_pct = 30\n")
+    assert load_config(path).planning.cross_zone_price_per_gib is None
+    path.write_text("[planning]\ncross_zone_price_per_gib = 0.02\n")
+    assert load_config(path).planning.cross_zone_price_per_gib == 0.02
+    for bad in ("-0.01", '"0.02"', "nan"):
+        path.write_text(f"[planning]\ncross_zone_price_per_gib = {bad}\n")
+        with pytest.raises(ConfigError, match="cross_zone_price_per_gib"):
+            load_config(path)

@@ -4,13 +4,13 @@
       throughput/  *.csv | *.jsonl | *.parquet   topic, ts, bytes_in_per_s, records_in_per_s,
                                                  [bytes_out_per_s], [unit]
       topics/      ...                           topic, partitions, replication_factor, keyed,
-                                                 [partitioner], [retention_ms]
+                                                 [partitioner], [retention_ms], [replicas]
       capacity/    ...                           topic or *, producer_/consumer_/share_fetch_
                                                  mib/records, [group_id]
       groups/      ...                           group_id, topic, strategy, members, [protocol],
                                                  [consumer_records_per_s, capacity_source,
                                                  capacity_evidence, lag_records, lag_seconds,
-                                                 lag_trend]
+                                                 lag_trend], [client_rack]
       keys/        ...                           topic, key or key_hex, count
       cluster/     ...                           broker_id, [rack], [live]
       perf/        NAME.producer.txt, NAME.consumer.txt, NAME.share.txt,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.choices import DEFAULT_PARTITIONER
+from planner.cross_zone import client_racks, replica_lists
 from planner.figures.refused import DUPLICATE
 from planner.figures.schema import BYTE_UNITS, REJECTED, TABLES, TIMESTAMP, Table
 from planner.group_capacity import CAPACITY_SOURCES, LAG_TRENDS
@@ -286,6 +287,31 @@ def _check_domain(rule: str, values: pa.Array, name: str, raw: pa.Array, check: 
         allowed = CAPACITY_SOURCES if rule == "capacity_source" else LAG_TRENDS
         known = _mask(pc.is_in(values, pa.array(allowed)))
         check.fail(present & ~known, name, raw, f"unknown {rule} (one of {', '.join(allowed)})")
+    elif rule in _PARSED:
+        _check_parsed(_PARSED[rule], values, name, raw, check)
+    if rule == "racks" and pa.types.is_string(raw.type):
+        # An empty field gives no rack (not known); a field of spaces names a blank one,
+        # which Kafka would ignore: refused, so that a typo does not read as "unknown".
+        spaces = _mask(pc.greater(pc.utf8_length(raw), 0)) & _blank(raw)
+        check.fail(spaces, name, raw, "a blank client.rack; leave the field empty if unknown")
+
+
+# Text columns with a syntax of their own, judged by the parser the planner reads them with.
+_PARSED = {"replicas": replica_lists, "racks": client_racks}
+
+
+def _check_parsed(
+    parse: Callable[[str], object], values: pa.Array, name: str, raw: pa.Array, check: _Checker
+) -> None:
+    # Few distinct values (a rack list per group, a replica list per topic): parse each
+    # once, and refuse the rows holding it with the parser's own reason.
+    encoded = pc.dictionary_encode(values)
+    indices = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    for position, text in enumerate(encoded.dictionary.to_pylist()):
+        try:
+            parse(text)
+        except ValueError as exc:
+            check.fail(indices == position, name, raw, str(exc))
 
 
 def _group_capacity_rules(columns: dict[str, pa.Array], check: _Checker) -> None:

@@ -54,7 +54,8 @@ class Column:
             (finite, >= 0), `positive` (finite, > 0), `count` (whole, >= 1), `whole`
             (whole, >= 0), `share` (finite, 0 to 1), `hash32` (whole, 0 to 2^32 - 1),
             `partitioner`, `strategy`, `protocol`, `hex`, `capacity_source`, `lag_trend`,
-            or "" for none.
+            `replicas` (`planner.cross_zone.replica_lists`), `racks`
+            (`planner.cross_zone.client_racks`), or "" for none.
         doc: What it means, with its unit.
         may_be_empty: A required column whose value may still be empty, where empty
             says something (a topic's `partitions`: not created yet). A source must
@@ -179,6 +180,16 @@ TOPICS = Table(
             "share",
             "the share of the interval the observations cover for the topic (0 to 1); "
             "empty when its figures are not observations",
+            required=False,
+        ),
+        # Optional and last: datasets and landing files without it read it as null.
+        _c(
+            "replicas",
+            pa.string(),
+            "replicas",
+            "each partition's replicas, leader first, in Kafka's --replica-assignment "
+            "syntax (partitions joined by ',', broker ids by ':'; e.g. 1:2:3,2:3:1); for "
+            "the cross-zone figure (planner.cross_zone)",
             required=False,
         ),
     ),
@@ -319,6 +330,14 @@ GROUPS = Table(
             pa.string(),
             "lag_trend",
             "growing, steady or shrinking over the interval, beyond the noise of commits",
+            required=False,
+        ),
+        _c(
+            "client_rack",
+            pa.string(),
+            "racks",
+            "the members' client.rack: one rack for all, or several joined by ',' that "
+            "the members take in turn (member-id order); empty: not known",
             required=False,
         ),
     ),

@@ -6,6 +6,7 @@ the `GroupPlan` of each consumer group reading the topic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -15,6 +16,7 @@ import numpy.typing as npt
 from planner import fit
 from planner.choices import DEFAULT_PARTITIONER
 from planner.cost import CostSettings, PartitionCost
+from planner.cross_zone import GroupCrossZone
 from planner.notes import Note
 from planner.recommend.consumers import ConsumerChoice
 from planner.recommend.key_skew import SkewRequirement
@@ -71,6 +73,8 @@ class PlanSettings:
         cost: Client/broker settings and limits for the cost panel.
         share: The share-partition settings share groups are sized with (Kafka 4.4.0's
             defaults, or the config's `[planning.share]`).
+        cross_zone_price_per_gib: Price of one GiB fetched across zones, in whatever
+            currency the user bills in (no default: without it the plan gives bytes only).
     """
 
     percentile: float = 99.0
@@ -85,6 +89,7 @@ class PlanSettings:
     min_group_members: int = 2
     cost: CostSettings = field(default_factory=CostSettings)
     share: ShareLimits = field(default_factory=ShareLimits)
+    cross_zone_price_per_gib: float | None = None
 
     @classmethod
     def config_keys(cls) -> tuple[str, ...]:
@@ -107,6 +112,16 @@ class PlanSettings:
             )
         if self.min_group_members < 1:
             raise ValueError(f"min_group_members must be 1 or more, got {self.min_group_members}")
+        price = self.cross_zone_price_per_gib
+        if price is not None and (
+            isinstance(price, bool)
+            or not isinstance(price, int | float)
+            or not math.isfinite(price)
+            or price < 0
+        ):
+            raise ValueError(
+                f"cross_zone_price_per_gib must be a finite number >= 0, got {price!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -133,6 +148,8 @@ class GroupInfo:
         lag_seconds: Its time lag then, seconds.
         lag_trend: `growing`, `steady` or `shrinking` over the interval; None where the
             group was not observed (then only Tc can say it falls behind).
+        client_racks: Its members' ``client.rack`` in turn (`planner.cross_zone.client_racks`);
+            empty when not known.
     """
 
     group_id: str
@@ -145,6 +162,7 @@ class GroupInfo:
     lag_records: float | None = None
     lag_seconds: float | None = None
     lag_trend: str | None = None
+    client_racks: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, spec: object) -> GroupInfo:
@@ -313,6 +331,10 @@ class GroupPlan:
             (`planner.recommend.consumer_capacity`); None where the plan does not say
             (a group of several topics, whose capacity is per topic).
         lag: Its lag on the topic as observed (None: not observed).
+        cross_zone: Its fetched bytes per day by zone under the planned assignment
+            (`planner.recommend.cross_zone`); None where brokers' racks or replica lists
+            are unknown, or for a share group.
+        cross_zone_advice: What the figure supports saying (`planner.cross_zone.advice`).
     """
 
     group_id: str
@@ -336,6 +358,8 @@ class GroupPlan:
     planned_as: str = ""
     consumer_capacity: ConsumerCapacity | None = None
     lag: GroupLag | None = None
+    cross_zone: GroupCrossZone | None = None
+    cross_zone_advice: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,19 @@ def _group_record(g: GroupReport) -> dict[str, Any]:
         # for a group of several topics, or one not observed.
         "consumer_capacity": _as_object(g.consumer_capacity),
         "lag": _as_object(g.lag),
+        # Bytes fetched per day by zone under the planned assignment, from leaders and
+        # with follower fetching, the price and costs when a price is configured, and the
+        # racks and replica lists it came from; null where racks are unknown.
+        "cross_zone": _cross_zone(g),
     }
+
+
+def _cross_zone(g: GroupReport) -> dict[str, Any] | None:
+    if g.cross_zone is None:
+        return None
+    record = g.cross_zone.to_json_dict()
+    record["advice"] = [_coded(n) for n in g.cross_zone.advice]
+    return record
 
 
 def _as_object(value: object) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ from planner.report.model import (
     ChurnRow,
     CodedNote,
     CostPanel,
+    CrossZoneReport,
     Deciding,
     DimensionArithmetic,
     FleetReport,
@@ -210,6 +211,8 @@ def _group(g: Row) -> GroupReport:
         # Nor a Tc or lag of its own before groups had them.
         consumer_capacity=_consumer_capacity(g.get("consumer_capacity")),
         lag=GroupLagReport(**g["lag"]) if g.get("lag") else None,
+        # Nor a cross-zone figure before groups had one.
+        cross_zone=CrossZoneReport.from_json_dict(g["cross_zone"]) if g.get("cross_zone") else None,
     )
 
 

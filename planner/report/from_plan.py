@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from planner.cross_zone import cross_zone_record
 from planner.notes import Note, texts
 from planner.recommend import (
     GroupPlan,
@@ -30,6 +31,7 @@ from planner.report.model import (
     ChurnRow,
     CodedNote,
     CostPanel,
+    CrossZoneReport,
     Deciding,
     DimensionArithmetic,
     GroupCapacityReport,
@@ -195,7 +197,14 @@ def _group(g: GroupPlan, topic: str) -> GroupReport:
             else GroupCapacityReport(**dataclasses.asdict(g.consumer_capacity))
         ),
         lag=None if g.lag is None else GroupLagReport(**dataclasses.asdict(g.lag)),
+        cross_zone=_cross_zone(cross_zone_record(g.cross_zone, g.cross_zone_advice)),
     )
+
+
+def _cross_zone(record: Mapping[str, Any] | None) -> CrossZoneReport | None:
+    # The same record the jobs write (`planner.cross_zone.cross_zone_record`), so both
+    # paths into the report read it alike.
+    return None if record is None else CrossZoneReport.from_json_dict(record)
 
 
 def _consumers(plan: TopicPlan, single: GroupPlan) -> dict[str, Any]:

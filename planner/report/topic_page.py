@@ -9,6 +9,7 @@ from planner.changes.decide import alter_command
 from planner.recommend import creation
 from planner.recommend.consumer_capacity import AT_LEAST_SOURCES
 from planner.report import charts
+from planner.report.cross_zone import cross_zone_section
 from planner.report.layout import (
     STATUS_LABELS,
     fmt_count,
@@ -513,6 +514,7 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
             _warnings(t),
             _groups(t, pages),
             _alternatives(t),
+            cross_zone_section(t),
             _arithmetic(t, percentile),
             _cost(t, report.cluster),
             _charts(t, percentile),

@@ -392,6 +392,12 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
         notes = _sentences(coded, first("notes") or ())
     for note in notes:
         out.wrap(_safe(note), first="    - ", rest="      ")
+    # Its fetches by zone (`planner.cross_zone`): only the advice the figure supports,
+    # rendered from its codes; nothing for a group whose racks are unknown.
+    cross_zone = group.get("cross_zone")
+    if isinstance(cross_zone, Mapping):
+        for advice in _sentences(cross_zone.get("advice"), ()):
+            out.wrap(_safe(advice), first="    - ", rest="      ")
 
 
 def _sentences(coded: Any, stored: Sequence[Any]) -> list[str]:

@@ -680,6 +680,17 @@ class TestThreeBrokers:
             (r["group_id"], r["topic"]) for r in run.table("groups").to_pylist()
         }
         assert not [n for n in run.collected.notes if "is down" in n]
+        # Replicas, leader first: the spread topic's one replica each where it was placed;
+        # the replicated topic's three brokers per partition, led by the metadata's leader.
+        assert topics[racked.spread]["replicas"] == "1,2,3"
+        metadata = admin_client(racked.bootstrap).list_topics(racked.replicated, timeout=10)
+        leaders = [metadata.topics[racked.replicated].partitions[p].leader for p in range(6)]
+        lists = [
+            tuple(map(int, item.split(":")))
+            for item in topics[racked.replicated]["replicas"].split(",")
+        ]
+        assert [r[0] for r in lists] == leaders
+        assert all(sorted(r) == [1, 2, 3] for r in lists)
 
     def test_a_broker_down_is_reported_and_healthy_topics_stay_valid(
         self, racked: Racked, kafka_cluster: KRaftCluster
@@ -743,6 +754,12 @@ class TestThreeBrokers:
             topics[racked.spread]["replication_factor"],
         ) == (3, 1)
         assert all(row["replication_factor"] <= brokers for row in topics.values())
+        # Replicas: the topic with a partition without a leader gets none (whom consumers
+        # fetch from is not known); the replicated one is led by brokers 1 and 3 only,
+        # and still lists broker 2, which holds its replicas while down.
+        assert topics[racked.spread]["replicas"] is None
+        lists = [item.split(":") for item in topics[racked.replicated]["replicas"].split(",")]
+        assert all(r[0] != "2" and "2" in r for r in lists)
         # Throughput: the replicated topic is sampled (its partitions have new leaders);
         # the one with a partition offline is rejected, saying why.
         rates = run.rows("throughput", "topic")
@@ -836,3 +853,14 @@ def test_a_curable_error_is_retried_and_an_incurable_one_refused_at_once() -> No
 
     with pytest.raises(SourceUnavailable, match="kafka-admin: Kafka at x:1: read: failed 3 times"):
         calls.call("read", down)
+
+
+def test_replicas_are_written_leader_first_and_only_when_the_leader_is_known() -> None:
+    from planner.collect.kafka_admin.metadata import NO_LEADER, Partition, _leader_first
+
+    # Partition 1's leader moved to broker 3 (its preferred, 2, is behind): 3 goes first.
+    moved = {0: Partition((1, 2, 3), 1), 1: Partition((2, 3, 1), 3)}
+    assert _leader_first(moved) == "1:2:3,3:2:1"
+    assert _leader_first({0: Partition((1, 2), NO_LEADER), 1: Partition((2, 1), 2)}) is None
+    # Mid-reassignment: the counts differ, so the shape is not the topic's.
+    assert _leader_first({0: Partition((1, 2, 3), 1), 1: Partition((2, 1), 2)}) is None

@@ -417,3 +417,45 @@ def test_a_group_s_tc_from_the_capacity_table_wins_over_a_groups_file_s(
     assert capacity is not None
     topic_rows = [r for r in capacity.to_pylist() if r["group_id"] is None]
     assert {r["topic"] for r in topic_rows} >= {"*", "orders"}
+
+
+def test_racks_and_replicas_from_landing_files(landing: Path, tmp_path: Path) -> None:
+    # Replicas in Kafka's --replica-assignment syntax (leader first) on the topics table,
+    # each group's client.rack on the groups table. A member rack that no broker names is
+    # kept (Kafka accepts any client.rack); a blank rack or bad replica text is refused
+    # with its file, row and field.
+    # Quoted: commas separate partitions.
+    _write(
+        landing / "topics" / "topics.csv",
+        "topic,partitions,replication_factor,keyed,replicas\n"
+        'orders,3,2,false,"1:2,2:3,3:1"\n'
+        'clicks,2,2,false,"1:1,2:3"\n',
+    )
+    _write(landing / "cluster" / "cluster.csv", "broker_id,rack\n1,a\n2,b\n3,c\n")
+    groups = _write(
+        landing / "groups" / "racks.csv",
+        "group_id,topic,strategy,members,client_rack\n"
+        'payments,orders,range,3,"a,b,c"\n'
+        "audit,orders,range,1,elsewhere\n"
+        'blank,orders,range,2," "\n'
+        'gap,orders,range,2,"a,,b"\n'
+        "unknown,orders,range,2,\n",
+    )
+    report = collect_interval([LandingSource(landing)], DAY, tmp_path / "figures")
+    topics = read_table(tmp_path / "figures", DAY, "topics")
+    assert topics is not None
+    assert {r["topic"]: r["replicas"] for r in topics.to_pylist()} == {"orders": "1:2,2:3,3:1"}
+    kept = read_table(tmp_path / "figures", DAY, "groups")
+    assert kept is not None
+    racks = {r["group_id"]: r["client_rack"] for r in kept.to_pylist()}
+    assert racks["payments"] == "a,b,c"
+    assert racks["audit"] == "elsewhere"
+    assert racks["unknown"] is None
+    assert "blank" not in racks and "gap" not in racks
+    refused = {
+        (r["source"], r["row"], r["field"]): r["reason"] for r in report.rejected.to_pylist()
+    }
+    topics_csv = f"landing:{landing / 'topics' / 'topics.csv'}"
+    assert "a broker is named twice" in refused[topics_csv, 3, "replicas"]
+    assert "blank client.rack" in refused[f"landing:{groups}", 4, "client_rack"]
+    assert "blank rack" in refused[f"landing:{groups}", 5, "client_rack"]

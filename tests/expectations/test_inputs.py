@@ -487,3 +487,41 @@ def test_observation_suites_take_pandas_frames_and_name_the_broken_rule() -> Non
         ("expect_column_pair_values_a_to_be_greater_than_b", "records_read,keyed_read"),
     }
     assert validate(rows.iloc[:1], "records.observed").success
+
+
+# --- racks: replica lists on topics, client.rack on groups ------------------------------
+
+
+def test_replica_lists_of_the_topics_shape(spark: Any) -> None:
+    three = ",".join(["1:2:3", "2:3:1", "3:1:2"] * 4)  # 12 partitions, 3 replicas each
+    rows = [
+        topic("fits", replicas=three),
+        topic("unknown"),
+        topic("short", replicas="1:2:3,2:3:1"),
+        topic("thin", replicas=",".join(["1:2"] * 12)),
+        topic("garbled", replicas="1;2;3"),
+    ]
+    report = validate(figures_frame(spark, "topics", rows), "topics.input", broker_count=3)
+    assert failed(report) == {(QUERY, "topics.replicas_match"), (REGEX, "replicas")}
+    assert [e["topic"] for e in report[QUERY, "topics.replicas_match"].examples] == [
+        "short",
+        "thin",
+        "garbled",
+    ]
+    assert report[REGEX, "replicas"].unexpected_count == 1
+
+
+def test_client_racks_one_list_per_group_none_blank(spark: Any) -> None:
+    rows = [
+        group("spread", "orders", client_rack="a,b,c"),
+        group("spread", "payments", client_rack="a,b,c"),
+        group("elsewhere", "orders", client_rack="no-broker-here"),
+        group("unknown", "orders"),
+        group("torn", "orders", client_rack="a"),
+        group("torn", "payments", client_rack="b"),
+        group("gap", "orders", client_rack="a,,b"),
+    ]
+    report = validate(figures_frame(spark, "groups", rows), "groups.input")
+    assert failed(report) == {(QUERY, "groups.one_client_rack"), (REGEX, "client_rack")}
+    assert [e["group_id"] for e in report[QUERY, "groups.one_client_rack"].examples] == ["torn"]
+    assert report[REGEX, "client_rack"].unexpected_count == 1

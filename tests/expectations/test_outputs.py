@@ -559,3 +559,81 @@ def test_a_groups_capacity_and_lag_are_checked(spark: Any) -> None:
         "zero-at-topic-tc",
         "topic-tc-compared",
     )
+
+
+def test_a_groups_cross_zone_figure_is_checked(spark: Any) -> None:
+    from planner.cross_zone import (
+        GIB,
+        GroupZones,
+        TopicZones,
+        advice,
+        cross_zone_record,
+        group_cross_zone,
+    )
+
+    # A real figure from the core: 2 members in racks a and b, roundrobin over 4
+    # partitions of a three-rack cluster (tests/planner/test_cross_zone.py works it out).
+    figure = group_cross_zone(
+        GroupZones("billing", "classic", "roundrobin", 2, ("a", "b")),
+        [
+            TopicZones(
+                "t", ((1, 2), (2, 3), (3, 1), (3, 1)), (10 * GIB, 20 * GIB, 40 * GIB, 80 * GIB)
+            )
+        ],
+        {1: "a", 2: "b", 3: "c"},
+        price_per_gib=0.05,
+    )
+    assert figure is not None
+    record = cross_zone_record(figure, advice("billing", figure))
+    assert record is not None
+
+    def with_figure(topic: str, change: Any = None) -> dict[str, Any]:
+        cross_zone = copy.deepcopy(record)
+        if change is not None:
+            change(cross_zone)
+        row = planned(topic)
+        row["groups"] = [group_plan("billing", 4, [topic], cross_zone=cross_zone)]
+        return recommendation(row, 4, "billing")
+
+    def unpriced(cz: dict[str, Any]) -> None:
+        cz.update(price_per_gib=None, leader_cost_per_day=None, follower_cost_per_day=None)
+
+    good = [with_figure("priced"), with_figure("unpriced", unpriced), with_figure("none")]
+    good[2]["groups"][0]["cross_zone"] = None
+    report = validate(frame(spark, "recommendations", good), "recommendations.output")
+    assert report.success, report.message()
+
+    def nan(cz: dict[str, Any]) -> None:
+        cz["from_leaders"]["cross_zone_bytes_per_day"] = math.nan
+
+    def negative(cz: dict[str, Any]) -> None:
+        cz["follower_fetching"]["same_zone_bytes_per_day"] = -1.0
+
+    def follower_above(cz: dict[str, Any]) -> None:
+        # Moves bytes so each mode still adds up, but follower fetching crosses more.
+        cz["follower_fetching"]["same_zone_bytes_per_day"] = 0.0
+        cz["follower_fetching"]["cross_zone_bytes_per_day"] = 150.0 * GIB
+
+    def cost_without_price(cz: dict[str, Any]) -> None:
+        cz["price_per_gib"] = None
+
+    def not_adding_up(cz: dict[str, Any]) -> None:
+        cz["bytes_per_day"] = 1.0
+
+    bad = [
+        with_figure("nan", nan),
+        with_figure("negative", negative),
+        with_figure("follower-above", follower_above),
+        with_figure("cost-without-price", cost_without_price),
+        with_figure("not-adding-up", not_adding_up),
+        with_figure("fine"),
+    ]
+    report = validate(frame(spark, "recommendations", bad), "recommendations.output")
+    assert failed(report) == {(QUERY, "recommendations.group_cross_zone")}
+    assert report[QUERY, "recommendations.group_cross_zone"].topics == (
+        "nan",
+        "negative",
+        "follower-above",
+        "cost-without-price",
+        "not-adding-up",
+    )

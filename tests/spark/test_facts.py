@@ -233,6 +233,9 @@ def test_topic_facts_give_every_topic_its_snapshot_sides_and_readers() -> None:
         "streams_readers": [],
         "max_members": 0,
         "streams_internal": None,
+        # No replica lists in the topics table: no racks to carry.
+        "replicas": None,
+        "broker_racks": [],
     }
 
 
@@ -342,3 +345,48 @@ def test_the_snapshot_of_a_table_the_run_lacks_is_empty_with_its_schema(tmp_path
     groups = run.planned_groups()
     assert groups.num_rows == 0
     assert groups.schema == TABLES["groups"].schema
+
+
+def test_topic_facts_carry_the_replicas_and_the_racks_of_the_brokers_they_name() -> None:
+    topics = _table(
+        "topics",
+        [
+            {
+                "topic": "a",
+                "partitions": 2,
+                "replication_factor": 2,
+                "keyed": False,
+                "replicas": "1:4,4:1",
+            },
+            {"topic": "b", "partitions": 1, "replication_factor": 1, "keyed": False},
+        ],
+    )
+    cluster = _table(
+        "cluster",
+        [{"broker_id": 1, "rack": "a"}, {"broker_id": 2, "rack": "b"}, {"broker_id": 3}],
+    )
+    capacity = _table("capacity", [_cap("*", (8.0, None), (1.0, None), "fleet")])
+    a, b = topic_facts(topics, capacity=capacity, groups=_groups([]), cluster=cluster)
+    # Broker 4 holds replicas but the cluster table does not list it: no rack known.
+    assert a["replicas"] == "1:4,4:1"
+    assert a["broker_racks"] == [{"broker_id": 1, "rack": "a"}, {"broker_id": 4, "rack": None}]
+    assert (b["replicas"], b["broker_racks"]) == (None, [])
+
+
+def test_a_replicas_text_the_parser_refuses_gives_no_replicas_not_an_error() -> None:
+    # Collection refuses it; a dataset written another way must not stop the run.
+    topics = _table(
+        "topics",
+        [
+            {
+                "topic": "a",
+                "partitions": 1,
+                "replication_factor": 2,
+                "keyed": False,
+                "replicas": "1:1",
+            }
+        ],
+    )
+    capacity = _table("capacity", [_cap("*", (8.0, None), (1.0, None), "fleet")])
+    (a,) = topic_facts(topics, capacity=capacity, groups=_groups([]))
+    assert (a["replicas"], a["broker_racks"]) == (None, [])

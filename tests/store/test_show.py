@@ -297,3 +297,36 @@ def test_warnings_and_notes_are_printed_from_their_codes_and_parameters(
     text = " ".join(render_latest(sqlite_store, example_row["topic"]).split())
     assert "stale" not in text
     assert hot.text in text and idle.text in text and "kept as published" in text
+
+
+def test_a_groups_cross_zone_advice_is_shown_under_it(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    from planner.cross_zone import (
+        GIB,
+        GroupZones,
+        TopicZones,
+        advice,
+        cross_zone_record,
+        group_cross_zone,
+    )
+
+    # The core's figure for a group in rack a on a three-rack topic (model.md, section 10).
+    figure = group_cross_zone(
+        GroupZones("g", "classic", "range", 2, ("a",)),
+        [TopicZones("t", ((1, 2), (2, 3), (3, 1)), (GIB, GIB, GIB))],
+        {1: "a", 2: "b", 3: "c"},
+        price_per_gib=0.5,
+    )
+    assert figure is not None
+    group = {
+        **example_row["groups"][0],
+        "cross_zone": cross_zone_record(
+            figure, advice(example_row["groups"][0]["group_id"], figure)
+        ),
+    }
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "groups": [group]}])
+    text = " ".join(render_latest(sqlite_store, example_row["topic"]).split())
+    # Leaders of p1 (b) and p2 (c) cross: 2 GiB; p1's replicas are b and c: 1 GiB still.
+    assert "fetches 2.00 GiB a day across zones from leaders (1.00 a day at 0.5 per GiB)" in text
+    assert "1.00 GiB a day (0.50 a day at 0.5 per GiB)" in text

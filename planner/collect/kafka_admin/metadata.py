@@ -19,6 +19,10 @@
   unless the broker says otherwise). `-1` (keep forever) and a broker that does not
   answer `DescribeConfigs` leave it empty, with a note. The partitioner is left to the
   schema default (`murmur2_random`): brokers never see which one producers use.
+  `replicas` is each partition's replica list with its *current* leader moved first
+  (`planner.cross_zone.replicas_text`), for the cross-zone figure; a topic with a
+  partition without a leader, or whose partitions list different replica counts, gets
+  none (the leader or the shape is not known), and the note on it says so.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from planner.collect.kafka_admin.calls import (
 )
 from planner.collect.kafka_admin.findings import Findings
 from planner.collect.kafka_groups import INTERNAL_PREFIX
+from planner.cross_zone import replicas_text
 
 __all__ = [
     "Brokers",
@@ -240,6 +245,17 @@ def retention(
     return found
 
 
+def _leader_first(partitions: Mapping[int, Partition]) -> str | None:
+    # The cross-zone figure reads the first replica as the leader consumers fetch from.
+    # Without a leader, or mid-reassignment (counts differ), the list would mislead.
+    ordered = [partitions[p] for p in sorted(partitions)]
+    if not ordered or any(p.leader == NO_LEADER or p.leader not in p.replicas for p in ordered):
+        return None
+    if len({len(p.replicas) for p in ordered}) > 1:
+        return None
+    return replicas_text([(p.leader, *(b for b in p.replicas if b != p.leader)) for p in ordered])
+
+
 def topics_table(
     metadata: Metadata,
     retention_ms: Mapping[str, int | None],
@@ -273,6 +289,9 @@ def topics_table(
             "replication_factor": pa.array(factors, pa.int32()),
             "keyed": pa.array([bool(keyed.get(t)) for t in topic_names], pa.bool_()),
             "retention_ms": pa.array([retention_ms.get(t) for t in topic_names], pa.int64()),
+            "replicas": pa.array(
+                [_leader_first(metadata.topics[t]) for t in topic_names], pa.string()
+            ),
         }
     )
     findings.add("topics", raw)
@@ -292,7 +311,8 @@ def topics_table(
     if uneven:
         findings.note(
             f"{len(uneven)} topic(s) whose partitions have different replica counts "
-            f"(a reassignment in flight?), replication_factor is the largest: {names(uneven)}"
+            f"(a reassignment in flight?), replication_factor is the largest and no "
+            f"replicas are written: {names(uneven)}"
         )
     if unseen:
         findings.note(

@@ -285,6 +285,71 @@ def _sentences(coded: tuple[CodedNote, ...], stored: tuple[str, ...]) -> tuple[s
 
 
 @dataclasses.dataclass(frozen=True)
+class ZoneSplitReport(Model):
+    """A group's fetched bytes per day by zone (`planner.cross_zone.ZoneSplit`)."""
+
+    same_zone_bytes_per_day: float
+    cross_zone_bytes_per_day: float
+    unknown_bytes_per_day: float
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokerRackReport(Model):
+    """A broker the replicas name, and its `broker.rack` (None: none set)."""
+
+    broker_id: int
+    rack: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class TopicReplicasReport(Model):
+    """A topic's replicas as the figure read them: Kafka's `--replica-assignment` text,
+    leader first, and the planned partition count its bytes were spread over."""
+
+    topic: str
+    partitions: int
+    replicas: str
+
+
+@dataclasses.dataclass(frozen=True)
+class CrossZoneEvidenceReport(Model):
+    """What a cross-zone figure came from (`planner.cross_zone.CrossZoneEvidence`)."""
+
+    brokers: tuple[BrokerRackReport, ...]
+    replicas: tuple[TopicReplicasReport, ...]
+    member_racks: tuple[str, ...]
+    members: int
+    strategy: str
+    new_partitions: int
+
+
+@dataclasses.dataclass(frozen=True)
+class CrossZoneReport(Model):
+    """A group's fetches per day by zone under its planned assignment
+    (`planner.cross_zone.cross_zone_record`).
+
+    Attributes:
+        bytes_per_day: What the group reads per day.
+        from_leaders: Every member fetching from the partition leader.
+        follower_fetching: With KIP-392's rack-aware replica selector.
+        price_per_gib: The configured price per GiB crossing zones (None: none).
+        leader_cost_per_day: Cross-zone bytes from leaders at that price (None: no price).
+        follower_cost_per_day: The same with follower fetching.
+        evidence: Racks and replica lists it came from.
+        advice: `client-rack` and `follower-fetching` notes where the figure shows them.
+    """
+
+    bytes_per_day: float
+    from_leaders: ZoneSplitReport
+    follower_fetching: ZoneSplitReport
+    price_per_gib: float | None
+    leader_cost_per_day: float | None
+    follower_cost_per_day: float | None
+    evidence: CrossZoneEvidenceReport
+    advice: tuple[CodedNote, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class GroupReport(Model):
     """One consumer group reading the topic, at the recommended partition count.
 
@@ -319,6 +384,7 @@ class GroupReport(Model):
             (`planner.recommend.ConsumerCapacity`); None for a group of several topics,
             without a plan, or outputs written before groups had their own Tc.
         lag: Its observed lag on the topic (None: not observed).
+        cross_zone: Its fetches by zone (None: brokers' racks or replicas unknown).
     """
 
     group_id: str
@@ -338,6 +404,7 @@ class GroupReport(Model):
     planned_as: str | None = None
     consumer_capacity: GroupCapacityReport | None = None
     lag: GroupLagReport | None = None
+    cross_zone: CrossZoneReport | None = None
 
     @property
     def note_sentences(self) -> tuple[str, ...]:
