@@ -48,7 +48,12 @@ _PROMETHEUS_KEYS = {
     "token_env",
     "user_env",
     "password_env",
+    "consumer_groups",
+    "group_queries",
+    "group_labels",
+    "group_sample_s",
 }
+_GROUP_KEYS = ("group_queries", "group_labels", "group_sample_s")
 
 
 def _secret(settings: Mapping[str, Any], key: str) -> str | None:
@@ -123,12 +128,44 @@ def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
             args[key] = float(settings[key])
     if "attempts" in settings:
         args["attempts"] = int(settings["attempts"])
+    args.update(_group_args(settings))
     token = _secret(settings, "token_env")
     if token:
         args["bearer_token"] = token
     user, password = _secret(settings, "user_env"), _secret(settings, "password_env")
     if user and password:
         args["basic_auth"] = (user, password)
+    return args
+
+
+def _group_args(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The lag exporter reading of `[sources.prometheus]` (`consumer_groups = "<preset>"`)."""
+    from planner.collect.group_offsets import group_queries
+
+    if "consumer_groups" not in settings:
+        given = [k for k in _GROUP_KEYS if k in settings]
+        if given:
+            raise ConfigError(
+                f"[sources.prometheus] {', '.join(given)} without consumer_groups: name the "
+                "exporter (kafka_exporter, kminion, kafka-lag-exporter or custom)"
+            )
+        return {}
+    queries, labels = settings.get("group_queries") or {}, settings.get("group_labels") or {}
+    for key, table in (("group_queries", queries), ("group_labels", labels)):
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"[sources.prometheus] {key} must be a table")
+    try:
+        args: dict[str, Any] = {
+            "groups": group_queries(
+                str(settings["consumer_groups"]),
+                {str(k): (None if v is None else str(v)) for k, v in queries.items()},
+                {str(k): str(v) for k, v in labels.items()},
+            )
+        }
+    except ValueError as exc:
+        raise ConfigError(f"[sources.prometheus] {exc}") from None
+    if "group_sample_s" in settings:
+        args["group_sample_s"] = int(settings["group_sample_s"])
     return args
 
 
