@@ -59,6 +59,8 @@ def _history() -> GroupHistory:
         h.committed[("reset-group", "orders", p)] = np.where(
             times >= RESET_AT, saturated - 500_000, saturated
         )
+        # Keeps up, but its exporter names no member (kafka_exporter's 0 for a KIP-848 group).
+        h.committed[("no-members", "orders", p)] = end - BEHIND
         # Reads two topics: saturated on orders, keeping up on payments.
         h.committed[("fanout", "orders", p)] = 1_000_000.0 + SATURATED * since
     for p in range(2):
@@ -70,6 +72,7 @@ def _history() -> GroupHistory:
     for group in ("indexer", "archiver", "gappy", "nan-group", "reset-group", "fanout"):
         h.members[group] = np.full(times.size, 3.0)
     h.members["orphan"] = np.full(times.size, 2.0)
+    h.members["no-members"] = np.zeros(times.size)
     return h
 
 
@@ -213,6 +216,7 @@ def test_a_group_without_end_offsets_is_named_and_costs_no_other_group(
         "reset-group",
         "fanout",
         "orphan",
+        "no-members",
     }
 
 
@@ -242,6 +246,20 @@ def test_members_counted_per_group_claim_nothing_for_a_group_on_two_topics(
         assert figures == _observer("fanout", "orders")
         assert figures["capacity_source"] == "saturation"
         assert figures["consumer_records_per_s"] == pytest.approx(500.0)
+
+
+@pytest.mark.parametrize("exporter", EXPORTERS)
+def test_a_group_whose_owners_are_unknown_gets_no_per_member_claim(
+    prometheus: str, exporter: str
+) -> None:
+    figures = _read(prometheus, exporter).group_figures[("no-members", "orders")]
+    assert figures == _observer("no-members", "orders")
+    # Kept up: without owners a lower bound would be a guess, so the topic's Tc applies.
+    assert (figures["capacity_source"], figures["consumer_records_per_s"]) == (
+        "topic-default",
+        None,
+    )
+    assert (figures["lag_records"], figures["lag_trend"]) == (BEHIND * 6, "steady")
 
 
 def test_overrides_and_unknown_names_are_checked() -> None:

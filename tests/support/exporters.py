@@ -46,6 +46,7 @@ class GroupHistory:
             (NaN: the exporter reports no offset; see `missing` for no point at all).
         members: Per group, its member count at each scrape; each member owns an equal
             run of the partitions (member m of M owns partition p when p * M // P == m).
+            0 is what kafka_exporter reports for a consumer-protocol (KIP-848) group.
         missing: Per (group, topic, partition), the scrapes at which the series has no
             point at all (a gap in what Prometheus holds).
     """
@@ -123,14 +124,18 @@ class GroupHistory:
         if exporter == "kminion":
             return f'group_id="{group}",partition_id="{partition}",topic_name="{topic}"'
         # Kafka Lag Exporter labels each partition with the member that owns it; the
-        # members are constant over a series here, so one label set per partition.
+        # members are constant over a series here, so one label set per partition. A
+        # group without members is labelled "unknown" (its KafkaClient.scala).
         members = int(self.members[group][0])
         member = partition * members // self._partitions(topic)
-        consumer = f"consumer-{group}-{member}"
+        consumer, client, host = (
+            (f"consumer-{group}-{member}-uuid", f"consumer-{group}-{member}", f"/10.0.0.{member}")
+            if members
+            else ("unknown", "unknown", "unknown")
+        )
         return (
-            f'client_id="{consumer}",cluster_name="{_CLUSTER}",consumer_id="{consumer}-uuid",'
-            f'group="{group}",member_host="/10.0.0.{member}",partition="{partition}",'
-            f'topic="{topic}"'
+            f'client_id="{client}",cluster_name="{_CLUSTER}",consumer_id="{consumer}",'
+            f'group="{group}",member_host="{host}",partition="{partition}",topic="{topic}"'
         )
 
     def _committed(self, family: str, exporter: str) -> Iterator[str]:
