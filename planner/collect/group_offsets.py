@@ -303,8 +303,7 @@ class GroupOffsets:
                 problems.add(
                     "end",
                     f"topic {topic!r}",
-                    f"has no end offsets, so group {group!r}'s lag and capacity on it are "
-                    "unknown",
+                    f"has no end offsets, so group {group!r}'s lag and capacity on it are unknown",
                 )
             sample_s, counts = self._owners(group, topic, cleaned, problems)
             consumption = group_windows(
@@ -395,8 +394,7 @@ class GroupOffsets:
         out those without the labels and every series of a partition given twice."""
         q = self.queries
         roles = (q.group, q.topic, q.partition) if kind == "committed" else (q.topic, q.partition)
-        out: dict[tuple[str, str, int], Answer] = {}
-        twice: set[tuple[str, str, int]] = set()
+        found: dict[tuple[str, str, int], list[Answer]] = {}
         for one in series:
             values = [one.labels.get(r) or "" for r in roles]
             partition = values[-1]
@@ -408,17 +406,16 @@ class GroupOffsets:
                 )
                 continue
             group = values[0] if kind == "committed" else ""
-            key = (group, values[-2], int(partition))
-            if key in out:
-                twice.add(key)
-            out[key] = one
-        for key in sorted(twice):
-            problems.add(
-                kind,
-                out.pop(key).describe(),
-                "is one of several series for this partition: the query must give one per "
-                f"partition, e.g. max by ({', '.join(roles)}) (...); none is used",
-            )
+            found.setdefault((group, values[-2], int(partition)), []).append(one)
+        for several in (v for v in found.values() if len(v) > 1):
+            for one in several:
+                problems.add(
+                    kind,
+                    one.describe(),
+                    f"is one of {len(several)} series for this partition: the query must give "
+                    f"one per partition, e.g. max by ({', '.join(roles)}) (...); none is used",
+                )
+        out = {key: v[0] for key, v in found.items() if len(v) == 1}
         return out
 
     def _series(self, kind: str, one: Answer, problems: _Problems) -> Series | None:

@@ -262,6 +262,37 @@ def test_a_group_whose_owners_are_unknown_gets_no_per_member_claim(
     assert (figures["lag_records"], figures["lag_trend"]) == (BEHIND * 6, "steady")
 
 
+def test_queries_that_do_not_give_one_series_per_partition_are_named(prometheus: str) -> None:
+    queries = group_queries(
+        "kafka_exporter",
+        {
+            # Two families with the same labels: two series for every partition.
+            "committed": (
+                '{__name__=~"kafka_consumergroup_current_offset|kafka_consumergroup_lag",'
+                'consumergroup="archiver"}'
+            ),
+            # Summed over partitions: no partition label left.
+            "end": "sum by (topic) (kafka_topic_partition_current_offset)",
+        },
+    )
+    source = PrometheusSource(
+        prometheus,
+        step=timedelta(seconds=STEP_S),
+        groups=queries,
+        group_sample_s=SCRAPE_S,
+        clock=lambda: datetime(2026, 11, 21, tzinfo=UTC),
+    )
+    collected = source.collect(RUN)
+    assert collected.group_figures == {}
+    notes = _notes(collected)
+    for family in ("kafka_consumergroup_current_offset", "kafka_consumergroup_lag"):
+        assert (
+            f'{{__name__="{family}",consumergroup="archiver",partition="0",topic="orders"}} is '
+            "one of 2 series for this partition: the query must give one per partition"
+        ) in notes
+    assert '{topic="orders"} lacks the label(s) topic, partition' in notes
+
+
 def test_overrides_and_unknown_names_are_checked() -> None:
     custom = group_queries("kafka_exporter", {"owners": ""}, {"group": "group_id"})
     assert custom.owners is None and custom.group == "group_id"
