@@ -52,6 +52,7 @@ series or that group its figures, never another group's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -292,7 +293,15 @@ class GroupOffsets:
         """
         bounds = np.asarray(bounds_s, dtype=np.int64)
         notes: list[str] = []
-        reading = self._read(int(bounds[0]), min(history_from_s, int(bounds[0])), int(bounds[-1]))
+        warnings: list[tuple[str, str, str]] = []
+        reading = self._read(
+            int(bounds[0]), min(history_from_s, int(bounds[0])), int(bounds[-1]), warnings
+        )
+        # A warning may mean a partial answer (Thanos with a store down): say so.
+        notes.extend(
+            f"{source}: Prometheus {level} on the consumer group {kind} query: {text}"
+            for kind, level, text in warnings
+        )
         problems = _Problems(source, self.queries)
         cleaned = self._clean(reading, problems)
         out: dict[tuple[str, str], dict[str, object]] = {}
@@ -323,21 +332,41 @@ class GroupOffsets:
 
     # --- reading -------------------------------------------------------------------------
 
-    def _read(self, run_from_s: int, history_from_s: int, to_s: int) -> dict[str, list[Answer]]:
-        """Every query's series, points on the grid of `sample_s` through `run_from_s`."""
-        margin = int(np.ceil(self.gap_s / self.sample_s)) * self.sample_s
+    def _read(
+        self,
+        run_from_s: int,
+        history_from_s: int,
+        to_s: int,
+        warnings: list[tuple[str, str, str]],
+    ) -> dict[str, list[Answer]]:
+        """Every query's series, points on the grid of `sample_s` through `run_from_s`
+        (the answers' warnings go to `warnings` as (query kind, level, text))."""
         out: dict[str, list[Answer]] = {}
         for kind in QUERY_KINDS:
             query = getattr(self.queries, kind)
             if query is None:
                 continue
             begin = history_from_s if kind == "end" else run_from_s
-            # On the grid through the run's start, so a point falls on every window end.
-            begin = run_from_s - -(-(run_from_s - begin + margin) // self.sample_s) * self.sample_s
-            out[kind] = self._fetch(kind, query.replace(SAMPLE_TOKEN, self._range), begin, to_s)
+            # On the grid through the run's start, so a point falls on every window end,
+            # and a gap's width earlier, so the first window end has points around it.
+            periods = math.ceil((run_from_s - begin + self.gap_s) / self.sample_s)
+            out[kind] = self._fetch(
+                kind,
+                query.replace(SAMPLE_TOKEN, self._range),
+                run_from_s - periods * self.sample_s,
+                to_s,
+                warnings,
+            )
         return out
 
-    def _fetch(self, kind: str, query: str, begin_s: int, end_s: int) -> list[Answer]:
+    def _fetch(
+        self,
+        kind: str,
+        query: str,
+        begin_s: int,
+        end_s: int,
+        warnings: list[tuple[str, str, str]],
+    ) -> list[Answer]:
         merged: dict[tuple[tuple[str, str], ...], Answer] = {}
         chunk_s = self._max_points * self.sample_s
         for first in range(begin_s, end_s + 1, chunk_s):
@@ -348,6 +377,7 @@ class GroupOffsets:
                 end_s=min(first + chunk_s - self.sample_s, end_s),
                 step_s=self.sample_s,
             )
+            warnings.extend((kind, level, text) for level, text in answer.warnings)
             for one in answer.series:
                 key = tuple(sorted(one.labels.items()))
                 if key in merged:

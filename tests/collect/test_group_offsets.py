@@ -22,7 +22,7 @@ from planner.collect.group_offsets import PRESETS, group_queries
 from planner.collect.prometheus import PrometheusSource
 from planner.figures import DataInterval
 from tests.support.exporters import EXPORTERS, GroupHistory
-from tests.support.prometheus import serving
+from tests.support.prometheus import FrontProxy, Reply, serving
 
 HOUR = 3600
 T0 = int(datetime(2026, 11, 20, 9, tzinfo=UTC).timestamp())
@@ -291,6 +291,22 @@ def test_queries_that_do_not_give_one_series_per_partition_are_named(prometheus:
             "one of 2 series for this partition: the query must give one per partition"
         ) in notes
     assert '{topic="orders"} lacks the label(s) topic, partition' in notes
+
+
+def test_a_partial_answer_is_said(prometheus: str) -> None:
+    # The group reading asks first (committed, end, owners), then the throughput.
+    with FrontProxy(prometheus, [Reply(warnings=("store eu-1 unavailable",))]) as proxy:
+        collected = PrometheusSource(
+            proxy.url,
+            step=timedelta(seconds=STEP_S),
+            groups=PRESETS["kminion"],
+            group_sample_s=SCRAPE_S,
+            clock=lambda: datetime(2026, 11, 21, tzinfo=UTC),
+        ).collect(RUN)
+    assert (
+        "Prometheus warning on the consumer group committed query: store eu-1 unavailable"
+    ) in _notes(collected)
+    assert collected.group_figures[("indexer", "orders")]["capacity_source"] == "saturation"
 
 
 def test_overrides_and_unknown_names_are_checked() -> None:
