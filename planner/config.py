@@ -22,6 +22,11 @@ Airflow fills those from its connections. Relative paths are relative to the fil
     timeout_s = 30                           # per HTTP request; attempts = 4 with backoff
     token_env = "PLANNER_PROMETHEUS_TOKEN"   # optional bearer token (or user_env/password_env)
     [sources.prometheus.queries]             # optional PromQL overrides per column ($step)
+    # consumer_groups = "kafka_exporter"     # optional: groups' capacity and lag from a lag
+    #                                        # exporter (kminion, kafka-lag-exporter, custom)
+    # group_sample_s = 60                    # seconds between offset points (scrape interval)
+    # [sources.prometheus.group_queries]     # committed, end, owners PromQL overrides
+    # [sources.prometheus.group_labels]      # group, topic, partition label names
     [sources.prometheus.consumer_metrics]    # optional: the consumers' own metrics, read
     naming = "jmx-exporter"                  # with the kafka observations for each group's
                                              # busy-fraction Tc ("micrometer": its names);

@@ -261,3 +261,43 @@ def test_the_cross_zone_price_has_no_default_and_must_be_a_price(tmp_path: Path)
         path.write_text(f"[planning]\ncross_zone_price_per_gib = {bad}\n")
         with pytest.raises(ConfigError, match="cross_zone_price_per_gib"):
             load_config(path)
+
+
+_PROMETHEUS = '[sources]\nuse = ["prometheus"]\n[sources.prometheus]\nurl = "http://prom:9090"\n'
+
+
+def test_a_lag_exporter_preset_with_overrides_reaches_the_prometheus_source(
+    tmp_path: Path,
+) -> None:
+    text = (
+        _PROMETHEUS
+        + 'consumer_groups = "kminion"\ngroup_sample_s = 15\n'
+        + '[sources.prometheus.group_queries]\nowners = ""\n'
+        + '[sources.prometheus.group_labels]\ngroup = "consumer_group"\n'
+    )
+    (source,) = build_sources(load_config(_config(tmp_path, text)))
+    assert isinstance(source, PrometheusSource) and source.group_offsets is not None
+    reading = source.group_offsets
+    assert reading.sample_s == 15 and reading.queries.exporter == "kminion"
+    assert reading.queries.owners is None and reading.queries.group == "consumer_group"
+    assert reading.queries.end.startswith("max by (topic_name, partition_id)")
+    (plain,) = build_sources(load_config(_config(tmp_path, _PROMETHEUS)))
+    assert isinstance(plain, PrometheusSource) and plain.group_offsets is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ('consumer_groups = "burrow"\n', "'burrow': not an exporter preset"),
+        ("group_sample_s = 30\n", "group_sample_s without consumer_groups"),
+        ('consumer_group = "kminion"\n', r"unknown key\(s\) consumer_group"),
+        (
+            'consumer_groups = "kafka_exporter"\n[sources.prometheus.group_queries]\nlag = "x"\n',
+            "query.*lag unknown",
+        ),
+        ('consumer_groups = "custom"\n', "custom consumer group reading needs committed"),
+    ],
+)
+def test_bad_lag_exporter_settings_are_refused(tmp_path: Path, extra: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build_sources(load_config(_config(tmp_path, _PROMETHEUS + extra)))

@@ -59,6 +59,11 @@ class Collected:
             saw something of the topic but gave no row (its sample was rejected, or it
             had bytes out and no bytes in): the topic was not idle there, so no zero is
             written for it.
+        group_figures: Per (group id, topic), the `groups` figures
+            (`planner.collect.consumption.GROUP_FIGURES`) of a source that sees groups'
+            offsets without describing the groups (a lag exporter in Prometheus); the
+            merge writes them into the row another source gave
+            (`planner.collect.consumption.with_learned`).
     """
 
     parts: dict[str, list[Conformed]] = field(default_factory=dict)
@@ -68,6 +73,7 @@ class Collected:
     covered: list[datetime] = field(default_factory=list)
     covered_bytes_out: list[datetime] = field(default_factory=list)
     withheld: set[tuple[str, datetime]] = field(default_factory=set)
+    group_figures: dict[tuple[str, str], dict[str, object]] = field(default_factory=dict)
 
     def add(self, name: str, conformed: Conformed) -> None:
         """Add one conformed piece of table `name` (its rejected rows go to `rejected`).

@@ -26,11 +26,15 @@ they read from what the observer recorded, and writes what they say:
   columns takes them, as one block, from the first later row that has them (a landing
   groups file listed before `kafka` states strategies and sizes, not what the observer
   learned). A block is never mixed from two sources.
+- **Learned elsewhere** (`with_learned`): a source that sees a group's offsets but does
+  not describe the group (a lag exporter read in Prometheus,
+  `planner.collect.group_offsets`) fills the figures of the row another source
+  described, where that row has none of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -50,6 +54,7 @@ from planner.group_capacity import (
 from planner.observed import at_moments
 
 __all__ = [
+    "GAP_PERIODS",
     "GROUP_FIGURES",
     "GroupConsumption",
     "Series",
@@ -58,7 +63,12 @@ __all__ = [
     "owners_per_window",
     "with_figures_of_later_sources",
     "with_given",
+    "with_learned",
 ]
+
+#: How many sampling periods apart two samples may be and still be interpolated between
+#: (two samples missed); wider, the windows across the gap are unknown.
+GAP_PERIODS = 3.0
 
 #: A counter's samples: times (seconds since the epoch, ascending) and values.
 Series = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
@@ -331,4 +341,52 @@ def with_figures_of_later_sources(groups: pa.Table) -> tuple[pa.Table, list[str]
         f"has no capacity or lag figures; those of {source[g]!r} are used"
         for w, g in sorted(donor.items())
     ]
+    return groups, notes
+
+
+def with_learned(
+    groups: pa.Table, learned: Sequence[tuple[str, Mapping[tuple[str, str], Mapping[str, object]]]]
+) -> tuple[pa.Table, list[str]]:
+    """`groups` with the figures a source learned for a (group, topic) written into the
+    row another source described, where that row has no capacity source of its own; and
+    notes for the figures of groups no source described.
+
+    The first source (in priority order) with figures for a row wins. A row that already
+    carries figures (the observer's, a groups file's) keeps them: the describing source saw
+    the group itself.
+
+    Args:
+        groups: The figures' `groups` table.
+        learned: Per source, its name and its figures per (group id, topic), with the
+            keys of `GROUP_FIGURES`.
+    """
+    if not learned or not any(figures for _, figures in learned):
+        return groups, []
+    keys = list(
+        zip(groups.column("group_id").to_pylist(), groups.column("topic").to_pylist(), strict=True)
+    )
+    own = groups.column("capacity_source").to_pylist()
+    found: list[Mapping[str, object] | None] = []
+    for key, source in zip(keys, own, strict=True):
+        hit = None
+        if source is None:
+            hit = next((f[key] for _, f in learned if key in f), None)
+        found.append(hit)
+    mask = pa.array([h is not None for h in found])
+    for name in GROUP_FIGURES:
+        i = groups.schema.get_field_index(name)
+        field = groups.schema.field(i)
+        value = pa.array([None if h is None else h.get(name) for h in found], field.type)
+        merged = pc.if_else(mask, value, groups.column(i).combine_chunks())
+        groups = groups.set_column(i, field, merged)
+    described = set(keys)
+    notes = []
+    for name, figures in learned:
+        alone = sorted(set(figures) - described)
+        if alone:
+            shown = ", ".join(f"{g!r} on {t!r}" for g, t in alone[:10])
+            notes.append(
+                f"{name}: {len(alone)} group subscription(s) have offsets but no source "
+                f"describes the group (members, assignor), so they are not planned: {shown}"
+            )
     return groups, notes

@@ -61,6 +61,7 @@ import pyarrow.compute as pc
 from planner.collect.base import Collected
 from planner.collect.consumer_metrics import ConsumerMetrics, busy_by_group, owners_by_client
 from planner.collect.consumption import (
+    GAP_PERIODS,
     GROUP_FIGURES,
     Series,
     group_figures,
@@ -80,8 +81,6 @@ from planner.observed import at_moments, group_read, keyed_evidence
 __all__ = ["Coverage", "ObservationsSource", "how_to_cover", "too_little"]
 
 _US = 1_000_000
-# Interpolate across at most this many sampling periods (two samples missed).
-_GAP_PERIODS = 3.0
 
 
 @dataclass(frozen=True)
@@ -256,10 +255,10 @@ class ObservationsSource:
     def _max_gap_s(self, samples: pa.Table) -> float:
         periods = samples.column("every_s").to_numpy(zero_copy_only=False)
         period = float(np.nanmax(periods)) if len(periods) else self.settings.observe_every_s
-        return _GAP_PERIODS * max(period, self.settings.observe_every_s)
+        return GAP_PERIODS * max(period, self.settings.observe_every_s)
 
     def _samples_around(self, interval: DataInterval) -> pa.Table:
-        margin = timedelta(seconds=_GAP_PERIODS * max(self.settings.observe_every_s, 600.0))
+        margin = timedelta(seconds=GAP_PERIODS * max(self.settings.observe_every_s, 600.0))
         return self._read("sample", interval.start - margin, interval.end + margin)
 
     def _windows(self, interval: DataInterval, samples: pa.Table) -> _Windows:

@@ -99,6 +99,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.collect.base import Collected
+from planner.collect.group_offsets import GroupOffsets, GroupQueries
 from planner.collect.kafka_groups import INTERNAL_PREFIX
 from planner.collect.prometheus_api import (
     MAX_POINTS,
@@ -183,6 +184,8 @@ class PrometheusSource:
         sleep: Callable[[float], None] | None = None,
         settle: timedelta = DEFAULT_SETTLE,
         clock: Callable[[], datetime] | None = None,
+        groups: GroupQueries | None = None,
+        group_sample_s: int = 60,
     ) -> None:
         """Configure the source; nothing is contacted until `collect`.
 
@@ -216,6 +219,11 @@ class PrometheusSource:
             clock: The current time, UTC (default `datetime.now(UTC)`); the windows not
                 complete by then are left out, except that a collection started less
                 than `settle` after a window ended waits for it.
+            groups: A lag exporter's queries (`planner.collect.group_offsets.PRESETS`):
+                each consumer group's capacity and lag over the run's complete windows
+                are read from its offsets (`Collected.group_figures`). None: not read.
+            group_sample_s: Seconds between the offsets' points (about the exporter's
+                scrape interval).
 
         Raises:
             ValueError: a malformed URL, step, settle or query mapping, or two kinds of
@@ -249,6 +257,13 @@ class PrometheusSource:
         self._fixed_window: list[str] = []
         self.queries = self._resolve(queries or {})
         self._max_points = max_points_per_query
+        self.group_offsets = (
+            None
+            if groups is None
+            else GroupOffsets(
+                self._client, groups, sample_s=group_sample_s, max_points=max_points_per_query
+            )
+        )
 
     def __repr__(self) -> str:  # never the credentials
         return f"PrometheusSource({self.url!r}, step={promql_duration(self._step_s)})"
@@ -313,6 +328,8 @@ class PrometheusSource:
             "does not follow the step; a sample may not cover its whole step"
             for column in self._fixed_window
         )
+        if self.group_offsets is not None:
+            self._group_figures(interval, run or interval, now, collected)
         if complete == 0:
             collected.add("throughput", Conformed(empty("throughput"), empty("rejected"), None))
             return collected
@@ -352,6 +369,29 @@ class PrometheusSource:
             f"steps of {promql_duration(self._step_s)}"
         )
         return collected
+
+    def _group_figures(
+        self, interval: DataInterval, run: DataInterval, now: datetime, collected: Collected
+    ) -> None:
+        """The consumer groups' figures over the run's complete windows, from the lag
+        exporter's offsets (`planner.collect.group_offsets`), as the observer's windows:
+        one per step from the run's start."""
+        assert self.group_offsets is not None
+        steps = int((run.end - run.start).total_seconds()) // self._step_s
+        complete = self._complete_steps(run.start, steps, now)
+        if complete == 0:
+            collected.notes.append(
+                f"{self.source}: no complete window of {promql_duration(self._step_s)} in "
+                f"{run}: no consumer group figures"
+            )
+            return
+        start_s = int(run.start.timestamp())
+        bounds = [start_s + k * self._step_s for k in range(complete + 1)]
+        figures, notes = self.group_offsets.figures(
+            bounds, history_from_s=int(interval.start.timestamp()), source=self.source
+        )
+        collected.group_figures.update(figures)
+        collected.notes.extend(notes)
 
     def windows_held(
         self,

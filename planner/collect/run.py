@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.collect.base import Collected, Source
-from planner.collect.consumption import with_figures_of_later_sources, with_given
+from planner.collect.consumption import with_figures_of_later_sources, with_given, with_learned
 from planner.collect.idle import add_idle_rows
 from planner.figures.conform import Conformed, dedupe, empty, rejections
 from planner.figures.dataset import DataInterval, list_intervals, remove_staging, write_interval
@@ -174,6 +174,12 @@ def merge(collected: Sequence[Collected]) -> tuple[dict[str, pa.Table], pa.Table
         rejected.append(unique.rejected)
         tables[name] = unique.table
         rows_of[name] = unique.rows if unique.rows is not None else rows
+    # Figures of groups whose offsets a source saw without describing the groups (a lag
+    # exporter) go into the rows another source described.
+    tables["groups"], learned_notes = with_learned(
+        tables["groups"], [(c.source, c.group_figures) for c in collected if c.group_figures]
+    )
+    notes.extend(learned_notes)
     # A group's Tc given in the capacity table wins over what a source learned (and
     # over a groups file's own figure): curated figures are the reviewed ones.
     tables["groups"], given_notes = with_given(tables["groups"], tables["capacity"])

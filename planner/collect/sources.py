@@ -50,6 +50,10 @@ _PROMETHEUS_KEYS = {
     "user_env",
     "password_env",
     "consumer_metrics",
+    "consumer_groups",
+    "group_queries",
+    "group_labels",
+    "group_sample_s",
 }
 _CONSUMER_METRICS_KEYS = {
     "naming",
@@ -58,6 +62,7 @@ _CONSUMER_METRICS_KEYS = {
     "client_label",
     "min_busy",
 }
+_GROUP_KEYS = ("group_queries", "group_labels", "group_sample_s")
 
 
 def _secret(settings: Mapping[str, Any], key: str) -> str | None:
@@ -171,6 +176,8 @@ def _prometheus_args(settings: Mapping[str, Any]) -> dict[str, Any]:
         args["settle"] = timedelta(seconds=float(settings["settle_s"]))
     if "queries" in settings:
         args["queries"] = {str(k): (str(v) or None) for k, v in settings["queries"].items()}
+    # The lag exporter's offsets ride on the throughput source (`planner.collect.group_offsets`).
+    args.update(_group_args(settings))
     return args
 
 
@@ -188,6 +195,37 @@ def _client_args(settings: Mapping[str, Any]) -> dict[str, Any]:
     user, password = _secret(settings, "user_env"), _secret(settings, "password_env")
     if user and password:
         args["basic_auth"] = (user, password)
+    return args
+
+
+def _group_args(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The lag exporter reading of `[sources.prometheus]` (`consumer_groups = "<preset>"`)."""
+    from planner.collect.group_offsets import group_queries
+
+    if "consumer_groups" not in settings:
+        given = [k for k in _GROUP_KEYS if k in settings]
+        if given:
+            raise ConfigError(
+                f"[sources.prometheus] {', '.join(given)} without consumer_groups: name the "
+                "exporter (kafka_exporter, kminion, kafka-lag-exporter or custom)"
+            )
+        return {}
+    queries, labels = settings.get("group_queries") or {}, settings.get("group_labels") or {}
+    for key, table in (("group_queries", queries), ("group_labels", labels)):
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"[sources.prometheus] {key} must be a table")
+    try:
+        args: dict[str, Any] = {
+            "groups": group_queries(
+                str(settings["consumer_groups"]),
+                {str(k): (None if v is None else str(v)) for k, v in queries.items()},
+                {str(k): str(v) for k, v in labels.items()},
+            )
+        }
+    except ValueError as exc:
+        raise ConfigError(f"[sources.prometheus] {exc}") from None
+    if "group_sample_s" in settings:
+        args["group_sample_s"] = int(settings["group_sample_s"])
     return args
 
 

@@ -194,6 +194,41 @@ def test_merge_applies_the_given_capacity(two_groups: dict) -> None:
     assert (row["capacity_source"], row["consumer_records_per_s"]) == ("given", 3_000.0)
 
 
+def test_merge_fills_described_groups_with_an_exporters_figures_and_keeps_their_own(
+    two_groups: dict,
+) -> None:
+    observed = two_groups["indexer"]
+    described = Collected(source="kafka:localhost:9092")
+    # from_pylist takes its columns from the first row: the one with figures first.
+    rows = [
+        {k: observed[k] for k in observed if k != "source"},
+        {"group_id": "archiver", "topic": "orders", "strategy": "range", "members": 3},
+    ]
+    described.add("groups", conform("groups", pa.Table.from_pylist(rows), source="kafka"))
+    exporter = Collected(source="prometheus:http://prom:9090")
+    exporter.group_figures = {
+        ("archiver", "orders"): two_groups["archiver"] | {"lag_records": 1_234},
+        ("indexer", "orders"): dict.fromkeys(consumption.GROUP_FIGURES),
+        ("ghost", "orders"): two_groups["archiver"],
+    }
+    tables, rejected, notes = merge([described, exporter])
+    assert rejected.num_rows == 0
+    by_group = {r["group_id"]: r for r in tables["groups"].to_pylist()}
+    archiver = by_group["archiver"]
+    # The describing source gave no figures: the exporter's are written in, whole.
+    assert archiver["capacity_source"] == two_groups["archiver"]["capacity_source"]
+    assert archiver["consumer_records_per_s"] == two_groups["archiver"]["consumer_records_per_s"]
+    assert (archiver["lag_records"], archiver["strategy"]) == (1_234, "range")
+    # The observer's own figures are kept over the exporter's empty ones.
+    assert by_group["indexer"]["capacity_source"] == "saturation"
+    assert by_group["indexer"]["lag_records"] == observed["lag_records"]
+    assert "ghost" not in by_group
+    assert (
+        "prometheus:http://prom:9090: 1 group subscription(s) have offsets but no source "
+        "describes the group (members, assignor), so they are not planned: 'ghost' on 'orders'"
+    ) in notes
+
+
 def test_the_docstring_examples() -> None:
     failed, attempted = doctest.testmod(consumption)
     assert attempted >= 2 and failed == 0

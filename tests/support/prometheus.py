@@ -295,10 +295,11 @@ def _binary(name: str) -> str:
     return path
 
 
-def write_blocks(history: History, data_dir: Path, scratch: Path) -> float:
-    """Write `history` as TSDB blocks into `data_dir`; returns the seconds it took."""
+def write_blocks(history: History | str, data_dir: Path, scratch: Path) -> float:
+    """Write `history` (or OpenMetrics text) as TSDB blocks into `data_dir`; returns the
+    seconds it took."""
     source = scratch / "history.om"
-    source.write_text(history.openmetrics())
+    source.write_text(history if isinstance(history, str) else history.openmetrics())
     began = time.monotonic()
     done = subprocess.run(
         [
@@ -377,6 +378,20 @@ def running_prometheus(
 ) -> Iterator[PrometheusServer]:
     """Start Prometheus over blocks holding `history` on a free loopback port."""
     history = history or History()
+    with serving(history, timeout_s=timeout_s) as (url, log_path, start_s, blocks_s):
+        yield PrometheusServer(
+            url=url, history=history, log_path=log_path, start_s=start_s, blocks_s=blocks_s
+        )
+
+
+@contextlib.contextmanager
+def serving(
+    history: History | str, *, timeout_s: float = 60.0
+) -> Iterator[tuple[str, Path, float, float]]:
+    """Start Prometheus over blocks holding `history` (or OpenMetrics text).
+
+    Yields its URL, log file, seconds to ready and seconds promtool took.
+    """
     with tempfile.TemporaryDirectory(prefix="prometheus-") as tmp:
         scratch = Path(tmp)
         data_dir = scratch / "data"
@@ -399,13 +414,7 @@ def running_prometheus(
             "--storage.tsdb.max-block-duration=2h",
             timeout_s=timeout_s,
         ) as (url, start_s):
-            yield PrometheusServer(
-                url=url,
-                history=history,
-                log_path=log_path,
-                start_s=start_s,
-                blocks_s=blocks_s,
-            )
+            yield url, log_path, start_s, blocks_s
 
 
 @dataclass(frozen=True)
