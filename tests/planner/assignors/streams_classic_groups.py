@@ -107,20 +107,28 @@ def _threads(draw: st.DrawFn, *, max_clients: int, max_threads: int) -> dict[str
 
 @st.composite
 def classic_streams_groups(
-    draw: st.DrawFn, *, max_clients: int = 5, max_threads: int = 4, max_tasks: int = 8
+    draw: st.DrawFn,
+    *,
+    max_clients: int = 5,
+    max_threads: int = 4,
+    max_tasks: int = 8,
+    kinds: tuple[str, ...] = ("fresh", "caught_up", "lagging"),
 ) -> ClassicStreamsGroup:
-    """A group in one of three states: fresh (nothing reported, empty changelogs); after a
-    generation with every client caught up (threads report their tasks, lags within
-    ``acceptable.recovery.lag``); or with arbitrary offset and end offset sums (lags that
-    may make Kafka move tasks toward caught-up clients)."""
+    """A group in one of these states (``kinds``): fresh (nothing reported, empty
+    changelogs); after a generation with every client caught up (threads report their
+    tasks, lags within ``acceptable.recovery.lag``); with arbitrary offset and end offset
+    sums (lags that may make Kafka move tasks toward caught-up clients); or ``behind``:
+    as lagging, but every changelog holds more than the recovery lag, so a client that
+    reports nothing for a task is not caught up on it."""
     stateful, stateless = draw(_tasks(max_tasks=max_tasks))
     threads = draw(_threads(max_clients=max_clients, max_threads=max_threads))
     standbys = draw(st.integers(0, 3))
-    kind = draw(st.sampled_from(["fresh", "caught_up", "lagging"]))
+    kind = draw(st.sampled_from(kinds))
     if kind == "fresh" or not stateful:
         clients = {p: StreamsClient(tuple(cs)) for p, cs in threads.items()}
         return ClassicStreamsGroup(clients, stateful, stateless, standbys)
-    end_offsets = {t: draw(st.integers(0, 30_000)) for t in stateful}
+    least_end = 10_001 if kind == "behind" else 0
+    end_offsets = {t: draw(st.integers(least_end, 30_000)) for t in stateful}
     lag = 10_000
     clients = {}
     for p, consumers in threads.items():
