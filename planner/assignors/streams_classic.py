@@ -19,7 +19,8 @@ are ordered by process id as Java orders ``UUID``s (signed 64-bit halves, so ``8
    sorted, move one by one to the destination while the source's load exceeds the
    destination's and moving one more task would not reverse or keep the skew.
    This repeats until a whole sweep moves nothing. So actives end up weighted by thread
-   count, e.g. 2 and 1 threads share 6 stateful tasks 4 and 2.
+   count as far as whole moves allow: 2 and 1 threads share 6 stateful tasks 4 and 2,
+   but 4 tasks 2 and 2 (3 and 1 would reverse the skew).
 3. Standby copies: for each stateful task, sorted, ``num.standby.replicas`` times, the
    least loaded client (ties to the lower process id) that holds no copy of the task yet;
    with too few clients the remaining copies are dropped (Kafka logs a warning). Then the

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.assignors import streams_classic
+from planner.assignors import assign, streams_classic
 from planner.assignors._java_queue import JavaPriorityQueue, compare_numbers
 from planner.assignors.streams_classic import (
     LATEST_OFFSET,
@@ -185,3 +185,33 @@ def test_heap_array_differs_from_sorted_order() -> None:
     items = rng.sample(range(100), 12)
     queue = JavaPriorityQueue.heapified(items, compare_numbers)
     assert list(queue) != sorted(items)
+
+
+# -- the planner's stand-in -------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    processes=st.lists(st.uuids().map(str), min_size=1, max_size=9, unique=True),
+    tasks=st.integers(0, 40),
+    stateful=st.booleans(),
+    standbys=st.integers(0, 2),
+)
+def test_one_thread_instances_on_one_topic_get_the_stand_ins_cut(
+    processes: list[str], tasks: int, stateful: bool, standbys: int
+) -> None:
+    """Why the planner may keep planning a fresh classic Streams group over one input topic
+    as a fresh ``cooperative-sticky`` group: with one stream thread per instance, task
+    ``i`` goes to the ``i``-th instance in process-id order, which is how the stand-in
+    deals partition ``i`` to the ``i``-th member, whether the tasks are stateful or not."""
+    ordered = sorted(processes, key=streams_classic._process_order)
+    member = {p: f"m{i:02d}" for i, p in enumerate(ordered)}  # member order = process order
+    result = assign_tasks(
+        {p: StreamsClient((member[p],)) for p in processes},
+        stateful_tasks=[TaskId(0, p) for p in range(tasks)] if stateful else [],
+        stateless_tasks=[] if stateful else [TaskId(0, p) for p in range(tasks)],
+        num_standby_replicas=standbys,
+    )
+    stand_in = assign("cooperative-sticky", {"t": tasks}, {member[p]: ["t"] for p in ordered})
+    ours = {m: sorted(t.partition for t in x.active) for m, x in result.threads.items()}
+    assert ours == {m: sorted(tp.partition for tp in tps) for m, tps in stand_in.items()}
