@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from planner.assignors.streams_classic import (
     LATEST_OFFSET,
+    UNKNOWN_OFFSET_SUM,
     StreamsClassicAssignment,
     StreamsClient,
     TaskId,
@@ -148,7 +149,9 @@ def classic_streams_groups(
                     st.one_of(st.just(LATEST_OFFSET), st.integers(low, end_offsets[task]))
                 )
             else:
-                offset = draw(st.one_of(st.just(LATEST_OFFSET), st.integers(0, 32_000)))
+                # UNKNOWN_OFFSET_SUM: a lag below every other, yet never caught up.
+                special = st.sampled_from([LATEST_OFFSET, UNKNOWN_OFFSET_SUM])
+                offset = draw(st.one_of(special, st.integers(0, 32_000)))
             sums[owner][task] = offset
         clients[p] = StreamsClient(tuple(consumers), sums)
     if kind == "caught_up":
