@@ -139,7 +139,9 @@ class StreamsClassicAssignment:
         threads: Consumer (thread member id) -> its tasks.
         lag_dependent: Kafka would move some task toward a more caught-up client this
             rebalance (warm-ups and a probing rebalance): ``clients`` and ``threads`` are
-            then what those moves work toward, not this rebalance's hand-out.
+            then what those moves work toward, not this rebalance's hand-out. Cautious:
+            a standby move that finds no client to take it moves nothing, and the
+            result is then Kafka's all the same.
     """
 
     clients: dict[str, TaskSets]
