@@ -57,10 +57,13 @@ GROUP_STRATEGIES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
 # A Kafka Streams application works in tasks, one per partition number of its
 # co-partitioned input topics, spread by count and stickily over its stream threads.
 # Over one input topic the tasks are that topic's partitions: cooperative-sticky, as the
-# threads rebalance cooperatively (since Kafka 2.4). Over several, task i reads partition
-# i of every input topic, so one thread gets the same partition numbers of each and a
-# thread beyond the task count is idle: that is the classic range's cut (its churn, all
-# revoked, overstates a cooperative rebalance).
+# threads rebalance cooperatively (since Kafka 2.4); with one thread per instance a fresh
+# group's cut is exactly Kafka's (planner.assignors.streams_classic, tested). Over
+# several, task i reads partition i of every input topic, so one thread gets the same
+# partition numbers of each and a thread beyond the task count is idle: the classic
+# range's counts per member, though Kafka deals the task numbers where range cuts
+# consecutive blocks (and range's churn, all revoked, overstates a cooperative
+# rebalance). docs/assignors.md, "Kafka Streams on the classic protocol", says more.
 _STREAMS: Final[frozenset[tuple[str, str]]] = frozenset(
     {("classic", "stream"), ("streams", "sticky")}
 )

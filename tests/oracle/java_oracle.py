@@ -31,6 +31,7 @@ SOURCES = (
     Path(__file__).with_name("java") / "BrokerAssignors.java",
     Path(__file__).with_name("java") / "StreamsAssignor.java",
     Path(__file__).with_name("java") / "RackAssignors.java",
+    Path(__file__).with_name("java") / "StreamsClassicAssignor.java",
 )
 MAIN_CLASS = "KafkaOracle"
 HEAP_MB = 128

@@ -31,6 +31,8 @@
  *               (BrokerAssignors.java).
  *   streams_assign: the broker's Kafka Streams task assignor (StreamsAssignor.java).
  *   rack_assign: the client assignors with client.rack and replica racks (RackAssignors.java).
+ *   streams_classic_assign: Kafka Streams' leader on the classic protocol
+ *               (StreamsClassicAssignor.java).
  *
  * A request Kafka rejects answers {"ok": false, "error": "..."}.
  *
@@ -141,6 +143,8 @@ public final class KafkaOracle {
                 return StreamsAssignor.assign(request);
             case "rack_assign":
                 return RackAssignors.assign(request);
+            case "streams_classic_assign":
+                return StreamsClassicAssignor.assign(request);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
