@@ -78,8 +78,12 @@ GROUPS = [
 def test_multi_topic_groups_are_the_groups_with_several_topics(spark: SparkSession) -> None:
     groups = _figures(spark, "groups", GROUPS)
     expected = spark.createDataFrame(
-        [("pair", "a", "roundrobin", 5, None), ("pair", "b", "roundrobin", 5, None)],
-        "group_id string, topic string, strategy string, members int, protocol string",
+        [
+            ("pair", "a", "roundrobin", 5, None, None, None, None),
+            ("pair", "b", "roundrobin", 5, None, None, None, None),
+        ],
+        "group_id string, topic string, strategy string, members int, protocol string, "
+        "client_rack string, consumer_records_per_s double, capacity_source string",
     )
     assertDataFrameEqual(multi_topic_groups(groups), expected)
 
