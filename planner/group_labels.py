@@ -12,7 +12,56 @@ from __future__ import annotations
 
 from planner.protocols import DEFAULT_PROTOCOL
 
-__all__ = ["STREAMS_ASSIGNORS", "group_label", "is_streams"]
+__all__ = [
+    "CAPACITY_SOURCE_WORDS",
+    "STREAMS_ASSIGNORS",
+    "duration_words",
+    "group_label",
+    "is_streams",
+    "lag_words",
+]
+
+#: A group's capacity source in the words the outputs print beside its Tc
+#: (`planner.group_capacity.CAPACITY_SOURCES`): the "at least" ones say so.
+CAPACITY_SOURCE_WORDS = {
+    "given": "given",
+    "saturation": "learned: saturated",
+    "busy-fraction": "at least (busy fraction)",
+    "lower-bound": "at least (kept up)",
+    "topic-default": "the topic's Tc",
+}
+
+
+def duration_words(seconds: float | None) -> str:
+    """A span as people read it: seconds below two minutes, minutes below two hours,
+    hours below two days, then days (an em dash for unknown).
+
+    Example:
+        >>> [duration_words(s) for s in (4.25, 95.0, 3_000.0, 400_000.0)]
+        ['4.2 s', '95 s', '50 min', '5 days']
+    """
+    if seconds is None or seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return "\u2014"
+    for unit, size in (("day", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            value = seconds / size
+            return f"{value:,.0f} days" if unit == "day" else f"{value:,.0f} {unit}"
+    return f"{seconds:,.1f} s" if seconds < 10 else f"{seconds:,.0f} s"
+
+
+def lag_words(records: float | None, seconds: float | None, trend: str | None) -> str:
+    """A group's observed lag in words: records, time behind, trend.
+
+    Example:
+        >>> lag_words(7_500_000.0, 3_000.0, "growing")
+        '7,500,000 records, 50 min behind, growing'
+    """
+    parts = ["\u2014" if records is None else f"{records:,.0f} records"]
+    parts.append(f"{duration_words(seconds)} behind")
+    if trend:
+        parts.append(trend)
+    return ", ".join(parts)
+
 
 #: (protocol, assignor) pairs of a Kafka Streams application: its task assignor on the
 #: classic protocol, and the streams group type's (KIP-1071).

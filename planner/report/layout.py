@@ -16,6 +16,7 @@ import math
 from datetime import datetime, timedelta
 from html import escape
 
+from planner.group_labels import duration_words as fmt_duration
 from planner.report.model import DIMENSION_UNITS
 
 __all__ = [
@@ -279,18 +280,6 @@ def fmt_rate(value: float | None, dimension: str | None = None) -> str:
     if dimension is None:
         return text
     return f"{text} {DIMENSION_UNITS[dimension].split(' ')[0]}"
-
-
-def fmt_duration(seconds: float | None) -> str:
-    """A span as people read it: seconds below two minutes, minutes below two hours,
-    hours below two days, then days (an em dash for unknown)."""
-    if seconds is None or not math.isfinite(seconds):
-        return "\u2014"
-    for unit, size in (("day", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
-        if seconds >= 2 * size:
-            value = seconds / size
-            return f"{value:,.0f} days" if unit == "day" else f"{value:,.0f} {unit}"
-    return f"{seconds:,.1f} s" if seconds < 10 else f"{seconds:,.0f} s"
 
 
 def fmt_needed_by(days: float, start: datetime) -> str:

@@ -6,6 +6,7 @@ from datetime import datetime
 from html import escape
 
 from planner.changes.decide import alter_command
+from planner.group_labels import CAPACITY_SOURCE_WORDS
 from planner.recommend import creation
 from planner.recommend.consumer_capacity import AT_LEAST_SOURCES
 from planner.report import charts
@@ -215,15 +216,6 @@ def _standby(count: int) -> str:
     return f'<br><span class="muted">{count:,} standing by</span>' if count else ""
 
 
-_SOURCE_WORDS = {
-    "given": "given",
-    "saturation": "learned: saturated",
-    "busy-fraction": "at least (busy fraction)",
-    "lower-bound": "at least (kept up)",
-    "topic-default": "the topic's Tc",
-}
-
-
 def _capacity_cell(g: GroupReport) -> str:
     # The Tc its members were sized with, and where it comes from in two words.
     c = g.consumer_capacity
@@ -236,7 +228,8 @@ def _capacity_cell(g: GroupReport) -> str:
     )
     if c.source in AT_LEAST_SOURCES:
         figure = "\u2265 " + figure
-    return f'{figure}<br><span class="muted">{escape(_SOURCE_WORDS.get(c.source, c.source))}</span>'
+    words = CAPACITY_SOURCE_WORDS.get(c.source, c.source)
+    return f'{figure}<br><span class="muted">{escape(words)}</span>'
 
 
 def _capacity_notes(g: GroupReport) -> list[str]:

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from planner.group_labels import group_label
+from planner.group_labels import CAPACITY_SOURCE_WORDS, group_label, lag_words
 from planner.notes import LISTED_WITH_TOPIC, render_coded
 from planner.recommend import creation
 from planner.sizing import DIMENSION_LABELS, side_words
@@ -392,12 +392,48 @@ def _group(out: _Lines, group: Mapping[str, Any]) -> None:
         notes = _sentences(coded, first("notes") or ())
     for note in notes:
         out.wrap(_safe(note), first="    - ", rest="      ")
+    _capacity_and_lag(out, group, now)
     # Its fetches by zone (`planner.cross_zone`): only the advice the figure supports,
     # rendered from its codes; nothing for a group whose racks are unknown.
     cross_zone = group.get("cross_zone")
     if isinstance(cross_zone, Mapping):
         for advice in _sentences(cross_zone.get("advice"), ()):
             out.wrap(_safe(advice), first="    - ", rest="      ")
+
+
+def _capacity_and_lag(out: _Lines, group: Mapping[str, Any], members_now: Any) -> None:
+    # The Tc its members were sized with and where it comes from, what the topic's Tc
+    # would have asked for instead, and its lag where observed (rows written before
+    # groups had them have neither).
+    capacity = group.get("consumer_capacity")
+    # The topic's own Tc is in the figures above: said once, not per group.
+    if isinstance(capacity, Mapping) and capacity.get("source") not in (None, "topic-default"):
+        source = str(capacity["source"])
+        records, mib = capacity.get("records_per_s"), capacity.get("mib_per_s")
+        figure = (
+            f"{records:,.1f} records/s"
+            if isinstance(records, int | float)
+            else f"{mib:,.3f} MiB/s"
+            if isinstance(mib, int | float)
+            else "unknown"
+        )
+        words = CAPACITY_SOURCE_WORDS.get(source, source)
+        said = f"Tc per member: {figure} ({_safe(words)})"
+        if capacity.get("evidence"):
+            said += f": {_safe(str(capacity['evidence']))}"
+        out.wrap(said, first="    ", rest="      ")
+        at_topic = capacity.get("members_now_at_topic_tc")
+        if isinstance(at_topic, int) and at_topic != members_now:
+            out.wrap(
+                f"with the topic's Tc instead: {at_topic} needed now", first="    ", rest="      "
+            )
+    lag = group.get("lag")
+    if isinstance(lag, Mapping):
+        out.wrap(
+            "lag: " + lag_words(lag.get("records"), lag.get("seconds"), lag.get("trend")),
+            first="    ",
+            rest="      ",
+        )
 
 
 def _sentences(coded: Any, stored: Sequence[Any]) -> list[str]:

@@ -179,3 +179,12 @@ def test_durations_read_as_people_read_them() -> None:
         "2 h",
         "5 days",
     ]
+
+
+def test_the_words_module_s_examples() -> None:
+    import doctest
+
+    from planner import group_labels
+
+    failed, attempted = doctest.testmod(group_labels)
+    assert attempted >= 2 and failed == 0

@@ -330,3 +330,38 @@ def test_a_groups_cross_zone_advice_is_shown_under_it(
     # Leaders of p1 (b) and p2 (c) cross: 2 GiB; p1's replicas are b and c: 1 GiB still.
     assert "fetches 2.00 GiB a day across zones from leaders (1.00 a day at 0.5 per GiB)" in text
     assert "1.00 GiB a day (0.50 a day at 0.5 per GiB)" in text
+
+
+def test_a_groups_own_tc_and_lag_are_shown_with_their_evidence(
+    sqlite_store: RecommendationStore, example_row: dict[str, Any]
+) -> None:
+    group = {
+        **example_row["groups"][0],
+        "members_now": 9,
+        "consumer_capacity": {
+            "records_per_s": 500.0,
+            "mib_per_s": 0.49,
+            "source": "saturation",
+            "evidence": "saturation 2026-11-21 10:00-12:00 UTC: 8 windows",
+            "members_now_at_topic_tc": 4,
+        },
+        "lag": {"records": 7_500_000.0, "seconds": 3_000.0, "trend": "growing"},
+    }
+    plain = {**example_row["groups"][0], "group_id": "audit", "lag": None}
+    plain["consumer_capacity"] = {
+        "records_per_s": 2_000.0,
+        "mib_per_s": None,
+        "source": "topic-default",
+        "evidence": None,
+        "members_now_at_topic_tc": None,
+    }
+    sqlite_store.publish_run(run_for("2026-11-21"), [{**example_row, "groups": [group, plain]}])
+    text = " ".join(render_latest(sqlite_store, example_row["topic"]).split())
+    assert (
+        "Tc per member: 500.0 records/s (learned: saturated): saturation 2026-11-21 "
+        "10:00-12:00 UTC: 8 windows"
+    ) in text
+    assert "with the topic's Tc instead: 4 needed now" in text
+    assert "lag: 7,500,000 records, 50 min behind, growing" in text
+    # A group sized with the topic's Tc is not told so once more.
+    assert text.count("Tc per member") == 1 and text.count("lag:") == 1
