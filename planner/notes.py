@@ -274,6 +274,28 @@ def _streams_input_increase(p: Mapping[str, Any]) -> str:
     )
 
 
+@_renders("streams-threads", "info")
+def _streams_threads(p: Mapping[str, Any]) -> str:
+    threads, tasks, per = p["threads"], p["tasks"], p.get("per_instance")
+    if per:
+        running = p["instances"] * per
+        how = (
+            f"{p['instances']} instance{'' if p['instances'] == 1 else 's'} of {per} "
+            f"(num.stream.threads, {p['per_instance_from']}), {running} threads running"
+        )
+    else:
+        running = threads
+        how = "instances x num.stream.threads (its threads per instance are not known)"
+    idle = (
+        f"; {running - tasks} of them beyond the {tasks} tasks stand by" if running > tasks else ""
+    )
+    return (
+        f"Kafka Streams: {threads} stream thread{'' if threads == 1 else 's'} (each a "
+        f"member) for the {tasks} task{'' if tasks == 1 else 's'} reading this topic's "
+        f"partitions: {how}{idle}"
+    )
+
+
 @_renders("streams-internal-topic", "warning")
 def _streams_internal_topic(p: Mapping[str, Any]) -> str:
     return (

@@ -26,10 +26,18 @@ change such a count (`planner.notes` codes `streams-input-increase` and
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable
 from typing import Literal
 
-__all__ = ["INTERNAL_KINDS", "InternalKind", "internal_topic_of"]
+__all__ = [
+    "INTERNAL_KINDS",
+    "InternalKind",
+    "instances_for",
+    "internal_topic_of",
+    "threads_per_instance",
+]
 
 InternalKind = Literal["changelog", "repartition"]
 #: The suffixes Kafka Streams gives its internal topics, as kinds.
@@ -59,3 +67,43 @@ def internal_topic_of(topic: str, apps: Iterable[str]) -> tuple[str, InternalKin
     if not owners:
         return None
     return max(owners, key=len), kind
+
+
+# A Kafka Streams thread's main consumer: `<client.id>-StreamThread-<n>-consumer`, where
+# `client.id` defaults to `<application.id>-<process UUID>`, one per instance.
+_THREAD_CLIENT = re.compile(r"^(?P<instance>.+)-StreamThread-(?P<thread>[0-9]+)-consumer$")
+
+
+def threads_per_instance(client_ids: Iterable[str]) -> int | None:
+    """The stream threads each instance of a Kafka Streams application runs
+    (`num.stream.threads`), from its group members' client ids; None when they do not
+    say (an id not of a stream thread's consumer, none at all, or instances running
+    different counts).
+
+    Example:
+        >>> ids = [f"wc-{p}-StreamThread-{t}-consumer" for p in ("a1", "b2") for t in (1, 2)]
+        >>> threads_per_instance(ids)
+        2
+        >>> threads_per_instance(["wc-a1-StreamThread-1-consumer", "audit-1"]) is None
+        True
+    """
+    threads: dict[str, set[int]] = {}
+    for client in client_ids:
+        found = _THREAD_CLIENT.match(client or "")
+        if found is None:
+            return None
+        threads.setdefault(found["instance"], set()).add(int(found["thread"]))
+    counts = {len(t) for t in threads.values()}
+    return counts.pop() if len(counts) == 1 else None
+
+
+def instances_for(threads: int, per_instance: int) -> int:
+    """Instances that run `threads` stream threads at `per_instance` each (rounded up).
+
+    Example:
+        >>> instances_for(10, 4)
+        3
+    """
+    if per_instance < 1:
+        raise ValueError(f"per_instance must be at least 1, got {per_instance}")
+    return max(1, math.ceil(threads / per_instance))

@@ -49,7 +49,7 @@ GROUP_CAPACITY_FIELDS = {
     "lag_trend": "lag_trend",
 }
 _BASE = ("group_id", "strategy", "members", "protocol")
-_GROUP_FIELDS = (*_BASE, *GROUP_CAPACITY_FIELDS, "client_rack")
+_GROUP_FIELDS = (*_BASE, *GROUP_CAPACITY_FIELDS, "client_rack", "stream_threads")
 _SNAPSHOT = ("partitions", "replication_factor", "keyed", "partitioner", "retention_ms")
 
 

@@ -172,6 +172,7 @@ def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
             # facts written before them, so read with `get`.
             **{f: g.get(c) for c, f in GROUP_CAPACITY_FIELDS.items()},
             client_racks=client_racks(g["client_rack"]) if g.get("client_rack") else (),
+            stream_threads=g.get("stream_threads"),
         )
         for g in facts["groups"] or ()
     ]

@@ -44,7 +44,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.protocols import GROUP_STRATEGIES, check_group_strategy
+from planner.protocols import GROUP_STRATEGIES, check_group_strategy, is_streams
+from planner.streams import threads_per_instance
 
 __all__ = [
     "INTERNAL_PREFIX",
@@ -239,6 +240,13 @@ def group_rows(
                 )
             )
             continue
+        # A Kafka Streams application's threads per instance, where its members'
+        # client ids name them (`planner.streams.threads_per_instance`).
+        threads = (
+            threads_per_instance(m.client_id for m in group.members)
+            if is_streams(group.protocol, group.assignor)
+            else None
+        )
         scan.rows.extend(
             {
                 "group_id": group_id,
@@ -246,6 +254,7 @@ def group_rows(
                 "protocol": group.protocol,
                 "strategy": group.assignor,
                 "members": len(group.members),
+                "stream_threads": threads,
             }
             for t in sorted(topics)
         )

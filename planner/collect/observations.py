@@ -385,6 +385,9 @@ class ObservationsSource:
                 "strategy": pa.array([r["strategy"] for r in scan.rows], pa.string()),
                 "members": pa.array([r["members"] for r in scan.rows], pa.int32()),
                 "protocol": pa.array([r["protocol"] for r in scan.rows], pa.string()),
+                "stream_threads": pa.array(
+                    [r.get("stream_threads") for r in scan.rows], pa.int32()
+                ),
                 **{
                     name: pa.array([f.get(name) for f in own], TABLES["groups"].column(name).type)
                     for name in GROUP_FIGURES

@@ -333,6 +333,15 @@ GROUPS = Table(
             required=False,
         ),
         _c(
+            "stream_threads",
+            pa.int32(),
+            "count",
+            "for a Kafka Streams application: the stream threads each instance runs "
+            "(num.stream.threads), given or read from its members' client ids; empty: "
+            "not known, or not a Kafka Streams application",
+            required=False,
+        ),
+        _c(
             "client_rack",
             pa.string(),
             "racks",

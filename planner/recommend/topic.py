@@ -66,6 +66,7 @@ from planner.sizing import (
     SizingResult,
     size_topic,
 )
+from planner.streams import instances_for
 
 __all__ = ["RECORD_SIZE_RATIO", "mean_record_bytes", "plan_topic"]
 
@@ -262,7 +263,7 @@ def plan_topic(
             own, g, topic_tc, mean_record_bytes(history), at_topic_tc(g).members_now
         )
 
-    group_plans = tuple(with_own_tc(g) for g in infos)
+    group_plans = tuple(_with_streams_threads(with_own_tc(g), g, p) for g in infos)
     # On the same topic as it is today (a new topic: its one group is deployed). A topic
     # no group reads has no running group to keep a standby for: one group reading only
     # it is sized by its load alone (`min_group_members` is a floor for running groups,
@@ -417,6 +418,26 @@ def _own_capacity(
         ),
         lag=group_lag(group),
     )
+
+
+def _with_streams_threads(plan: GroupPlan, group: GroupInfo, partitions: int) -> GroupPlan:
+    # A Kafka Streams application's members are its stream threads: how many instances
+    # run them, where its threads per instance are known (`planner.streams`).
+    threads = plan.recommended_members
+    if threads is None or not is_streams(group.protocol, group.strategy):
+        return plan
+    per = group.stream_threads
+    found = note(
+        "streams-threads",
+        threads=threads,
+        tasks=partitions,
+        per_instance=per,
+        instances=instances_for(threads, per) if per else None,
+        per_instance_from="its groups row: read from its members' client ids, or given"
+        if per
+        else None,
+    )
+    return replace(plan, notes=(*plan.notes, found))
 
 
 def _slowest_rationale(groups: Sequence[GroupInfo], topic_tc: float | None, slowest: float) -> str:

@@ -150,6 +150,8 @@ class GroupInfo:
             group was not observed (then only Tc can say it falls behind).
         client_racks: Its members' ``client.rack`` in turn (`planner.cross_zone.client_racks`);
             empty when not known.
+        stream_threads: For a Kafka Streams application, the stream threads each of its
+            instances runs (`num.stream.threads`); None when not known.
     """
 
     group_id: str
@@ -163,6 +165,7 @@ class GroupInfo:
     lag_seconds: float | None = None
     lag_trend: str | None = None
     client_racks: tuple[str, ...] = ()
+    stream_threads: int | None = None
 
     @classmethod
     def of(cls, spec: object) -> GroupInfo:

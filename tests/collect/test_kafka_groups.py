@@ -164,3 +164,28 @@ def test_a_bare_kafka_error_is_taken_as_it_is() -> None:
     assert kafka_error(bare) is bare
     assert kafka_error(KafkaException(bare)) == bare
     assert "broker down" in error_text(kafka_error(bare))
+
+
+def test_a_streams_applications_threads_per_instance_come_from_its_client_ids() -> None:
+    # Two instances of 2 threads each, as Kafka Streams names its threads' consumers
+    # (`<application.id>-<process UUID>-StreamThread-<n>-consumer`).
+    threads = [
+        DescribedMember(
+            f"m-{p}-{t}", f"wc-{p}-StreamThread-{t}-consumer", None, (("orders", 2 * t + len(p)),)
+        )
+        for p in ("1f0c", "9a2b7")
+        for t in (1, 2)
+    ]
+    uneven = [*threads[:3]]  # one instance runs 2 threads, the other 1: not said
+    plain = [DescribedMember("m-x", "wc-1f0c-StreamThread-1-consumer", None, (("orders", 0),))]
+    scan = group_rows(
+        [
+            _group("wc", "stream", threads),
+            _group("wc-uneven", "stream", uneven),
+            # A plain group whose client id looks like a stream thread's is not one.
+            _group("billing", "range", plain),
+        ],
+        lambda _: set(),
+    )
+    by_group = {r["group_id"]: r["stream_threads"] for r in scan.rows}
+    assert by_group == {"wc": 2, "wc-uneven": None, "billing": None}

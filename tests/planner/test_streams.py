@@ -109,3 +109,44 @@ def test_an_internal_topic_the_plan_would_change_says_whose_it_is() -> None:
     assert _streams_notes(plan) == {
         "streams-internal-topic": {"app": "wordcount", "kind": "changelog"}
     }
+
+
+def test_threads_per_instance_read_from_client_ids() -> None:
+    ids = [f"app-{p}-StreamThread-{t}-consumer" for p in ("a", "b", "c") for t in (1, 2, 3)]
+    assert streams.threads_per_instance(ids) == 3
+    # Restore consumers and producers are not group members; any other id says nothing.
+    assert streams.threads_per_instance([*ids, "app-a-StreamThread-1-restore-consumer"]) is None
+    assert streams.threads_per_instance([]) is None
+    assert [streams.instances_for(t, 4) for t in (1, 4, 5, 12)] == [1, 1, 2, 3]
+    with pytest.raises(ValueError, match="per_instance"):
+        streams.instances_for(3, 0)
+
+
+def test_a_streams_groups_plan_says_its_threads_and_instances() -> None:
+    plan = _plan(
+        (
+            GroupInfo("wordcount", "stream", 3, stream_threads=4),
+            GroupInfo("fraud", "sticky", 3, "streams"),
+            GroupInfo("audit", "range", 3),
+        )
+    )
+    notes = {
+        g.group_id: [dict(n.params) for n in g.notes if n.code == "streams-threads"]
+        for g in plan.groups
+    }
+    by_id = {g.group_id: g for g in plan.groups}
+    threads = by_id["wordcount"].recommended_members
+    assert threads is not None
+    assert notes["wordcount"] == [
+        {
+            "threads": threads,
+            "tasks": plan.recommended_partitions,
+            "per_instance": 4,
+            "instances": -(-threads // 4),
+            "per_instance_from": "its groups row: read from its members' client ids, or given",
+        }
+    ]
+    assert notes["fraud"][0]["per_instance"] is None and notes["fraud"][0]["instances"] is None
+    assert notes["audit"] == []
+    text = next(n.text for n in by_id["wordcount"].notes if n.code == "streams-threads")
+    assert f"{-(-threads // 4)} instances of 4 (num.stream.threads" in text

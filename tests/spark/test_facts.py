@@ -257,6 +257,7 @@ def test_kafka_streams_applications_and_their_internal_topics_are_told_apart() -
             "strategy": "sticky",
             "members": 3,
             "protocol": "streams",
+            "stream_threads": 4,
         },
         {"group_id": "audit", "topic": "orders", "strategy": "range", "members": 1},
     ]
@@ -274,6 +275,9 @@ def test_kafka_streams_applications_and_their_internal_topics_are_told_apart() -
     capacity = _table("capacity", [_cap("*", (8.0, None), (1.0, None), "fleet")])
     facts = {f["topic"]: f for f in topic_facts(topics, capacity=capacity, groups=_groups(rows))}
     assert facts["orders"]["streams_readers"] == ["fraud", "wordcount"]
+    # A one-topic application's threads per instance reach the core with its group.
+    fraud = next(g for g in facts["orders"]["groups"] if g["group_id"] == "fraud")
+    assert fraud["stream_threads"] == 4
     assert facts["orders"]["streams_internal"] is None
     assert facts["wordcount-KSTREAM-AGGREGATE-0000000003-repartition"]["streams_internal"] == (
         "wordcount",

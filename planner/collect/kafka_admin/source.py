@@ -330,6 +330,9 @@ class KafkaAdminSource:
                 "strategy": pa.array([r["strategy"] for r in scan.rows], pa.string()),
                 "members": pa.array([r["members"] for r in scan.rows], pa.int32()),
                 "protocol": pa.array([r["protocol"] for r in scan.rows], pa.string()),
+                "stream_threads": pa.array(
+                    [r.get("stream_threads") for r in scan.rows], pa.int32()
+                ),
             }
         )
         findings.add("groups", raw)
