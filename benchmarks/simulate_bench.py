@@ -77,7 +77,7 @@ def grid(topic: TopicLoad, strategies: tuple[str, ...] = STRATEGIES) -> object:
     return simulate_grid(
         topic,
         consumer_capacity=CONSUMER_MIB_PER_S,
-        headroom_pct=HEADROOM_PCT,
+        keep_free_pct=HEADROOM_PCT,
         partition_counts=PLANNING_GRID,
         strategies=strategies,
     )

@@ -84,7 +84,7 @@ def _grid(
         return simulate_grid(
             TopicLoad(consumers_at_horizon),
             consumer_capacity=1.0,
-            headroom_pct=keep_free,
+            keep_free_pct=keep_free,
             partition_counts=counts,
             strategies=strategies,
             extra_members=extra_members,
@@ -94,7 +94,7 @@ def _grid(
     return grid_from_loads(
         {p: partition_loads[p] for p in counts},
         consumer_capacity=1.0,
-        headroom_pct=keep_free,
+        keep_free_pct=keep_free,
         strategies=strategies,
         extra_members=extra_members,
     )

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     grid = simulate_grid(
         topic,
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(args.headroom_pct),
+        keep_free_pct=member_headroom_pct(args.headroom_pct),
         partition_counts=args.partitions,
         strategies=strategies,
         extra_members=extra,

@@ -204,7 +204,7 @@ def plan_topic(
     grid = simulate_grid(
         topic_load,
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(s.headroom_pct),
+        keep_free_pct=member_headroom_pct(s.headroom_pct),
         partition_counts=counts,
         strategies=strategies,
         extra_members=extra_members,
@@ -378,7 +378,7 @@ def _plan_slower(
     grid = simulate_grid(
         load,
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(settings.headroom_pct),
+        keep_free_pct=member_headroom_pct(settings.headroom_pct),
         partition_counts=[partitions],
         strategies=strategies,
         extra_members=extra,

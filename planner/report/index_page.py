@@ -324,8 +324,8 @@ def _table(report: FleetReport, pages: dict[str, str]) -> str:
         deciding = (
             f"{DIMENSION_UNITS[t.deciding.dimension]}, {t.deciding.side}" if t.deciding else _DASH
         )
-        now = t.headroom_pct(t.current_partitions)
-        later = t.headroom_pct(t.recommended_partitions)
+        now = t.spare_pct(t.current_partitions)
+        later = t.spare_pct(t.recommended_partitions)
         headroom = fmt_headroom(now)
         if later is not None and t.recommended_partitions != t.current_partitions:
             headroom += f" \u2192 {fmt_headroom(later)}"

@@ -87,8 +87,8 @@ def _headline(t: TopicReport, data_end: datetime) -> str:
                 f"{t.deciding.side} side" if t.deciding.side != "both" else "both sides tie",
             )
         )
-    now = t.headroom_pct(t.current_partitions)
-    later = t.headroom_pct(t.recommended_partitions)
+    now = t.spare_pct(t.current_partitions)
+    later = t.spare_pct(t.recommended_partitions)
     if now is not None or later is not None:
         plural = "" if t.recommended_partitions == 1 else "s"
         note = f"{fmt_headroom(later)} at {fmt_count(t.recommended_partitions)} partition{plural}"

@@ -45,18 +45,18 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
-def load_limit(consumer_capacity: float, headroom_pct: float) -> float:
-    """The most load one member may carry: `consumer_capacity x (1 - headroom_pct / 100)`.
+def load_limit(consumer_capacity: float, keep_free_pct: float) -> float:
+    """The most load one member may carry: `consumer_capacity x (1 - keep_free_pct / 100)`.
 
     Args:
         consumer_capacity: What one consumer processes, in the load unit (> 0).
-        headroom_pct: Share of that capacity kept free, in percent (0 <= x < 100).
+        keep_free_pct: Share of that capacity kept free, in percent (0 <= x < 100).
     """
     capacity = _check_rate("consumer_capacity", consumer_capacity, positive=True)
-    headroom = _check_rate("headroom_pct", headroom_pct)
-    if headroom >= 100:
-        raise ValueError(f"headroom_pct must be below 100, got {headroom_pct!r}")
-    return capacity * (1.0 - headroom / 100.0)
+    keep_free = _check_rate("keep_free_pct", keep_free_pct)
+    if keep_free >= 100:
+        raise ValueError(f"keep_free_pct must be below 100, got {keep_free_pct!r}")
+    return capacity * (1.0 - keep_free / 100.0)
 
 
 def imbalance(max_load: npt.ArrayLike, mean_load: npt.ArrayLike) -> FloatArray:
@@ -114,8 +114,8 @@ class GridResult:
         shrink_locked_record_s: Share groups: the leaver's in-flight records x the
             acquisition lock duration, if it stops without closing (0 otherwise).
         consumer_capacity: What one consumer processes, in the load unit.
-        headroom_pct: Share of the capacity kept free, in percent.
-        load_limit: `consumer_capacity x (1 - headroom_pct / 100)`.
+        keep_free_pct: Share of the capacity kept free, in percent.
+        load_limit: `consumer_capacity x (1 - keep_free_pct / 100)`.
         member_change: Where the joining/leaving member sorts (`last` or `first`).
         timings: The protocol settings the event costs were computed with.
         topic_load: The topic's total load (from `grid_from_loads`: the mean of the
@@ -147,7 +147,7 @@ class GridResult:
     shrink_paused_partition_s: FloatArray
     shrink_locked_record_s: FloatArray
     consumer_capacity: float
-    headroom_pct: float
+    keep_free_pct: float
     load_limit: float
     member_change: MemberChange
     timings: ProtocolTimings
@@ -187,7 +187,7 @@ class GridResult:
         table = pa.table(self.columns())
         meta = {
             "consumer_capacity": repr(self.consumer_capacity),
-            "headroom_pct": repr(self.headroom_pct),
+            "keep_free_pct": repr(self.keep_free_pct),
             "load_limit": repr(self.load_limit),
             "member_change": self.member_change,
             "topic_load": repr(self.topic_load),
@@ -211,7 +211,7 @@ class GridResult:
 _SCALARS = frozenset(
     {
         "consumer_capacity",
-        "headroom_pct",
+        "keep_free_pct",
         "load_limit",
         "member_change",
         "timings",
@@ -227,7 +227,7 @@ def simulate_grid(
     topic: TopicLoad,
     *,
     consumer_capacity: float,
-    headroom_pct: float = 30.0,
+    keep_free_pct: float = 30.0,
     partition_counts: Sequence[int] = PLANNING_GRID,
     strategies: Sequence[str] = STRATEGIES,
     extra_members: int = 0,
@@ -244,7 +244,7 @@ def simulate_grid(
         topic: The topic's load (in the caller's load unit) and key sample, if keyed.
         consumer_capacity: What one consumer processes, processing included, in the
             same load unit (> 0).
-        headroom_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
+        keep_free_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
         partition_counts: Candidate partition counts (each >= 1); duplicates are dropped.
         strategies: Strategy keys to simulate, from `ALL_STRATEGIES` (default: the
             classic `STRATEGIES`).
@@ -264,7 +264,7 @@ def simulate_grid(
     return _grid_from_loads(
         loads_by_count(topic, counts),
         consumer_capacity=consumer_capacity,
-        headroom_pct=headroom_pct,
+        keep_free_pct=keep_free_pct,
         strategies=strategies,
         extra_members=extra_members,
         member_change=member_change,
@@ -277,7 +277,7 @@ def grid_from_loads(
     loads: Mapping[int, npt.ArrayLike],
     *,
     consumer_capacity: float,
-    headroom_pct: float = 30.0,
+    keep_free_pct: float = 30.0,
     strategies: Sequence[str] = STRATEGIES,
     extra_members: int = 0,
     member_change: MemberChange = "last",
@@ -289,7 +289,7 @@ def grid_from_loads(
         loads: Partition count -> the load of each of its partitions (as many entries
             as the count), in the caller's load unit; e.g. from `loads_by_count`.
         consumer_capacity: As in `simulate_grid`.
-        headroom_pct: As in `simulate_grid`.
+        keep_free_pct: As in `simulate_grid`.
         strategies: As in `simulate_grid`.
         extra_members: As in `simulate_grid`.
         member_change: As in `simulate_grid`.
@@ -301,7 +301,7 @@ def grid_from_loads(
     return _grid_from_loads(
         loads,
         consumer_capacity=consumer_capacity,
-        headroom_pct=headroom_pct,
+        keep_free_pct=keep_free_pct,
         strategies=strategies,
         extra_members=extra_members,
         member_change=member_change,
@@ -314,7 +314,7 @@ def _grid_from_loads(
     loads: Mapping[int, npt.ArrayLike],
     *,
     consumer_capacity: float,
-    headroom_pct: float,
+    keep_free_pct: float,
     strategies: Sequence[str],
     extra_members: int,
     member_change: MemberChange,
@@ -324,7 +324,7 @@ def _grid_from_loads(
     # grid_from_loads with the hot keys of `hot_keys_of` (None: none), found once the
     # grid is, as before: simulate_grid's grid is built once, not built and then copied
     # by dataclasses.replace to add them (about 12 us a topic).
-    limit = load_limit(consumer_capacity, headroom_pct)
+    limit = load_limit(consumer_capacity, keep_free_pct)
     unknown = [s for s in strategies if s not in ALL_STRATEGIES]
     if unknown or not strategies:
         raise ValueError(f"unknown strategies {unknown!r}: use {', '.join(ALL_STRATEGIES)}")
@@ -365,7 +365,7 @@ def _grid_from_loads(
         **columns,
         hot_partition=columns["max_partition_load"] > float(consumer_capacity),
         consumer_capacity=float(consumer_capacity),
-        headroom_pct=float(headroom_pct),
+        keep_free_pct=float(keep_free_pct),
         load_limit=limit,
         member_change=member_change,
         timings=timings,

@@ -62,7 +62,7 @@ class GroupResult:
         mean_load: Total load of all topics / number of members (idle members count).
         imbalance: `max_load / mean_load`, 1.0 when the total load is zero.
         idle_members: Members that own no partition.
-        load_limit: `consumer_capacity x (1 - headroom_pct / 100)`.
+        load_limit: `consumer_capacity x (1 - keep_free_pct / 100)`.
         within_capacity: `max_load <= load_limit` (relative tolerance 1e-9).
         max_partition_load: Load of the busiest partition of any subscribed topic.
         moved: With `previous`: partitions whose owner changed (a departed owner counts
@@ -113,7 +113,7 @@ def simulate_group(
     strategy: str,
     *,
     consumer_capacity: float,
-    headroom_pct: float = 30.0,
+    keep_free_pct: float = 30.0,
     previous: PreviousAssignment | None = None,
 ) -> GroupResult:
     """Simulate one consumer group reading one or more topics.
@@ -128,7 +128,7 @@ def simulate_group(
             given (the broker's member map); a share group's shared partition splits
             its load evenly between its members.
         consumer_capacity: What one consumer processes, in the same load unit (> 0).
-        headroom_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
+        keep_free_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
         previous: Member id -> the `(topic, partition)` pairs it owned before this
             rebalance (members absent from `subscriptions` have left); for the broker's
             assignors, each member's current target assignment. Sticky strategies stay
@@ -142,7 +142,7 @@ def simulate_group(
         raise ValueError(f"unknown strategy {strategy!r}: use {', '.join(ALL_STRATEGIES)}")
     if not subscriptions:
         raise ValueError("a group needs at least one member")
-    limit = load_limit(consumer_capacity, headroom_pct)
+    limit = load_limit(consumer_capacity, keep_free_pct)
     weights = {t: np.asarray(w, dtype=np.float64).reshape(-1) for t, w in topic_loads.items()}
     members = tuple(sorted(subscriptions, key=java_order_key))
     subscribed = {t for m in members for t in subscriptions[m]}
@@ -346,7 +346,7 @@ def member_detail(
     strategy: str,
     *,
     consumer_capacity: float,
-    headroom_pct: float = 30.0,
+    keep_free_pct: float = 30.0,
     topic: str = "topic",
     member_ids: Sequence[str] | None = None,
 ) -> GroupResult:
@@ -357,7 +357,7 @@ def member_detail(
         num_members: Group size `C` (>= 1).
         strategy: A strategy key of `ALL_STRATEGIES`.
         consumer_capacity: What one consumer processes, in the same load unit (> 0).
-        headroom_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
+        keep_free_pct: Share of `consumer_capacity` kept free, in percent (0 <= x < 100).
         topic: Topic name used in the assignment.
         member_ids: Member ids (default `consumer-000`, `consumer-001`, ... which sort in
             numeric order); only their order matters.
@@ -377,5 +377,5 @@ def member_detail(
         {m: [topic] for m in member_ids},
         strategy,
         consumer_capacity=consumer_capacity,
-        headroom_pct=headroom_pct,
+        keep_free_pct=keep_free_pct,
     )

@@ -380,7 +380,7 @@ def topic_rows(topic: str, load: float, counts: tuple[int, ...]) -> list[dict[st
     grid = simulate_grid(
         TopicLoad(load),
         consumer_capacity=1.0,
-        headroom_pct=20.0,
+        keep_free_pct=20.0,
         partition_counts=counts,
         extra_members=2,
     )
@@ -410,7 +410,7 @@ def group_rows(group_id: str) -> list[dict[str, Any]]:
         for members in (2, 3, 4):
             subscriptions = {f"consumer-{i}": ["clicks", "views"] for i in range(members)}
             r = simulate_group(
-                loads, subscriptions, strategy, consumer_capacity=1.0, headroom_pct=20.0
+                loads, subscriptions, strategy, consumer_capacity=1.0, keep_free_pct=20.0
             )
             out.append(
                 {

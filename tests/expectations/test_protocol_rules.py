@@ -188,7 +188,7 @@ def test_grid_rows_of_every_strategy_key_pass(spark: Any) -> None:
     grid = simulate_grid(
         TopicLoad(1.6),
         consumer_capacity=1.0,
-        headroom_pct=20.0,
+        keep_free_pct=20.0,
         partition_counts=(6, 8),
         strategies=ALL_STRATEGIES,
         extra_members=6,

@@ -111,7 +111,7 @@ def test_range_seven_partitions_five_members() -> None:
 def test_three_members_on_ten_uniform_partitions() -> None:
     # 10 MiB/s over 10 partitions: 1 MiB/s each; range [0-3] [4-6] [7-9] -> 4, 3, 3.
     grid = simulate_grid(
-        TopicLoad(10.0), consumer_capacity=5.0, headroom_pct=20.0, partition_counts=[10]
+        TopicLoad(10.0), consumer_capacity=5.0, keep_free_pct=20.0, partition_counts=[10]
     )
     rows = [r for r in grid.rows() if r["members"] == 3]
     assert [r["strategy"] for r in rows] == list(STRATEGIES)
@@ -309,7 +309,7 @@ def test_to_arrow_and_rows_agree() -> None:
     assert isinstance(table, pa.Table)
     assert table.column_names == list(GridResult.column_names())
     assert table.to_pylist() == grid.rows()
-    assert table.schema.metadata[b"headroom_pct"] == b"30.0"
+    assert table.schema.metadata[b"keep_free_pct"] == b"30.0"
 
 
 def test_strategies_are_the_assignors() -> None:
@@ -321,7 +321,7 @@ def test_strategies_are_the_assignors() -> None:
     ("kwargs", "message"),
     [
         ({"consumer_capacity": 0.0}, "consumer_capacity"),
-        ({"consumer_capacity": 1.0, "headroom_pct": 100.0}, "headroom_pct"),
+        ({"consumer_capacity": 1.0, "keep_free_pct": 100.0}, "keep_free_pct"),
         ({"consumer_capacity": 1.0, "strategies": ["uniform"]}, "strategies"),
         ({"consumer_capacity": 1.0, "partition_counts": [0]}, "partition counts"),
         ({"consumer_capacity": 1.0, "extra_members": -1}, "extra_members"),
@@ -374,7 +374,7 @@ def test_member_loads_equal_assign(strategy: str, seed: int) -> None:
 def test_grid_rows_equal_assign(seed: int) -> None:
     rng = np.random.default_rng(seed)
     loads = {p: rng.pareto(1.0, size=p) for p in (1, 2, 7, 13, 24)}
-    grid = grid_from_loads(loads, consumer_capacity=2.0, headroom_pct=10.0, extra_members=3)
+    grid = grid_from_loads(loads, consumer_capacity=2.0, keep_free_pct=10.0, extra_members=3)
     for row in grid.rows():
         p, c, strategy = row["partitions"], row["members"], row["strategy"]
         members = _ids(c)
@@ -552,14 +552,14 @@ def test_group_with_previous_counts_moved_and_revoked() -> None:
 def test_docs_two_topic_range_example() -> None:
     loads = {"orders": [2.0, 2.0, 2.0], "payments": [2.0, 2.0, 2.0]}  # MiB/s
     subs = {"c0": ["orders", "payments"], "c1": ["orders", "payments"]}
-    ranged = simulate_group(loads, subs, "range", consumer_capacity=5.0, headroom_pct=20.0)
+    ranged = simulate_group(loads, subs, "range", consumer_capacity=5.0, keep_free_pct=20.0)
     assert ranged.load_limit == pytest.approx(4.0)
     assert ranged.partition_counts.tolist() == [[2, 2], [1, 1]]
     assert ranged.loads.tolist() == [[4.0, 4.0], [2.0, 2.0]]
     assert ranged.member_loads.tolist() == [8.0, 4.0]
     assert ranged.imbalance == pytest.approx(8 / 6)
     assert not ranged.within_capacity
-    dealt = simulate_group(loads, subs, "roundrobin", consumer_capacity=5.0, headroom_pct=20.0)
+    dealt = simulate_group(loads, subs, "roundrobin", consumer_capacity=5.0, keep_free_pct=20.0)
     assert dealt.partition_counts.tolist() == [[2, 1], [1, 2]]
     assert dealt.member_loads.tolist() == [6.0, 6.0]
     assert dealt.imbalance == 1.0

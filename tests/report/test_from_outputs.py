@@ -305,7 +305,7 @@ def test_a_topic_without_a_plan_says_why(outputs: JobOutputs, topic: str, status
             assert d.peak == row[f"{d.dimension}_peak_per_s"]
             assert d.target == row[f"{d.dimension}_target_per_s"]
             assert (d.producer_capacity, d.consumer_capacity, d.required) == (None, None, None)
-        assert t.headroom_pct(t.current_partitions) is None
+        assert t.spare_pct(t.current_partitions) is None
         (group,) = t.groups
         assert (group.group_id, group.status, group.strategy) == (
             "legacy-reader",

@@ -144,11 +144,11 @@ def test_headroom_is_taken_in_the_tightest_dimension() -> None:
             _dimension("mib_out", 8.0, 0.1, 4.0),  # Tp does not apply: 10 carry 40: +400 %
         ),
     )
-    assert topic.headroom_pct(10) == pytest.approx(50.0)
-    assert topic.headroom_pct(4) == pytest.approx(-40.0)  # 4 x 150 = 600 < 1,000
-    assert topic.headroom_pct(None) is None
+    assert topic.spare_pct(10) == pytest.approx(50.0)
+    assert topic.spare_pct(4) == pytest.approx(-40.0)  # 4 x 150 = 600 < 1,000
+    assert topic.spare_pct(None) is None
     no_capacity = dataclasses.replace(topic, dimensions=(_dimension("mib_in", 1.0, None, None),))
-    assert no_capacity.headroom_pct(10) is None
+    assert no_capacity.spare_pct(10) is None
 
 
 def test_any_text_is_a_topic_name() -> None:

@@ -169,8 +169,10 @@ def test_recommendations_json_adds_protocols_and_alternatives_and_keeps_every_ke
         change_list |= {"tc_records_per_s", "cost"}
         assert set(r) == before | {"alternatives", "alternatives_coded"} | change_list
         for g in r["groups"]:
-            # Issue 35 added each group's own capacity and its observed lag.
-            assert set(g) == group_before | {"protocol", "planned_as", "consumer_capacity", "lag"}
+            # Issue 35 added each group's own capacity and its observed lag, issue 37 its
+            # fetches across zones.
+            added = {"protocol", "planned_as", "consumer_capacity", "lag", "cross_zone"}
+            assert set(g) == group_before | added
     r = records["thumbnails.requests"]
     assert [(g["protocol"], g["current_strategy"], g["planned_as"]) for g in r["groups"]] == [
         ("classic", "range", "cooperative-sticky"),

@@ -63,7 +63,7 @@ def test_grid_rows_are_simulate_group_on_the_group_s_topics() -> None:
         {m: ["a", "b"] for m in ("consumer-000", "consumer-001", "consumer-002")},
         "range",
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(30.0),
+        keep_free_pct=member_headroom_pct(30.0),
     )
     assert row["max_load"] == pytest.approx(direct.max_load)
     assert row["max_member_partitions"] == 3

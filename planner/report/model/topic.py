@@ -635,7 +635,7 @@ class TopicReport(Model):
         found = [d for d in days if d is not None]
         return min(found) if found else None
 
-    def headroom_pct(self, partitions: int | None) -> float | None:
+    def spare_pct(self, partitions: int | None) -> float | None:
         """Spare capacity of `partitions` partitions over today's peak, in percent.
 
         `partitions x min(Tp, Tc) / peak - 1` in the tightest dimension, assuming the load

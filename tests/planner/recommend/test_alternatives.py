@@ -16,7 +16,7 @@ def _table(partitions: int = 12, load: float = 3.0) -> GroupTable:
     grid = simulate_grid(
         TopicLoad(load),
         consumer_capacity=1.0,
-        headroom_pct=0.0,
+        keep_free_pct=0.0,
         partition_counts=[partitions],
         strategies=STRATEGIES,
     )

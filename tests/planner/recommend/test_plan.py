@@ -409,7 +409,7 @@ def test_a_hot_partition_no_size_saves_still_gets_its_standby() -> None:
     grid = grid_from_loads(
         {1: np.array([1.5])},
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(30.0),
+        keep_free_pct=member_headroom_pct(30.0),
         extra_members=4,
     )
     group = _group_on(GroupInfo("g", "range", 1), grid, 1, 1.0, 1.0, PlanSettings())
@@ -604,7 +604,7 @@ def _uneven_grid() -> Any:
     return grid_from_loads(
         {4: np.array([0.3, 0.1, 0.3, 0.1])},
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(30.0),
+        keep_free_pct=member_headroom_pct(30.0),
     )
 
 
@@ -641,7 +641,7 @@ def test_fewer_members_still_come_before_fewer_revocations() -> None:
     grid = grid_from_loads(
         {4: np.array([0.4, 0.1, 0.4, 0.1])},
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(30.0),
+        keep_free_pct=member_headroom_pct(30.0),
     )
     group = _group_on(GroupInfo("g", "roundrobin", 2), grid, 4, 1.0, 1.0, PlanSettings())
     assert (group.members_now, group.strategy) == (2, "range")
@@ -773,7 +773,7 @@ def test_falling_behind_read_at_the_recommended_count_says_so() -> None:
     heavy_grid = grid_from_loads(
         {4: np.array([0.6, 0.2, 0.6, 0.2])},
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(30.0),
+        keep_free_pct=member_headroom_pct(30.0),
     )
     heavy = _group_on(
         GroupInfo("g", "range", 1),
@@ -853,7 +853,7 @@ def test_a_group_a_hair_over_one_consumer_is_not_said_to_need_100_percent() -> N
     grid = grid_from_loads(
         {2: np.array([0.5020, 0.5020])},
         consumer_capacity=1.0,
-        headroom_pct=member_headroom_pct(30.0),
+        keep_free_pct=member_headroom_pct(30.0),
         extra_members=4,
     )
     group = _group_on(
