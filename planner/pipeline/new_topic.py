@@ -409,11 +409,15 @@ def write_run_config(
         "",
         "[planning]",
     ]
+    # TOML has no null: a setting without a value (a price nobody gave) is left out, and
+    # reads back as its default, None.
     for name in planning.config_keys():
-        lines.append(f"{name} = {_toml_value(getattr(planning, name))}")
+        if (value := getattr(planning, name)) is not None:
+            lines.append(f"{name} = {_toml_value(value)}")
     lines.append("[planning.share]")
     for name in planning.share.config_keys():
-        lines.append(f"{name} = {_toml_value(getattr(planning.share, name))}")
+        if (value := getattr(planning.share, name)) is not None:
+            lines.append(f"{name} = {_toml_value(value)}")
     if base.path is not None and "master" in _given_spark(base.path):
         lines += ["", "[spark]", f"master = {_toml_value(base.spark_master)}"]
     if base.spark_conf:

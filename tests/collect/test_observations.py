@@ -98,6 +98,10 @@ def test_the_same_observations_give_the_same_tables_whenever_collected(tmp_path:
         "lag_records": 0,
         "lag_seconds": 0.0,
         "lag_trend": "steady",
+        # Not what a cluster's observations say: given in a landing groups file.
+        "client_rack": None,
+        # Not a Kafka Streams application.
+        "stream_threads": None,
     }
 
 
