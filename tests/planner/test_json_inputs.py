@@ -78,7 +78,7 @@ def test_simulate_group_with_a_json_previous_assignment_counts_the_same_churn(
     strategy: str,
 ) -> None:
     loads = {"orders": [1.0] * 6, "payments": [2.0] * 3}
-    args = {"consumer_capacity": 10.0, "headroom_pct": 0.0}
+    args = {"consumer_capacity": 10.0, "keep_free_pct": 0.0}
     expected = simulate_group(loads, MEMBERS, strategy, previous=PREVIOUS, **args)
     got = simulate_group(_json(loads), _json(MEMBERS), strategy, previous=_json(PREVIOUS), **args)
     assert got.assignment == expected.assignment
