@@ -66,7 +66,7 @@ from planner.collect.consumption import (
     group_windows,
     owners_per_window,
 )
-from planner.collect.prometheus_api import MAX_POINTS, PrometheusClient
+from planner.collect.prometheus_api import MAX_POINTS, PrometheusClient, join_chunks
 from planner.collect.prometheus_api import Series as Answer
 
 __all__ = [
@@ -378,13 +378,7 @@ class GroupOffsets:
                 step_s=self.sample_s,
             )
             warnings.extend((kind, level, text) for level, text in answer.warnings)
-            for one in answer.series:
-                key = tuple(sorted(one.labels.items()))
-                if key in merged:
-                    merged[key].times.extend(one.times)
-                    merged[key].values.extend(one.values)
-                else:
-                    merged[key] = one
+            join_chunks(merged, answer.series)
         return list(merged.values())
 
     # --- cleaning ------------------------------------------------------------------------

@@ -106,6 +106,7 @@ from planner.collect.prometheus_api import (
     PrometheusClient,
     PrometheusQueryError,
     Series,
+    join_chunks,
 )
 from planner.figures.conform import Conformed, FiguresError, conform, empty, rejections
 from planner.figures.dataset import DataInterval
@@ -496,13 +497,7 @@ class PrometheusSource:
             series, warning = self._query_range(column, query, begin, end, notes)
             if warning:
                 warned.update(range(begin - self._step_s, end, self._step_s))
-            for one in series:
-                key = tuple(sorted(one.labels.items()))
-                if key in merged:
-                    merged[key].times.extend(one.times)
-                    merged[key].values.extend(one.values)
-                else:
-                    merged[key] = one
+            join_chunks(merged, series)
         return list(merged.values()), warned
 
     def _query_range(

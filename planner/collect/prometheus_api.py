@@ -21,7 +21,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "RangeAnswer",
     "Series",
     "check_url",
+    "join_chunks",
 ]
 
 MAX_POINTS = 11_000
@@ -93,6 +94,21 @@ class Series:
         """The labels as PromQL writes them: `{broker="1",topic="orders"}`."""
         inner = ",".join(f'{k}="{v}"' for k, v in sorted(self.labels.items()))
         return "{" + inner + "}"
+
+
+def join_chunks(joined: dict[tuple[tuple[str, str], ...], Series], chunk: Iterable[Series]) -> None:
+    """Add one range query's series to those of the earlier chunks of the same query.
+
+    A long interval is asked in chunks (Prometheus answers at most `MAX_POINTS` points a
+    series): a series already seen, by its labels, is extended in place, a new one added.
+    """
+    for one in chunk:
+        key = tuple(sorted(one.labels.items()))
+        if key in joined:
+            joined[key].times.extend(one.times)
+            joined[key].values.extend(one.values)
+        else:
+            joined[key] = one
 
 
 @dataclass(frozen=True)

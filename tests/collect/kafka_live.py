@@ -35,6 +35,7 @@ __all__ = [
     "create_topics",
     "java_view",
     "jvms_ready",
+    "leave",
     "records_and_end",
     "unsettled_groups",
     "wait_for",
@@ -170,15 +171,21 @@ class LiveGroups:
     def __exit__(self, *_: object) -> None:
         self.stopping.set()
         self.thread.join(60)
-        for jvm in self.jvms:
-            assert jvm.stdin is not None
-            jvm.stdin.close()
-        for jvm in self.jvms:
-            try:
-                jvm.wait(60)
-            except subprocess.TimeoutExpired:
-                jvm.kill()
-                jvm.wait()
+        leave(self.jvms)
+
+
+def leave(jvms: list[subprocess.Popen[str]]) -> None:
+    """Close each Java group's standard input, so its members leave, and wait for them
+    (killed after a minute)."""
+    for jvm in jvms:
+        assert jvm.stdin is not None
+        jvm.stdin.close()
+    for jvm in jvms:
+        try:
+            jvm.wait(60)
+        except subprocess.TimeoutExpired:
+            jvm.kill()
+            jvm.wait()
 
 
 def jvms_ready(jvms: list[subprocess.Popen[str]], *, within_s: float) -> str | None:

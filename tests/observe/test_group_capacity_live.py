@@ -51,6 +51,7 @@ from tests.collect.kafka_live import (
     PacedProducer,
     create_topics,
     jvms_ready,
+    leave,
     unsettled_groups,
     wait_for,
 )
@@ -144,15 +145,7 @@ class PacedGroups:
             assert jvm.poll() is None, f"{group.group_id} exited with {jvm.returncode}"
 
     def __exit__(self, *_: object) -> None:
-        for jvm in self.jvms:
-            assert jvm.stdin is not None
-            jvm.stdin.close()
-        for jvm in self.jvms:
-            try:
-                jvm.wait(60)
-            except subprocess.TimeoutExpired:
-                jvm.kill()
-                jvm.wait()
+        leave(self.jvms)
 
 
 @dataclass(frozen=True)
