@@ -111,3 +111,10 @@ maven_install scripts/kafka/pom.xml kafka.version kafka "Apache Kafka" runtime:l
 bash scripts/kafka-tools.sh "$installed_dir"
 # Strimzi's model classes: the tests read the exported KafkaTopic resources with them.
 maven_install scripts/strimzi/pom.xml strimzi.version strimzi "Strimzi's API classes" runtime:libs
+
+# --- Spark's class archive (var/cache/spark-cds) --------------------------------------------
+# A JDK class-data-sharing archive of the classes a Spark driver loads: every local
+# session and spark-submit then starts with about half the JVM's CPU
+# (spark_jobs/class_archive.py). Made once per JDK and PySpark (about a minute); a
+# second run finds it and returns.
+.venv/bin/python -m spark_jobs.make_class_archive >/dev/null

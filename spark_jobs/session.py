@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from spark_jobs.class_archive import archive_options
 from spark_jobs.settings import DEFAULT_MASTER, SparkSettings
 from spark_jobs.worker_daemon import DAEMON_MODULE
 
@@ -31,6 +32,7 @@ __all__ = [
 #: The driver's address in the local modes.
 LOOPBACK = "127.0.0.1"
 _DAEMON_KEY = "spark.python.daemon.module"
+_JAVA_OPTIONS_KEY = "spark.driver.extraJavaOptions"
 _DRIVER_ADDRESS_KEYS = ("spark.driver.host", "spark.driver.bindAddress")
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,11 @@ def build_session(settings: SparkSettings, app_name: str) -> SparkSession:
     pythons = [os.environ["PYSPARK_PYTHON"], seen.get("spark.pyspark.python")]
     conf.update(daemon_conf(running_on, seen, *(p for p in pythons if p)))
     conf.update(driver_address_conf(running_on, seen))
+    if not submitted and is_local_master(running_on):
+        # The JVM starts here, so its options still count (under spark-submit the
+        # submission carries them: `planner.pipeline.jobs.launch_conf`).
+        options = conf.get(_JAVA_OPTIONS_KEY, "")
+        conf[_JAVA_OPTIONS_KEY] = archive_options(options)
     for key, value in conf.items():
         builder = builder.config(key, value)
     # The JVM PySpark launches here inherits this process's environment (under

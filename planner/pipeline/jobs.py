@@ -66,13 +66,17 @@ def _common(workspace: Workspace, interval: str, config: Path | None) -> list[st
     return args
 
 
-def launch_conf(config: Path | None) -> dict[str, str]:
+def launch_conf(config: Path | None, master: str | None = None) -> dict[str, str]:
     """The `LAUNCH_SETTINGS` of a run's config (its values, else the jobs' defaults).
 
     A submission without them would start the driver with spark-submit's defaults (a
     1 GiB heap, and JIT and collector choices slower for these jobs on two cores;
-    `spark_jobs.settings`) whatever the config says.
+    `spark_jobs.settings`) whatever the config says. A submission to a local `master`
+    also maps the driver's classes from the class archive where there is one
+    (`spark_jobs.class_archive`).
     """
+    from spark_jobs.class_archive import archive_options
+    from spark_jobs.session import is_local_master
     from spark_jobs.settings import load_settings
 
     conf = load_settings(config).spark.spark_conf()
@@ -85,6 +89,9 @@ def launch_conf(config: Path | None) -> dict[str, str]:
         launch["spark.driver.extraJavaOptions"] = (
             f"{options} -Dlog4j2.configurationFile={path.as_uri()}".strip()
         )
+    if master is not None and is_local_master(master):
+        key = "spark.driver.extraJavaOptions"
+        launch[key] = archive_options(launch[key])
     return launch
 
 

@@ -135,7 +135,7 @@ class RunPlan:
         """Each Spark step's application file, arguments, launch settings and
         spark-submit's environment."""
         interval = str(self.interval)
-        conf = jobs.launch_conf(self.config)
+        conf = jobs.launch_conf(self.config, self.spark_master)
         env = jobs.launch_env(self.spark_master)
         out: dict[str, dict[str, Any]] = {}
         for step in SPARK_STEPS:

@@ -69,8 +69,17 @@ ONE_PARTITION_BYTES = 64 * 2**20
 #: small queries of different shapes; compiling each (whole-stage code generation) and
 #: re-planning it (adaptive execution) costs more than running it. Measured on the
 #: 40-topic test fleet (2026-11-27, warm session): the three output suites took 17.9 s
-#: with Spark's defaults and 10.1 s with these.
-SMALL_DATA_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+#: with Spark's defaults and 10.1 s with the first two. Without whole-stage code, Spark
+#: still compiles each query's projections and predicates with Janino: 198 compilations
+#: in the three output suites of a 6-topic plan, warm (2026-11-28), and none with the
+#: interpreted evaluators (`factoryMode`, the setting the test session runs every suite
+#: with); the driver's JVM then took 10.3-11.4 CPU-seconds for those suites instead of
+#: 15.4-15.6 (load average 8-11).
+SMALL_DATA_CONF = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
 
 
 def _bytes(files: Sequence[Path]) -> int:
