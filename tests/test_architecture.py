@@ -16,6 +16,7 @@ CORE_MODULES = [
     "planner.choices",
     "planner.guard",
     "planner.fit",
+    "planner.growth",
     "planner.notes",
     "planner.sizing",
     "planner.cost",
