@@ -22,6 +22,7 @@ CORE_MODULES = [
     "planner.cost",
     "planner.cross_zone",
     "planner.observed",
+    "planner.partition_capacity",
     "planner.group_capacity",
     "planner.observe.reservoir",
     "planner.partitioners",

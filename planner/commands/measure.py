@@ -44,14 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.adapters import kafka_dist
-from planner.adapters.perf_test import (
-    PartitionCapacity,
-    PerfRun,
-    PerfTestError,
-    check_topic_name,
-    parse_perf_test,
-    partition_capacity,
-)
+from planner.adapters.perf_test import check_topic_name, parse_perf_test
 from planner.adapters.perf_tools import (
     KafkaTools,
     ToolFailed,
@@ -61,6 +54,7 @@ from planner.adapters.perf_tools import (
     reachable,
 )
 from planner.commands import common
+from planner.partition_capacity import PartitionCapacity, PerfRun, PerfTestError, partition_capacity
 
 DEFAULT_VOLUME_BYTES = 512 * 2**20
 MAX_DEFAULT_RECORDS = 5_000_000
