@@ -182,35 +182,13 @@ def size_group(
     choice = _when_none_fits(s) if best is None else _when_one_fits(s, best, keys)
     strategy = choice.strategy
     owners = table.owners(strategy)
-    horizon = table.sizes[strategy].smallest_fit(s.limit, floor=s.floor, at_horizon=True)
-    members_horizon = (
-        horizon if horizon is not None else max(min(table.total_partitions, owners), s.floor)
-    )
+    members_horizon = _members_at_horizon(s, strategy, owners)
     standby_allowed = max(0, s.floor - owners)
     idle_now = max(0, group.members - owners)
     status, status_note = _status(
         s, choice, members_horizon=members_horizon, idle_now=idle_now, standby=standby_allowed
     )
-    notes = [*choice.notes, *_present(status_note, _switch_note(s, choice))]
-    behind = falling_behind(
-        group,
-        table,
-        s.subject,
-        members_now=choice.members_now,
-        fits=choice.fits,
-        current=current,
-        shown=s.name(strategy),
-        keys=choice.keys,
-    )
-    idle = idle_warning(
-        group,
-        table,
-        s.subject,
-        current=current,
-        idle_now=idle_now,
-        standby=standby_allowed,
-        floor=s.floor,
-    )
+    behind, idle = _warnings(s, choice, idle_now=idle_now, standby=standby_allowed)
     recommended = {
         "ok": group.members,
         "under-provisioned": choice.members_now,
@@ -218,7 +196,8 @@ def size_group(
         "over-provisioned": members_horizon,
         "deploy": choice.members_now,
     }[status]
-    notes += _present(behind, _protocol_alternative(group, table, strategy, recommended, s.limit))
+    alternative = _protocol_alternative(group, table, strategy, recommended, s.limit)
+    notes = _present(status_note, _switch_note(s, choice), behind, alternative)
     return GroupPlan(
         group_id=group.group_id,
         current_members=group.members,
@@ -231,7 +210,7 @@ def size_group(
         fits=choice.fits,
         status=status,
         idle_members_now=idle_now,
-        notes=tuple(notes),
+        notes=(*choice.notes, *notes),
         busiest_utilisation_current=table.busiest_today,
         falling_behind=behind,
         standby_members=max(0, recommended - owners),
@@ -257,6 +236,41 @@ def _fitting_keys(s: _Sizing) -> dict[str, ChoiceKey]:
             assert busiest_fit is not None
             keys[strategy] = s.key(strategy, smallest, busiest_fit)
     return keys
+
+
+def _members_at_horizon(s: _Sizing, strategy: str, owners: int) -> int:
+    # The strategy's need at the end of the horizon; where no size fits then, as many
+    # as it gives partitions to (or the floor).
+    horizon = s.table.sizes[strategy].smallest_fit(s.limit, floor=s.floor, at_horizon=True)
+    if horizon is not None:
+        return horizon
+    return max(min(s.table.total_partitions, owners), s.floor)
+
+
+def _warnings(
+    s: _Sizing, choice: _Choice, *, idle_now: int, standby: int
+) -> tuple[Note | None, Note | None]:
+    # Falling behind (also one of the group's notes) and idle members, for its topics.
+    behind = falling_behind(
+        s.group,
+        s.table,
+        s.subject,
+        members_now=choice.members_now,
+        fits=choice.fits,
+        current=s.current,
+        shown=s.name(choice.strategy),
+        keys=choice.keys,
+    )
+    idle = idle_warning(
+        s.group,
+        s.table,
+        s.subject,
+        current=s.current,
+        idle_now=idle_now,
+        standby=standby,
+        floor=s.floor,
+    )
+    return behind, idle
 
 
 def _best(keys: dict[str, ChoiceKey], current: str) -> ChoiceKey | None:
