@@ -8,7 +8,7 @@ min/median/max with the load average before and after, since the machine is shar
    ``--record-size`` bytes. Per repetition: Kafka's consumer perf tool (Tc, its fetch
    rates) and its share-consumer perf tool with 1, 2 and 4 members, each in a fresh share
    group set to ``share.auto.offset.reset=earliest``. The share figure is the steady rate
-   after the group join (``planner.adapters.perf_test.partition_capacity``).
+   after the group join (``planner.partition_capacity.partition_capacity``).
 2. **The in-flight cap.** Members that spend ``--process-us`` per record
    (``benchmarks/java/SlowShareMembers.java``), 1, 2, 4 and 8 of them, with the group's
    ``share.partition.max.record.locks`` at Kafka's default 2000 and at its minimum 100.
@@ -39,8 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from planner.adapters.kafka_dist import KafkaDistribution, project_install
 from planner.adapters.kraft import KRaftCluster
-from planner.adapters.perf_test import parse_perf_test, partition_capacity
+from planner.adapters.perf_test import parse_perf_test
 from planner.adapters.perf_tools import TOPICS_MAIN, KafkaTools, run_tool
+from planner.partition_capacity import partition_capacity
 
 SHARE_MEMBERS = (1, 2, 4)
 SLOW_MEMBERS = (1, 2, 4, 8)

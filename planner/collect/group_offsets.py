@@ -368,15 +368,15 @@ class GroupOffsets:
         warnings: list[tuple[str, str, str]],
     ) -> list[Answer]:
         merged: dict[tuple[tuple[str, str], ...], Answer] = {}
-        chunk_s = self._max_points * self.sample_s
-        for first in range(begin_s, end_s + 1, chunk_s):
-            answer = self._client.query_range(
-                f"consumer group {kind}",
-                query,
-                begin_s=first,
-                end_s=min(first + chunk_s - self.sample_s, end_s),
-                step_s=self.sample_s,
-            )
+        chunks = self._client.query_range_chunks(
+            f"consumer group {kind}",
+            query,
+            begin_s=begin_s,
+            end_s=end_s,
+            step_s=self.sample_s,
+            max_points=self._max_points,
+        )
+        for _, _, answer in chunks:
             warnings.extend((kind, level, text) for level, text in answer.warnings)
             join_chunks(merged, answer.series)
         return list(merged.values())

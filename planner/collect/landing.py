@@ -46,11 +46,12 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from planner.adapters.perf_test import PerfRun, PerfTestError, partition_capacity, read_perf_test
+from planner.adapters.perf_test import read_perf_test
 from planner.collect.base import Collected
 from planner.figures.conform import FiguresError, conform, rejections
 from planner.figures.dataset import DataInterval
 from planner.figures.schema import TABLES
+from planner.partition_capacity import PerfRun, PerfTestError, partition_capacity
 
 __all__ = ["FORMATS", "LandingSource", "read_landing_file"]
 

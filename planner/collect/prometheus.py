@@ -104,7 +104,7 @@ from planner.collect.kafka_groups import INTERNAL_PREFIX
 from planner.collect.prometheus_api import (
     MAX_POINTS,
     PrometheusClient,
-    PrometheusQueryError,
+    RangeAnswer,
     Series,
     join_chunks,
 )
@@ -117,7 +117,6 @@ __all__ = [
     "DEFAULT_QUERIES",
     "DEFAULT_SETTLE",
     "STEP_TOKEN",
-    "PrometheusQueryError",
     "PrometheusSource",
     "promql_duration",
 ]
@@ -432,15 +431,15 @@ class PrometheusSource:
         first_end = last_end - (last_end - start_s - self._step_s) // every_s * every_s
         query = f"count({self.queries['bytes_in_per_s']})"
         held: set[int] = set()
-        chunk_s = self._max_points * every_s
-        for begin_s in range(first_end, last_end + 1, chunk_s):
-            answer = self._client.query_range(
-                "bytes_in_per_s coverage",
-                query,
-                begin_s=begin_s,
-                end_s=min(begin_s + chunk_s - every_s, last_end),
-                step_s=every_s,
-            )
+        chunks = self._client.query_range_chunks(
+            "bytes_in_per_s coverage",
+            query,
+            begin_s=first_end,
+            end_s=last_end,
+            step_s=every_s,
+            max_points=self._max_points,
+        )
+        for _, _, answer in chunks:
             held.update(t for one in answer.series for t in one.times)
         return [datetime.fromtimestamp(t - self._step_s, UTC) for t in sorted(held)]
 
@@ -489,23 +488,27 @@ class PrometheusSource:
         chunks, and the window starts of the chunks that came with a warning."""
         merged: dict[tuple[tuple[str, str], ...], Series] = {}
         warned: set[int] = set()
-        for first in range(0, steps, self._max_points):
-            last = min(first + self._max_points, steps)
-            # Point k is evaluated at the end of window k and describes the window.
-            begin = start_s + (first + 1) * self._step_s
-            end = start_s + last * self._step_s
-            series, warning = self._query_range(column, query, begin, end, notes)
+        # Point k is evaluated at the end of window k and describes the window.
+        chunks = self._client.query_range_chunks(
+            column,
+            query,
+            begin_s=start_s + self._step_s,
+            end_s=start_s + steps * self._step_s,
+            step_s=self._step_s,
+            max_points=self._max_points,
+        )
+        for begin, end, answer in chunks:
+            series, warning = self._windows_of(column, answer, notes)
             if warning:
                 warned.update(range(begin - self._step_s, end, self._step_s))
             join_chunks(merged, series)
         return list(merged.values()), warned
 
-    def _query_range(
-        self, column: str, query: str, begin_s: int, end_s: int, notes: list[str]
+    def _windows_of(
+        self, column: str, answer: RangeAnswer, notes: list[str]
     ) -> tuple[list[Series], bool]:
-        answer = self._client.query_range(
-            column, query, begin_s=begin_s, end_s=end_s, step_s=self._step_s
-        )
+        """A chunk's series labelled with their windows' starts, and whether it came with
+        a warning (a partial answer); its warnings and infos noted."""
         for kind, text in answer.warnings:
             notes.append(f"{self.source}: Prometheus {kind} on the {column} query: {text}")
         # Point k is evaluated at the end of window k and describes the window.

@@ -1,8 +1,10 @@
 """Prometheus' HTTP API as the figures source uses it: range queries, retried and checked.
 
 One idea: send a PromQL range query to `/api/v1/query_range` and hand back its series,
-or an error that names the server, the query and what went wrong. What the queries mean
-(which meters, which window a sample describes) is `planner.collect.prometheus`'s.
+or an error that names the server, the query and what went wrong; a long span is asked
+in chunks Prometheus accepts (`query_range_chunks`, joined with `join_chunks`). What the
+queries mean (which meters, which window a sample describes) is
+`planner.collect.prometheus`'s.
 
 Connection refused, timeouts, HTTP 5xx/429 and the API's `timeout`, `canceled`,
 `unavailable` and `internal` errors are retried with backoff; a rejected query (HTTP
@@ -21,7 +23,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -250,6 +252,40 @@ class PrometheusClient:
             for text in payload.get(key) or []
         ]
         return RangeAnswer(self._parse(column, query, payload), warnings)
+
+    def query_range_chunks(
+        self,
+        column: str,
+        query: str,
+        *,
+        begin_s: int,
+        end_s: int,
+        step_s: int,
+        max_points: int = MAX_POINTS,
+    ) -> Iterator[tuple[int, int, RangeAnswer]]:
+        """`query_range` over a span of any length, in requests of at most `max_points`
+        instants, since Prometheus refuses more than `MAX_POINTS` points a series.
+
+        The requests are sent one at a time, in time order, as the chunks are taken;
+        `join_chunks` joins their series.
+
+        Yields:
+            Each request's first and last evaluation instants (seconds) and its answer.
+
+        Raises:
+            ValueError: `max_points` is not within 1..`MAX_POINTS`.
+            SourceUnavailable, PrometheusQueryError: as `query_range`.
+        """
+        if not 1 <= max_points <= MAX_POINTS:
+            raise ValueError(f"max_points must be within 1..{MAX_POINTS}, got {max_points}")
+        chunk_s = max_points * step_s
+        for first in range(begin_s, end_s + 1, chunk_s):
+            last = min(first + chunk_s - step_s, end_s)
+            yield (
+                first,
+                last,
+                self.query_range(column, query, begin_s=first, end_s=last, step_s=step_s),
+            )
 
     def _post(self, column: str, query: str, body: bytes) -> dict[str, Any]:
         """One POST to `/api/v1/query_range`; transient failures raise OSError."""

@@ -6,7 +6,9 @@ perf tool unthrottled, then the consumer perf tool over what it wrote, and with 
 the share-consumer perf tool over it too (a share group of `--share-members` members,
 KIP-932); delete what the run created (also after a failure, Ctrl-C or SIGTERM); and only
 then write the capacity row and the tools' output into the landing folder, each file under
-a temporary name renamed into place, so a failed run leaves nothing behind in it.
+a temporary name renamed into place, so a failed run leaves nothing behind in it. The
+measurement and its clean-up are `planner.adapters.measurement`'s; this module checks the
+arguments and lands the result.
 
 What it writes (`LANDING` is `--landing`):
 
@@ -25,70 +27,34 @@ them yet.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import io
 import math
 import os
 import secrets
-import signal
 import sys
-import tempfile
-import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from planner.adapters import kafka_dist
-from planner.adapters.perf_test import (
-    PartitionCapacity,
-    PerfRun,
-    PerfTestError,
-    check_topic_name,
-    parse_perf_test,
-    partition_capacity,
-)
-from planner.adapters.perf_tools import (
-    KafkaTools,
-    ToolFailed,
-    TopicNotFound,
-    check_version,
-    parse_bootstrap,
-    reachable,
-)
+from planner.adapters.measurement import Measured, MeasurePlan, UnusableTopic, measure_partition
+from planner.adapters.perf_test import check_topic_name
+from planner.adapters.perf_tools import check_version, parse_bootstrap, reachable
 from planner.commands import common
+from planner.partition_capacity import PartitionCapacity
 
 DEFAULT_VOLUME_BYTES = 512 * 2**20
 MAX_DEFAULT_RECORDS = 5_000_000
 MIN_DEFAULT_RECORDS = 500
 MIN_RECORDS = 1_000
 MAX_RECORD_BYTES = 64 * 2**20
-#: A tenth of the records warm the producer up (connections, JIT, batches) and are left
-#: out of its steady-state summary.
-WARMUP_DIVISOR = 10
-#: The consumer tool gives up after this long without records. The topic holds what
-#: the producer wrote, so only a failing cluster reaches it.
-CONSUMER_TIMEOUT_MS = 60_000
 #: Share consumers in the measured share group, all on the one partition. On Kafka
 #: 4.4.0 (docs/model.md, section 8) two members read more than one in two of three
 #: repetitions, and four no more than two.
 DEFAULT_SHARE_MEMBERS = 2
 MAX_SHARE_MEMBERS = 16
-#: Kafka 4.4.0's share perf tool stops its members (exit 1) when the whole run passes its
-#: `--timeout`, so that is the run's deadline: a minute for the group join and start-up,
-#: plus ten times the consumer tool's time over the same records.
-SHARE_DEADLINE_BASE_MS = 60_000
-SHARE_DEADLINE_FACTOR = 10
-#: Each member prints its progress this often; its first row (the join) is left out, and
-#: a rate needs a second one, so short runs need short intervals.
-SHARE_REPORTING_INTERVAL_MS = 100
-#: The share group reads the records already written, not only new ones (KIP-932 groups
-#: start at the latest offset).
-SHARE_GROUP_CONFIG = {"share.auto.offset.reset": "earliest"}
 CAPACITY_FILE = "measured.csv"
 EXIT_INTERRUPTED = 130
 _COLUMNS = (
@@ -185,82 +151,37 @@ def default_records(record_bytes: int) -> int:
 
 @dataclass(frozen=True)
 class _Request:
-    bootstrap: str
     servers: tuple[tuple[str, int], ...]
-    command_config: Path | None
-    record_bytes: int
-    topic: str | None
-    records: int
-    replication_factor: int | None
     landing: Path
-    run_id: str
-    share_members: int | None = None
-
-
-@dataclass
-class _Created:
-    """What the run has made on the cluster so far: what the clean-up deletes."""
-
-    topic: str | None = None
-    group: str | None = None
-    share_group: str | None = None
-
-
-@dataclass(frozen=True)
-class _Measured:
-    topic: str
-    measured_at: str
-    producer_text: str
-    consumer_text: str
-    stem: str
-    capacity: PartitionCapacity
-    share_text: str | None = None
+    plan: MeasurePlan
 
 
 def run(args: argparse.Namespace) -> int:
     began = time.monotonic()
     request = _request(args)
+    plan = request.plan
     distribution = _distribution(args.kafka_home)
     problem = reachable(request.servers)
     if problem is not None:
-        raise common.Failed(f"cannot reach {request.bootstrap}: {problem}; nothing written")
-    _say(f"measuring on {request.bootstrap} with Apache Kafka {distribution.version}'s tools")
-    created = _Created()
-    measured: _Measured | None = None
-    failure: str | None = None
-    interrupted = False
-    with (
-        tempfile.TemporaryDirectory(prefix="partition-planner-measure-") as scratch,
-        _sigterm_as_interrupt(),
-    ):
-        tools = KafkaTools(
-            distribution=distribution,
-            bootstrap=request.bootstrap,
-            command_config=request.command_config,
-            scratch=Path(scratch),
-            echo=lambda line: _say(f"  {line}"),
-        )
-        try:
-            try:
-                measured = _measure(tools, request, created)
-            except KeyboardInterrupt:
-                interrupted = True
-            except ToolFailed as exc:
-                failure = str(exc)
-        finally:
-            left = _clean_up(tools, created)
-    if interrupted:
+        raise common.Failed(f"cannot reach {plan.bootstrap}: {problem}; nothing written")
+    _say(f"measuring on {plan.bootstrap} with Apache Kafka {distribution.version}'s tools")
+    try:
+        outcome = measure_partition(distribution, plan, say=_say)
+    except UnusableTopic as exc:
+        raise common.UsageError(f"--topic: {exc}") from None
+    left = list(outcome.left)
+    if outcome.interrupted:
         sys.stderr.write(
             f"partition-planner measure: interrupted; nothing written{_left_text(left)}\n"
         )
         return EXIT_INTERRUPTED
-    if failure is not None:
-        raise common.Failed(f"{failure}; nothing written{_left_text(left)}")
+    if outcome.failure is not None:
+        raise common.Failed(f"{outcome.failure}; nothing written{_left_text(left)}")
     if left:
         raise common.Failed(f"measured, but the clean-up failed; nothing written{_left_text(left)}")
-    assert measured is not None
-    written = _write(request, measured)
-    _summary(request, measured, written, seconds=time.monotonic() - began)
+    assert outcome.measured is not None
+    written = _write(request, outcome.measured)
+    _summary(request, outcome.measured, written, seconds=time.monotonic() - began)
     return 0
 
 
@@ -304,18 +225,17 @@ def _request(args: argparse.Namespace) -> _Request:
     existing = next((p for p in (landing, *landing.absolute().parents) if p.exists()), None)
     if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
         raise common.UsageError(f"--landing: cannot write into {existing or landing}")
-    return _Request(
+    plan = MeasurePlan(
         bootstrap=",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in servers),
-        servers=servers,
         command_config=None if config is None else config.absolute(),
         record_bytes=args.record_size,
         topic=args.topic,
         records=args.records or default_records(args.record_size),
         replication_factor=args.replication_factor,
-        landing=landing,
         run_id=secrets.token_hex(4),
         share_members=(args.share_members or DEFAULT_SHARE_MEMBERS) if args.share else None,
     )
+    return _Request(servers=servers, landing=landing, plan=plan)
 
 
 def _distribution(kafka_home: Path | None) -> kafka_dist.KafkaDistribution:
@@ -346,218 +266,14 @@ def _distribution(kafka_home: Path | None) -> kafka_dist.KafkaDistribution:
     raise common.Failed(problem)
 
 
-# -- the measurement -------------------------------------------------------------------------
-
-
-def _measure(tools: KafkaTools, request: _Request, created: _Created) -> _Measured:
-    if request.topic is not None:
-        topic = request.topic
-        try:
-            count = tools.partition_count(topic)
-        except TopicNotFound as exc:
-            raise common.UsageError(f"--topic: {exc}") from None
-        if count != 1:
-            raise common.UsageError(
-                f"--topic: {topic} has {count} partitions; Tp and Tc are one partition's "
-                f"rates, so measure needs a topic with exactly one"
-            )
-        _say(f"topic {topic}: 1 partition; it is kept, and the consumer reads it from its start")
-    else:
-        topic = f"partition-planner-measure-{request.run_id}"
-        # Noted before the call: an interrupted call may still have created it.
-        created.topic = topic
-        tools.create_topic(topic, replication_factor=request.replication_factor)
-        factor = request.replication_factor
-        replicas = f"replication factor {factor}" if factor else "the cluster's replication factor"
-        _say(f"created topic {topic}: 1 partition, {replicas}")
-    started = datetime.now(UTC).replace(microsecond=0)
-    stem = f"{topic[:200]}.{started.strftime('%Y%m%dT%H%M%SZ')}"
-    warmup = request.records // WARMUP_DIVISOR
-    _say(
-        f"kafka-producer-perf-test: {request.records:,} records of {request.record_bytes:,} "
-        f"bytes, unthrottled, the first {warmup:,} as warm-up"
-    )
-    producer = tools.produce(
-        topic, records=request.records, record_bytes=request.record_bytes, warmup_records=warmup
-    )
-    header = f"# topic: {topic}\n# partition-planner measure on {request.bootstrap}"
-    producer_text = (
-        f"{header}, {_utc(started)}: {request.records} records of {request.record_bytes} "
-        f"bytes, {warmup} warm-up\n{producer.stdout}"
-    )
-    if producer.returncode != 0:
-        raise ToolFailed(f"kafka-producer-perf-test failed: {producer.error()}")
-    try:
-        runs = list(parse_perf_test(producer_text, f"{stem}.producer.txt"))
-    except PerfTestError as exc:
-        raise ToolFailed(f"kafka-producer-perf-test: {exc} ({producer.error()})") from None
-    sent = max((r.records for r in runs if r.window == "summary"), default=0)
-    if sent != request.records:
-        raise ToolFailed(
-            f"kafka-producer-perf-test sent {sent:,} of {request.records:,} records: "
-            f"{producer.error()}"
-        )
-    group = f"partition-planner-measure-{request.run_id}"
-    created.group = group  # before the tool starts: it may join and then fail
-    _say(f"kafka-consumer-perf-test: {request.records:,} records in group {group}")
-    consumer = tools.consume(
-        topic, records=request.records, group=group, timeout_ms=CONSUMER_TIMEOUT_MS
-    )
-    consumer_text = f"{header}, {_utc(datetime.now(UTC))}\n{consumer.stdout}"
-    if consumer.returncode != 0:
-        raise ToolFailed(f"kafka-consumer-perf-test failed: {consumer.error()}")
-    try:
-        read = parse_perf_test(consumer_text, f"{stem}.consumer.txt")
-    except PerfTestError as exc:
-        raise ToolFailed(f"kafka-consumer-perf-test: {exc} ({consumer.error()})") from None
-    if any(r.timed_out or r.records < request.records for r in read):
-        got = max(r.records for r in read)
-        raise ToolFailed(
-            f"kafka-consumer-perf-test read {got:,} of {request.records:,} records before "
-            f"its {CONSUMER_TIMEOUT_MS // 1000} s timeout"
-        )
-    shared: list[PerfRun] = []
-    share_text: str | None = None
-    if request.share_members is not None:
-        deadline_ms = SHARE_DEADLINE_BASE_MS + int(SHARE_DEADLINE_FACTOR * consumer.seconds * 1000)
-        share_text, shared = _measure_share(
-            tools, request, created, topic=topic, header=header, deadline_ms=deadline_ms
-        )
-    capacity = partition_capacity([*runs, *read, *shared], topic)
-    if capacity.tp_mib_per_s is None or capacity.tc_mib_per_s is None:
-        raise ToolFailed("the perf tools printed no summary to take Tp and Tc from")
-    if request.share_members is not None and capacity.share_fetch_mib_per_s is None:
-        raise ToolFailed("kafka-share-consumer-perf-test printed no rows to take a rate from")
-    return _Measured(
-        topic=topic,
-        measured_at=_utc(started),
-        producer_text=producer_text,
-        consumer_text=consumer_text,
-        stem=stem,
-        capacity=capacity,
-        share_text=share_text,
-    )
-
-
-def _measure_share(
-    tools: KafkaTools,
-    request: _Request,
-    created: _Created,
-    *,
-    topic: str,
-    header: str,
-    deadline_ms: int,
-) -> tuple[str, list[PerfRun]]:
-    """Run the share-consumer perf tool over the records written; its text and runs."""
-    members = request.share_members
-    assert members is not None
-    group = f"partition-planner-measure-share-{request.run_id}"
-    created.share_group = group  # before the config: it outlives the group (Kafka 4.4.0)
-    tools.set_group_config(group, SHARE_GROUP_CONFIG)
-    _say(
-        f"kafka-share-consumer-perf-test: {request.records:,} records in share group {group}, "
-        f"{members} member(s), from the earliest offset (deadline {deadline_ms // 1000} s)"
-    )
-    done = tools.share_consume(
-        topic,
-        records=request.records,
-        group=group,
-        members=members,
-        deadline_ms=deadline_ms,
-        reporting_interval_ms=SHARE_REPORTING_INTERVAL_MS,
-    )
-    text = (
-        f"{header}, {_utc(datetime.now(UTC))}: share group of {members} member(s), "
-        f"{request.records} records\n{done.stdout}"
-    )
-    if done.returncode != 0:
-        raise ToolFailed(
-            f"kafka-share-consumer-perf-test failed: {done.error()} (it stops at its "
-            f"{deadline_ms // 1000} s deadline)"
-        )
-    try:
-        found = list(parse_perf_test(text, f"{topic}.share.txt"))
-    except PerfTestError as exc:
-        raise ToolFailed(f"kafka-share-consumer-perf-test: {exc} ({done.error()})") from None
-    summary = [r for r in found if r.window == "summary"]
-    got = max((r.records for r in summary), default=0)
-    if got < request.records or any(r.timed_out for r in summary):
-        raise ToolFailed(
-            f"kafka-share-consumer-perf-test read {got:,} of {request.records:,} records "
-            f"before its timeout"
-        )
-    rows = Counter(r.member for r in found if r.window == "detailed")
-    if not any(count >= 2 for count in rows.values()):
-        # Only the summary is left, and a few seconds of group join are most of it.
-        raise ToolFailed(
-            f"kafka-share-consumer-perf-test: the share group read the {request.records:,} "
-            f"records within {SHARE_REPORTING_INTERVAL_MS} ms of its join, too soon for a "
-            f"rate without the join; measure with more --records"
-        )
-    return text, found
-
-
-def _utc(moment: datetime) -> str:
-    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def _clean_up(tools: KafkaTools, created: _Created) -> list[str]:
-    """Delete the group, then the topic; what could not be deleted, and why."""
-    steps: list[tuple[str, str, Callable[[str], bool]]] = []
-    if created.share_group is not None:
-        steps.append(("share group", created.share_group, tools.delete_share_group))
-        steps.append(
-            (
-                "share group config",
-                created.share_group,
-                lambda group: tools.delete_group_config(group, list(SHARE_GROUP_CONFIG)),
-            )
-        )
-    if created.group is not None:
-        steps.append(("consumer group", created.group, tools.delete_group))
-    if created.topic is not None:
-        steps.append(("topic", created.topic, tools.delete_topic))
-    left: list[str] = []
-    for index, (kind, name, delete) in enumerate(steps):
-        try:
-            existed = delete(name)
-        except ToolFailed as exc:
-            left.append(f"{kind} {name} ({exc})")
-            continue
-        except KeyboardInterrupt:
-            # A second Ctrl-C: stop cleaning up, and say what stays.
-            left.extend(f"{k} {n} (clean-up interrupted)" for k, n, _ in steps[index:])
-            break
-        if existed:
-            _say(f"deleted {kind} {name}")
-    return left
-
-
 def _left_text(left: list[str]) -> str:
     return f"; left on the cluster: {', '.join(left)}" if left else ""
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    # A SIGTERM (a scheduler stopping the job) must clean up like Ctrl-C does.
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 # -- output -------------------------------------------------------------------------------
 
 
-def _capacity_csv(request: _Request, measured: _Measured, files: tuple[str, ...]) -> str:
+def _capacity_csv(request: _Request, measured: Measured, files: tuple[str, ...]) -> str:
     c = measured.capacity
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -571,15 +287,15 @@ def _capacity_csv(request: _Request, measured: _Measured, files: tuple[str, ...]
             repr(c.tc_records_per_s),
             "" if c.share_fetch_mib_per_s is None else repr(c.share_fetch_mib_per_s),
             "" if c.share_fetch_records_per_s is None else repr(c.share_fetch_records_per_s),
-            request.record_bytes,
-            f"measure:{request.bootstrap}:perf/{'+'.join(files)}",
+            request.plan.record_bytes,
+            f"measure:{request.plan.bootstrap}:perf/{'+'.join(files)}",
             measured.measured_at,
         )
     )
     return out.getvalue()
 
 
-def _write(request: _Request, measured: _Measured) -> list[Path]:
+def _write(request: _Request, measured: Measured) -> list[Path]:
     """Write every file under a hidden temporary name, then rename them all into place."""
     texts = {"producer": measured.producer_text, "consumer": measured.consumer_text}
     if measured.share_text is not None:
@@ -593,7 +309,7 @@ def _write(request: _Request, measured: _Measured) -> list[Path]:
             target = request.landing / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             # A leading dot: the landing reader skips the file until it is renamed.
-            temporary = target.with_name(f".{target.name}.{request.run_id}.tmp")
+            temporary = target.with_name(f".{target.name}.{request.plan.run_id}.tmp")
             temporary.write_text(text, encoding="utf-8")
             staged.append((temporary, target))
         for temporary, target in staged:
@@ -605,9 +321,7 @@ def _write(request: _Request, measured: _Measured) -> list[Path]:
     return [target for _, target in staged]
 
 
-def _summary(
-    request: _Request, measured: _Measured, written: list[Path], *, seconds: float
-) -> None:
+def _summary(request: _Request, measured: Measured, written: list[Path], *, seconds: float) -> None:
     c = measured.capacity
     capacity_file = request.landing / "capacity" / CAPACITY_FILE
     lines = [
@@ -617,7 +331,7 @@ def _summary(
         f"Tc {c.tc_mib_per_s:.2f} MiB/s, {c.tc_records_per_s:,.1f} records/s "
         f"(the consumer's fetch rates: the group join left out)",
         *_share_lines(request, c),
-        f"wrote {capacity_file}: the fleet default '*', {request.record_bytes:,}-byte records",
+        f"wrote {capacity_file}: the fleet default '*', {request.plan.record_bytes:,}-byte records",
         *(f"wrote {path}" for path in written if path != capacity_file),
         "",
         "Tc is an upper bound: kafka-consumer-perf-test reads and discards the records, "
@@ -637,7 +351,7 @@ def _share_lines(request: _Request, c: PartitionCapacity) -> list[str]:
     return [
         f"share-fetch {c.share_fetch_mib_per_s:.2f} MiB/s, "
         f"{c.share_fetch_records_per_s:,.1f} records/s (one partition to a share group of "
-        f"{request.share_members} member(s), the group join left out; carried in the "
+        f"{request.plan.share_members} member(s), the group join left out; carried in the "
         f"capacity row, not used in sizing yet)",
     ]
 

@@ -7,14 +7,9 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from planner.adapters.perf_test import (
-    PartitionCapacity,
-    PerfRun,
-    PerfTestError,
-    partition_capacity,
-    read_perf_test,
-)
+from planner.adapters.perf_test import read_perf_test
 from planner.commands import common
+from planner.partition_capacity import PartitionCapacity, PerfRun, PerfTestError, partition_capacity
 
 
 def add_parser(sub: Any) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from planner.commands import common
 from planner.cost import ClusterShape, CostSettings, partition_cost
+from planner.growth import GrowthFit
 from planner.notes import Note, note
 from planner.recommend.partitions import PartitionChoice, choose_partitions
 from planner.recommend.types import PlanSettings
@@ -16,7 +17,6 @@ from planner.sizing import (
     DEFAULT_HEADROOM_PCT,
     DEFAULT_HORIZON_DAYS,
     DIMENSION_LABELS,
-    GrowthFit,
     SideCapacity,
     planning_target,
     side_words,

@@ -289,7 +289,8 @@ def _measured(request: NewTopicRequest, landing: Path) -> Any:
     """
     from dataclasses import replace as with_
 
-    from planner.adapters.perf_test import PerfTestError, partition_capacity, read_perf_test
+    from planner.adapters.perf_test import read_perf_test
+    from planner.partition_capacity import PerfTestError, partition_capacity
 
     runs = []
     folder = landing / "perf-test-files"

@@ -6,7 +6,8 @@
   statuses mean a topic was sized (`SIZED_STATUSES`, `is_sized`).
 - `key_skew`: `skew_requirement`, the partitions a keyed topic's busiest partition needs.
 - `group`: `size_group`, the one decision sizing a consumer group (one topic or
-  several), and the two ways its table of candidate sizes is built.
+  several, `group.decision`), the two ways its table of candidate sizes is built
+  (`group.tables`) and the warnings on its plan (`group.warnings`).
 - `consumer_capacity`: which Tc a group is sized with (its own `Tc_g` or the topic's),
   decided once (`group_records_per_s`, `load_factor`).
 - `consumers`: `choose_consumers`, which group's plan sets the topic's consumers.

@@ -17,19 +17,14 @@ from planner import fit
 from planner.choices import DEFAULT_PARTITIONER
 from planner.cost import CostSettings, PartitionCost
 from planner.cross_zone import GroupCrossZone
+from planner.growth import GrowthModel
 from planner.notes import Note
 from planner.recommend.consumers import ConsumerChoice
 from planner.recommend.key_skew import SkewRequirement
 from planner.recommend.partitions import PartitionChoice, Status
 from planner.recommend.share import ShareLimits, ShareSizing
 from planner.simulate import GridResult, HotKey, TopicLoad
-from planner.sizing import (
-    DEFAULT_HEADROOM_PCT,
-    DEFAULT_HORIZON_DAYS,
-    GrowthModel,
-    PlanningTarget,
-    SizingResult,
-)
+from planner.sizing import DEFAULT_HEADROOM_PCT, DEFAULT_HORIZON_DAYS, PlanningTarget, SizingResult
 
 __all__ = [
     "PLANNED_GROUP",

@@ -39,15 +39,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.adapters.perf_test import (
-    PerfRun,
-    PerfTestError,
-    check_topic_name,
-    parse_perf_test,
-    partition_capacity,
-    read_perf_test,
-)
+from planner.adapters.perf_test import check_topic_name, parse_perf_test, read_perf_test
 from planner.cli import main
+from planner.partition_capacity import PerfRun, PerfTestError, partition_capacity
 
 DATA = Path(__file__).parent / "data" / "perf"
 SCRIPT = Path(sys.executable).with_name("partition-planner")

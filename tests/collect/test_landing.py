@@ -13,12 +13,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from planner.adapters.perf_test import partition_capacity, read_perf_test
+from planner.adapters.perf_test import read_perf_test
 from planner.cli import main
 from planner.collect.landing import LandingSource
 from planner.collect.run import collect_interval
 from planner.figures import DataInterval, FiguresError, list_intervals, read_manifest, read_table
 from planner.figures.refused import Refused, is_bad_figure, refused_rows
+from planner.partition_capacity import partition_capacity
 
 PERF = Path(__file__).resolve().parents[1] / "adapters" / "data" / "perf"
 DAY = DataInterval.day(date(2026, 11, 21))

@@ -19,11 +19,8 @@ import pytest
 from planner.collect.base import Collected, SourceUnavailable
 from planner.collect.idle import IDLE_LABEL
 from planner.collect.landing import LandingSource
-from planner.collect.prometheus import (
-    DEFAULT_QUERIES,
-    PrometheusQueryError,
-    PrometheusSource,
-)
+from planner.collect.prometheus import DEFAULT_QUERIES, PrometheusSource
+from planner.collect.prometheus_api import PrometheusQueryError
 from planner.collect.run import collect_interval
 from planner.figures import DataInterval, FiguresError
 from planner.figures.dataset import read_table

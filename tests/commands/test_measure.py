@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 
 from planner.adapters.kraft import KRaftCluster, free_port
-from planner.adapters.perf_test import partition_capacity, read_perf_test
+from planner.adapters.perf_test import read_perf_test
 from planner.cli import main
 from planner.collect.landing import LandingSource
 from planner.figures.dataset import DataInterval
+from planner.partition_capacity import partition_capacity
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD_BYTES = 512

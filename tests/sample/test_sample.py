@@ -21,12 +21,14 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 import pytest
 
-from planner.adapters.perf_test import partition_capacity, read_perf_test
+from planner.adapters.perf_test import read_perf_test
 from planner.assignors import STRATEGIES
 from planner.cli import main
 from planner.collect.landing import LandingSource
 from planner.figures import DataInterval, conform, dedupe
 from planner.figures.schema import TABLES
+from planner.growth import fit_growth
+from planner.partition_capacity import partition_capacity
 from planner.protocols import check_group_strategy, planned_strategy
 from planner.recommend.alternatives import CONSUMER_PROTOCOL_COUNTERPART as COUNTERPART
 from planner.sample import LandingSummary, build_fleet, default_end, write_landing
@@ -34,7 +36,6 @@ from planner.sample.capacity import MIB
 from planner.sample.fleet import keys_per_sample
 from planner.sample.groups import reported_as
 from planner.sample.names import topic_names
-from planner.sizing import fit_growth
 
 SCRIPT = Path(sys.executable).with_name("partition-planner")
 END = datetime(2026, 11, 23, tzinfo=UTC)  # a Monday: the 8 days hold one weekend
