@@ -691,6 +691,23 @@ class TestThreeBrokers:
         ]
         assert [r[0] for r in lists] == leaders
         assert all(sorted(r) == [1, 2, 3] for r in lists)
+        # The observer records the same lists and racks in its sample (one sample: the
+        # collection from observations passes the last one on).
+        from planner.observe.sampler import ClusterSampler
+
+        sampler = ClusterSampler(source, every_s=60.0, observer="test")
+        try:
+            sample = sampler.sample(None)
+        finally:
+            sampler.close()
+        observed = {r["topic"]: r["replicas"] for r in sample.tables["topics"].to_pylist()}
+        assert observed[racked.replicated] == topics[racked.replicated]["replicas"]
+        assert observed[racked.spread] == "1,2,3"
+        assert {r["broker_id"]: r["rack"] for r in sample.tables["brokers"].to_pylist()} == {
+            1: "a",
+            2: "b",
+            3: "c",
+        }
 
     def test_a_broker_down_is_reported_and_healthy_topics_stay_valid(
         self, racked: Racked, kafka_cluster: KRaftCluster
