@@ -10,7 +10,8 @@ query rules, and their tables are a collection's, not a fleet's sizing input.
 Every row carries its sample's `ts`; each suite checks the columns are there, the row
 key is unique, and each value is in its domain (counters and counts never negative, a
 record read never more than the offsets read, a hash within 32 bits, a reservoir
-record's weight and priority `weight / u` above zero).
+record's weight and priority `weight / u` above zero, a topic's replicas in Kafka's
+`--replica-assignment` syntax).
 """
 
 from __future__ import annotations
@@ -59,6 +60,23 @@ def _between(
     )
 
 
+def _replicas() -> list[Expectation]:
+    # The figures' own rule for `topics.replicas`: the observer writes the text the
+    # collection passes on unchanged, so it is held to the same syntax here.
+    import great_expectations.expectations as gxe
+
+    from planner.cross_zone import REPLICAS_PATTERN
+
+    return [
+        gxe.ExpectColumnValuesToMatchRegex(
+            column="replicas",
+            regex=REPLICAS_PATTERN,
+            description="replicas is broker ids joined by ':' (leader first) per partition, "
+            "partitions joined by ',' (null: not known)",
+        )
+    ]
+
+
 def _domain(table: str) -> list[Expectation]:
     import great_expectations.expectations as gxe
 
@@ -82,6 +100,7 @@ def _domain(table: str) -> list[Expectation]:
             at_least("partitions", 1),
             at_least("replication_factor", 1),
             at_least("retention_ms", 0, why="retention.ms (null: unlimited or unknown)"),
+            *_replicas(),
         ]
     if table == "brokers":
         return [at_least("broker_id", 0)]

@@ -56,6 +56,12 @@ use = ["landing"]
 [sources.landing]
 path = "landing"
 
+[planning]
+# The demo's own figure, not a default (the planner has none): a typical cloud price for
+# bytes crossing availability zones, about 0.01 (USD) per GB charged on each side of the
+# transfer on the large clouds' price lists, so about 0.02 per GiB that crosses.
+cross_zone_price_per_gib = 0.02
+
 [store]
 url = "sqlite:///$PLANNER_DEMO/store.db"
 

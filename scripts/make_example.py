@@ -2,7 +2,8 @@
 
 One keyed topic with 30 days of hourly figures (diurnal and weekly cycles, about 4 %
 growth a month, a few bursts), its perf-test capacities, a Zipf key sample with one
-heavy key, and two consumer groups.
+heavy key, and two consumer groups; brokers in three zones and the partitions' replicas,
+one group giving its members' client.rack (for the cross-zone figure).
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from planner.sample.racks import replica_assignment
+
 OUT = Path(__file__).resolve().parents[1] / "planner" / "examples"
+_RACKS = ("use1-az1", "use1-az2", "use1-az4")
 START_S = 1_760_000_400 - 1_760_000_400 % 86_400  # a UTC midnight in October 2025
 
 
@@ -61,7 +65,10 @@ if __name__ == "__main__":
         "keyed": True,
         "partitioner": "murmur2_random",
         "retention_ms": 604_800_000,
-        "cluster": {"brokers": 6, "racks": 3},
+        # Brokers 1-6 alternate between three zones; each partition's replicas are its
+        # leader and the next two brokers (planner.sample.racks), so they span all three.
+        "cluster": {"brokers": 6, "racks": 3, "broker_racks": list(_RACKS * 2)},
+        "replicas": replica_assignment(0, 12, 3, 6),
         "capacity": {
             "source": "kafka-producer-perf-test / kafka-consumer-perf-test, 610-byte records",
             "producer_mib_per_s": 11.5,
@@ -70,7 +77,14 @@ if __name__ == "__main__":
             "consumer_records_per_s": 7_900,
         },
         "groups": [
-            {"group_id": "fraud-scoring", "strategy": "range", "members": 6},
+            # All its members in one zone, and it says so: two thirds of the partitions
+            # are led from the other two. ledger-writer gives no client.rack.
+            {
+                "group_id": "fraud-scoring",
+                "strategy": "range",
+                "members": 6,
+                "client_rack": _RACKS[0],
+            },
             {"group_id": "ledger-writer", "strategy": "cooperative-sticky", "members": 12},
         ],
     }

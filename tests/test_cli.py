@@ -173,6 +173,34 @@ def test_demo_prints_a_recommendation(capsys: pytest.CaptureFixture[str]) -> Non
     assert "Warnings" in text
 
 
+def test_demo_locates_each_group_s_fetches_on_the_three_zones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Replicas 1:2:3, 2:3:4, ... on brokers alternating use1-az1/az2/az4: every partition
+    # has a replica in every zone, and partition p is led in zone p mod 3.
+    assert main(["demo", "--json"]) == 0
+    groups = {g["group_id"]: g for g in json.loads(capsys.readouterr().out)["groups"]}
+    fraud, ledger = groups["fraud-scoring"]["cross_zone"], groups["ledger-writer"]["cross_zone"]
+    # fraud-scoring runs all its members in use1-az1: whatever its assignment, what the
+    # partitions led in the other two zones carry crosses from leaders, and nothing with
+    # follower fetching. The 4 partitions the plan adds (12 -> 16) have no zone yet.
+    split = fraud["from_leaders"]
+    assert sum(split.values()) == pytest.approx(fraud["bytes_per_day"])
+    assert split["cross_zone_bytes_per_day"] > split["same_zone_bytes_per_day"] > 0
+    assert split["unknown_bytes_per_day"] > 0 and fraud["evidence"]["new_partitions"] == 4
+    assert fraud["follower_fetching"]["cross_zone_bytes_per_day"] == 0.0
+    assert fraud["price_per_gib"] is None and fraud["leader_cost_per_day"] is None
+    assert [a["code"] for a in fraud["advice"]] == ["follower-fetching"]
+    # ledger-writer gives no client.rack: every byte's zone is unknown, nothing crosses.
+    assert ledger["from_leaders"]["unknown_bytes_per_day"] == pytest.approx(ledger["bytes_per_day"])
+    assert ledger["from_leaders"]["cross_zone_bytes_per_day"] == 0.0
+    assert [a["code"] for a in ledger["advice"]] == ["client-rack"]
+    assert main(["demo"]) == 0
+    text = capsys.readouterr().out
+    assert "group ledger-writer: reads" in text and "zones not known (no client.rack)" in text
+    assert "across zones from leaders, 0.00 GiB with follower fetching; zone not known" in text
+
+
 @pytest.mark.parametrize(
     ("argv", "flag"),
     [

@@ -20,9 +20,12 @@ an hour after it stopped, an interval gives the same tables.
   inside the interval has zero records before it (the cluster was seen without it), and
   a topic that exists and was never written to has rows of zeros.
 - `topics`, `cluster`: as the interval's last sample saw them; a topic deleted before
-  it is left out (noted). `keyed` from the records read in the interval (a keyed record
-  makes a topic keyed; none read leaves it unknown, then the observations before the
-  interval decide, and failing them it is written false with a note).
+  it is left out (noted). `replicas` (each partition's replicas, the leader at that
+  sample first) as the Kafka admin collector writes it, for the cross-zone figure; a
+  topic the sample recorded none for has none (noted). `keyed` from the records read in
+  the interval (a keyed record makes a topic keyed; none read leaves it unknown, then
+  the observations before the interval decide, and failing them it is written false
+  with a note).
   `observed_share` is the share of the interval's windows known for the topic.
 - `groups`: every group that had members during the interval, as the last sample in
   which it had members saw it (a group gone by the interval's end still counts);
@@ -363,6 +366,18 @@ class ObservationsSource:
         )
         topics = snapshot.topics_table(keyed, observed)
         collected.add("topics", conform("topics", topics, source=source))
+        placed = topics.column("replicas").to_pylist()
+        unplaced = sorted(
+            t for t, r in zip(topics.column("topic").to_pylist(), placed, strict=True) if r is None
+        )
+        if unplaced:
+            notes.append(
+                f"{self.name}: {len(unplaced)} topic(s) have no replica list at the "
+                f"interval's last sample (a partition without a leader, replica counts that "
+                f"differ in a reassignment, or observations written before replicas were "
+                f"recorded), so their groups get no cross-zone figure: "
+                f"{', '.join(unplaced[:10])}"
+            )
         collected.add("cluster", conform("cluster", snapshot.brokers, source=source))
         scan = group_rows(snapshot.groups(), snapshot.committed_topics)
         busy = self._busy(snapshot.member_rows, run, gap_s, notes)
@@ -893,6 +908,9 @@ class _Snapshot:
                 "keyed": pa.array([bool(keyed.get(t)) for t in names], pa.bool_()),
                 "retention_ms": self.topics.column("retention_ms"),
                 "observed_share": pa.array([observed.get(t, 0.0) for t in names], pa.float64()),
+                # As the last sample saw them: its leaders are the ones consumers fetch from
+                # when the interval ends, as the Kafka admin collector's are at its read.
+                "replicas": self.topics.column("replicas"),
             }
         )
 

@@ -14,7 +14,8 @@ def add_parser(sub: Any) -> None:
         "demo",
         help="plan the bundled example topic and print the recommendation",
         description="Plan the bundled example topic (30 days of hourly figures, a key "
-        "sample, two consumer groups) and print the recommendation and why.",
+        "sample, two consumer groups, brokers in three zones) and print the "
+        "recommendation and why.",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
@@ -23,6 +24,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from planner.examples import load_example
     from planner.recommend import plan_topic
+    from planner.recommend.cross_zone import with_cross_zone
     from planner.render import render_plan
 
     started = time.perf_counter()
@@ -33,6 +35,15 @@ def run(args: argparse.Namespace) -> int:
         example.consumer,
         brokers=example.brokers,
         groups=example.groups,
+    )
+    # The example gives no price (the planner has no default one): bytes only.
+    plan = with_cross_zone(
+        plan,
+        example.history,
+        example.groups,
+        replicas=example.replicas,
+        broker_racks=example.broker_racks,
+        price_per_gib=None,
     )
     elapsed = time.perf_counter() - started
     if args.json:
@@ -45,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
 
 def plan_summary(plan: Any) -> dict[str, Any]:
     """The headline numbers of a plan as plain JSON values."""
+    from planner.cross_zone import cross_zone_record
+
     return {
         "topic": plan.topic,
         "status": plan.status,
@@ -68,6 +81,7 @@ def plan_summary(plan: Any) -> dict[str, Any]:
                 "status": g.status,
                 "notes": [n.text for n in g.notes],
                 "notes_coded": [n.as_dict() for n in g.notes],
+                "cross_zone": cross_zone_record(g.cross_zone, g.cross_zone_advice),
             }
             for g in plan.groups
         ],

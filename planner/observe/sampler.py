@@ -40,7 +40,12 @@ import pyarrow as pa
 
 from planner.collect.base import SourceUnavailable
 from planner.collect.kafka_admin.findings import Findings
-from planner.collect.kafka_admin.metadata import read_brokers, read_metadata, retention
+from planner.collect.kafka_admin.metadata import (
+    leader_first_replicas,
+    read_brokers,
+    read_metadata,
+    retention,
+)
 from planner.collect.kafka_admin.offsets import (
     PartitionRead,
     read_end_offsets,
@@ -189,6 +194,7 @@ class ClusterSampler:
                     for parts in metadata.topics.values()
                 ],
                 retention_ms=[self._retention.get(t) for t in metadata.topics],
+                replicas=[leader_first_replicas(parts) for parts in metadata.topics.values()],
             ),
             "brokers": sample_rows(
                 "brokers",

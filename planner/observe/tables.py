@@ -12,7 +12,8 @@ read, UTC):
   cumulative, so the records produced between any two samples are their difference,
   whatever happened in between (an observer down for an hour loses time resolution,
   not records).
-- `topics`, `brokers`: the cluster's shape as it was at `ts`.
+- `topics`, `brokers`: the cluster's shape as it was at `ts`: a topic's replicas (leader
+  first) and the brokers' racks are what the cross-zone figure places fetches with.
 - `records`: per topic, what a bounded read of the records appended since the previous
   sample found: how many records, their key + value + header bytes, how many carried a
   key, how many offsets the reads covered (records and transaction markers).
@@ -73,6 +74,10 @@ TABLES: Mapping[str, pa.Schema] = MappingProxyType(
                 pa.field("partitions", pa.int32(), nullable=False),
                 pa.field("replication_factor", pa.int32(), nullable=False),
                 pa.field("retention_ms", pa.int64()),  # null: unlimited or unknown
+                # Each partition's replicas, current leader first, as the Kafka admin
+                # collector writes `topics.replicas`; null: a partition without a leader,
+                # replica counts that differ (a reassignment), or written before the column.
+                pa.field("replicas", pa.string()),
             ]
         ),
         "brokers": pa.schema(

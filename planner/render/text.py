@@ -5,7 +5,7 @@ from __future__ import annotations
 from planner.cost import PartitionCost
 from planner.group_labels import group_label
 from planner.notes import LISTED_WITH_TOPIC
-from planner.recommend import TopicPlan
+from planner.recommend import GroupPlan, TopicPlan
 
 __all__ = ["render_cost", "render_plan"]
 
@@ -18,6 +18,35 @@ _STATUS = {
 
 def _mib(value: float) -> str:
     return f"{value / 2**20:,.2f} MiB"
+
+
+def _gib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**30:,.2f} GiB"
+
+
+def _cross_zone(g: GroupPlan) -> list[str]:
+    # The group's fetches by zone (`planner.cross_zone`), where the plan located them,
+    # and the advice the figure supports; unknown racks are said to be unknown.
+    cz = g.cross_zone
+    if cz is None:
+        return []
+    if cz.racks_known:
+        leaders, followers = cz.fetch.from_leaders, cz.fetch.follower_fetching
+        costs = [cz.cost_per_day(leaders), cz.cost_per_day(followers)]
+        priced = ["" if c is None else f" ({c:,.2f} a day)" for c in costs]
+        where = (
+            f"{_gib(leaders.cross_zone_bytes_per_day)} across zones from leaders{priced[0]}, "
+            f"{_gib(followers.cross_zone_bytes_per_day)} with follower fetching{priced[1]}"
+        )
+        if leaders.unknown_bytes_per_day > 0:
+            # Partitions the plan adds have no replicas yet: counted neither way.
+            where += f"; zone not known for {_gib(leaders.unknown_bytes_per_day)}"
+    else:
+        where = "zones not known (no client.rack)"
+    return [
+        f"  - group {g.group_id}: reads {_gib(cz.bytes_per_day)} a day; {where}",
+        *(f"  - group {g.group_id}: {note}" for note in g.cross_zone_advice),
+    ]
 
 
 def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
@@ -55,6 +84,7 @@ def render_plan(plan: TopicPlan, *, capacity_source: str | None = None) -> str:
             # The topic's "Other protocols" lists these.
             if note.code not in LISTED_WITH_TOPIC:
                 lines.append(f"  - group {g.group_id}: {note}")
+        lines += _cross_zone(g)
 
     # The plan's warnings already carry the cost warnings; list them once, at the end.
     lines += ["", *render_cost(plan.cost, with_warnings=False)]

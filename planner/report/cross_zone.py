@@ -12,13 +12,14 @@ from html import escape
 
 from planner.report.model import CrossZoneReport, GroupReport, TopicReport
 
-__all__ = ["cross_zone_section"]
+__all__ = ["cross_zone_section", "gib_text"]
 
 _GIB = 2**30
 _DASH = "\u2014"
 
 
-def _gib(n_bytes: float) -> str:
+def gib_text(n_bytes: float) -> str:
+    """Bytes as GiB, as the report prints them: whole from 100 GiB, else two decimals."""
     gib = n_bytes / _GIB
     return f"{gib:,.0f} GiB" if gib >= 100 else f"{gib:,.2f} GiB"
 
@@ -27,7 +28,7 @@ def _crossing(cz: CrossZoneReport, cross_bytes: float, cost: float | None) -> st
     # Without the members' racks every byte's zone is unknown: no figure to show.
     if not cz.evidence.member_racks:
         return "not known (no client.rack)"
-    text = _gib(cross_bytes)
+    text = gib_text(cross_bytes)
     if cost is not None:
         text += f" ({cost:,.2f} a day)"
     return text
@@ -55,7 +56,7 @@ def _row(g: GroupReport, cz: CrossZoneReport) -> str:
     )
     return (
         f"<tr><td><code>{escape(g.group_id)}</code></td>"
-        f'<td class="num">{_gib(cz.bytes_per_day)}</td>'
+        f'<td class="num">{gib_text(cz.bytes_per_day)}</td>'
         f'<td class="num">{escape(leaders)}</td><td class="num">{escape(followers)}</td>'
         f'<td class="evidence">{escape(_evidence(cz))}</td></tr>'
     )

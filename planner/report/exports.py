@@ -3,7 +3,9 @@
 `recommendations.json` is a list with one object per topic, sorted by name, carrying the
 numbers, the deciding dimension and side, plain-language warnings, the status and one
 object per consumer group. `summary.md` puts the topics that need action first and
-stays short: it is meant to be pasted into a ticket or a chat.
+stays short: it is meant to be pasted into a ticket or a chat. Its cross-zone section
+gives each group's bytes across zones where its racks are known, says "not known" where
+they are not, and repeats the plan's `client-rack` and `follower-fetching` advice.
 
 In Markdown, names go into code spans (CommonMark shows their content as literal text)
 and other text has Markdown's and HTML's special characters backslash-escaped, so a
@@ -20,12 +22,14 @@ from typing import Any
 from planner.group_labels import is_streams
 from planner.protocols import DEFAULT_PROTOCOL
 from planner.recommend import creation
+from planner.report.cross_zone import gib_text
 from planner.report.layout import STATUS_LABELS
 from planner.report.model import (
     DIMENSION_UNITS,
     PLANNED_STATUSES,
     TOPIC_STATUSES,
     CodedNote,
+    CrossZoneReport,
     FleetReport,
     GroupReport,
     TopicReport,
@@ -42,6 +46,7 @@ _WARNINGS_MOST = 3
 # Topics named on a group's line; the rest are counted.
 _GROUP_TOPICS_MOST = 3
 _WARNING_CHARS = 240
+_SELECTOR = "org.apache.kafka.common.replica.RackAwareReplicaSelector"  # KIP-392
 #: Statuses of topics that could not be sized, in the order the summary lists them.
 _UNSIZED = tuple(s for s in TOPIC_STATUSES if s not in PLANNED_STATUSES)
 
@@ -246,6 +251,99 @@ def _group_line(g: GroupReport, topics: tuple[str, ...]) -> str:
     )
 
 
+def _per_day(cost: float | None) -> str:
+    # In the configured price's currency, never named: the config gives a number only.
+    return "" if cost is None else f" ({cost:,.2f} a day)"
+
+
+def _cross_zone_item(g: GroupReport, topics: tuple[str, ...]) -> list[str]:
+    cz = g.cross_zone
+    assert cz is not None
+    shown = ", ".join(md_code(n) for n in topics[:_GROUP_TOPICS_MOST])
+    more = len(topics) - _GROUP_TOPICS_MOST
+    where = f"- {md_code(g.group_id)} on {shown}" + (f" and {more} more" if more > 0 else "")
+    read = f"{where}: reads {gib_text(cz.bytes_per_day)} a day; "
+    if not cz.evidence.member_racks:
+        line = f"{read}across zones: not known (no client.rack given)"
+    else:
+        leaders, followers = cz.from_leaders, cz.follower_fetching
+        line = (
+            f"{read}across zones {gib_text(leaders.cross_zone_bytes_per_day)} from leaders"
+            f"{_per_day(cz.leader_cost_per_day)}, "
+            f"{gib_text(followers.cross_zone_bytes_per_day)} with follower fetching"
+            f"{_per_day(cz.follower_cost_per_day)}"
+        )
+        if leaders.unknown_bytes_per_day > 0:
+            # Partitions not created yet, or a broker without a rack: counted neither way.
+            line += f"; zone not known for {gib_text(leaders.unknown_bytes_per_day)}"
+    return [line, *(f"  - {md_text(_advice(n, cz))}" for n in cz.advice)]
+
+
+def _advice(n: CodedNote, cz: CrossZoneReport) -> str:
+    # The plan's advice, shorter than its sentence: the group's line above has the figures.
+    if n.code == "follower-fetching":
+        saved = (
+            cz.from_leaders.cross_zone_bytes_per_day - cz.follower_fetching.cross_zone_bytes_per_day
+        )
+        costs = (cz.leader_cost_per_day, cz.follower_cost_per_day)
+        cut = "" if None in costs else _per_day((costs[0] or 0.0) - (costs[1] or 0.0))
+        return (
+            f"follower fetching (brokers: replica.selector.class={_SELECTOR}) fetches "
+            f"{gib_text(saved)} a day less across zones{cut}, if same-zone replicas keep up"
+        )
+    if n.code == "client-rack":
+        racks = sorted({b.rack for b in cz.evidence.brokers if b.rack})
+        return (
+            f"set client.rack to each consumer's zone (brokers in {', '.join(racks)}): "
+            f"then its cross-zone bytes can be counted and cut by follower fetching"
+        )
+    return n.sentence
+
+
+def _cross_zone_lines(report: FleetReport) -> list[str]:
+    """The "Cross-zone fetches" section: the fleet's figure, then each group's, and what
+    the figures show to do. Nothing where no group has a figure (racks unknown)."""
+    located = report.groups_across_zones()
+    if not located:
+        return []
+    figures = [cz for g, _ in located if (cz := g.cross_zone) is not None]
+    known = [cz for cz in figures if cz.evidence.member_racks]
+    price = next((cz.price_per_gib for cz in figures if cz.price_per_gib is not None), None)
+
+    def total(values: list[float | None]) -> float | None:
+        return None if price is None else sum(v or 0.0 for v in values)
+
+    intro = (
+        "Consumer fetches a day under each group's planned assignment, by the replicas' "
+        "and brokers' racks in the figures and the members' client.rack as given"
+        + ("" if price is None else f"; costs at {price:g} per GiB, the configured price")
+        + "."
+    )
+    if known:
+        intro += (
+            f" {_count(len(known), 'group', 'groups')} whose members' racks are given "
+            f"fetch {gib_text(sum(cz.from_leaders.cross_zone_bytes_per_day for cz in known))} "
+            f"a day across zones from leaders"
+            f"{_per_day(total([cz.leader_cost_per_day for cz in known]))}, "
+            f"{gib_text(sum(cz.follower_fetching.cross_zone_bytes_per_day for cz in known))} "
+            f"with follower fetching{_per_day(total([cz.follower_cost_per_day for cz in known]))}."
+        )
+    unknown = len(figures) - len(known)
+    if unknown:
+        at_stake = sum(cz.bytes_per_day for cz in figures if not cz.evidence.member_racks)
+        intro += (
+            f" {_count(unknown, 'group gives', 'groups give')} no client.rack: where "
+            f"{'its' if unknown == 1 else 'their'} {gib_text(at_stake)} a day are fetched "
+            f"from is not known."
+        )
+    out = ["", "## Cross-zone fetches", "", intro, ""]
+    for g, topics in located[:_LIST_MOST]:
+        out.extend(_cross_zone_item(g, topics))
+    if len(located) > _LIST_MOST:
+        out.append(f"- and {len(located) - _LIST_MOST} more: see `index.html`")
+    return out
+
+
 def _section(title: str, items: list[list[str]]) -> list[str]:
     if not items:
         return []
@@ -384,6 +482,7 @@ def summary_markdown(report: FleetReport) -> str:
     groups = [[_group_line(g, topics)] for g, topics in report.groups_to_resize()]
     title = "Consumer groups to resize" + (", and groups without a plan" if unplanned else "")
     lines += _section(title, groups)
+    lines += _cross_zone_lines(report)
     lines += _section("New topics planned", _new_topics_lines(report))
     lines += _section(
         "Could not be sized",

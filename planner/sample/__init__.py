@@ -54,6 +54,15 @@ Capacity and partitions
     never above the broker count; brokers enough for about 3,000 replicas each, at least
     six, in three racks.
 
+Racks
+    Brokers alternate between three racks (availability zones). Each topic's replicas
+    (`topics.replicas`, leader first) start at a drawn broker and go round the cluster,
+    so leaders spread evenly and a partition's replicas are in as many racks as it has
+    replicas, up to three. Of every four consumer groups one gives `client_rack` as the
+    three racks in turn (members spread over the zones), one a single rack, two nothing
+    (unknown): so a plan shows both cross-zone figures and the advice to set
+    `client.rack` (`planner.sample.racks`).
+
 Keys
     About 2 % of topics are keyed (at least three): 100,000-key samples at 10,000
     topics (ten keys per topic in the fleet, at least 1,000), counts Zipf-distributed

@@ -30,6 +30,7 @@ from planner.sample.capacity import (
 )
 from planner.sample.groups import Groups, draw_groups, group_rows
 from planner.sample.names import KEY_STYLES, topic_names
+from planner.sample.racks import first_leaders
 from planner.sample.streams import Floats, Ints, choice, normalise
 from planner.sizing import DEFAULT_HEADROOM_PCT, DEFAULT_HORIZON_DAYS
 
@@ -96,6 +97,8 @@ class Topics:
         keyed: Producers set keys and rely on per-key order.
         partitioner: Producers' partitioner, librdkafka names.
         retention_ms: retention.ms.
+        first_leader: Broker index (from 0) leading partition 0; the other replicas
+            follow from it (`planner.sample.racks.replica_assignment`).
     """
 
     names: tuple[str, ...]
@@ -116,6 +119,7 @@ class Topics:
     keyed: npt.NDArray[np.bool_]
     partitioner: tuple[str, ...]
     retention_ms: Ints
+    first_leader: Ints
 
 
 @dataclass(frozen=True)
@@ -399,6 +403,8 @@ def build_fleet(topics: int, days: int, seed: int, end: datetime) -> Fleet:
     replicas = int((partitions * rf).sum())
     brokers = max(6, 3 * math.ceil(replicas / (3 * _REPLICAS_PER_BROKER)))
     rf = np.minimum(rf, brokers)
+    # Its own stream: placing replicas shifts no other figure of a seed's fleet.
+    first_leader = first_leaders(streams.stream(seed, streams.REPLICAS), n, brokers)
 
     rng = streams.stream(seed, streams.GROUPS)
     n_groups = max(k, round(0.3 * n), 1)
@@ -446,6 +452,7 @@ def build_fleet(topics: int, days: int, seed: int, end: datetime) -> Fleet:
             keyed=keyed,
             partitioner=partitioner,
             retention_ms=retention_ms.astype(np.int64),
+            first_leader=first_leader,
         ),
         capacity=capacity,
         perf=perf,

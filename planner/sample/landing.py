@@ -4,9 +4,10 @@
       throughput/YYYY-MM-DD.parquet     one file per UTC day: topic, ts, bytes_in_per_s,
                                         records_in_per_s, bytes_out_per_s
       topics/topics.csv                 topic, partitions, replication_factor, keyed,
-                                        partitioner, retention_ms
+                                        partitioner, retention_ms, replicas
       capacity/capacity.csv             a `*` default row, then per-topic measured rows
-      groups/groups.jsonl               one line per (group, topic) subscription
+      groups/groups.jsonl               one line per (group, topic) subscription, with
+                                        client_rack where the group gives it
       keys/<topic>.parquet              one file per keyed topic: topic, key | key_hex, count
       cluster/brokers.csv               broker_id, rack
       perf/<topic>.producer.txt         kafka-producer-perf-test.sh output
@@ -45,6 +46,7 @@ from planner.sample.fleet import Fleet, build_fleet
 from planner.sample.groups import reported_as, share_groups
 from planner.sample.keys import key_sample
 from planner.sample.perf import consumer_output, producer_output
+from planner.sample.racks import client_rack, replica_assignment
 from planner.sample.series import throughput_day
 
 __all__ = [
@@ -203,7 +205,8 @@ def _write_all(fleet: Fleet, root: Path, workers: int) -> dict[str, TableFiles]:
         # On a failure, do not generate the files still queued: the run is lost anyway.
         pool.shutdown(wait=True, cancel_futures=True)
     small: list[tuple[str, tuple[int, Path]]] = [
-        ("topics", _csv(_topics_table(fleet), root / "topics" / "topics.csv")),
+        # `replicas` holds commas (Kafka's --replica-assignment syntax): quoted.
+        ("topics", _csv(_topics_table(fleet), root / "topics" / "topics.csv", quote=True)),
         ("capacity", _csv(_capacity_table(fleet), root / "capacity" / "capacity.csv")),
         ("groups", _jsonl(_group_rows(fleet), root / "groups" / "groups.jsonl")),
         ("cluster", _csv(_cluster_table(fleet), root / "cluster" / "brokers.csv")),
@@ -233,13 +236,15 @@ def _job(
     return run
 
 
-def _csv(table: pa.Table, path: Path) -> tuple[int, Path]:
-    # Every value is a name, a number or a timestamp the generator made: nothing needs
-    # quoting, and an unquoted file is what most exports look like. (Arrow quotes the
-    # header it writes itself, so the header is written here.)
+def _csv(table: pa.Table, path: Path, *, quote: bool = False) -> tuple[int, Path]:
+    # Names, numbers and timestamps the generator made need no quoting, and an unquoted
+    # file is what most exports look like; a table with a text holding commas (`quote`)
+    # has its text values quoted (Arrow's "needed" quotes every string value). Arrow
+    # quotes the header it writes itself, so the header is written here.
     with pa.OSFile(str(path), "wb") as sink:
         sink.write((",".join(table.column_names) + "\n").encode())
-        options = pacsv.WriteOptions(include_header=False, quoting_style="none")
+        style = "needed" if quote else "none"
+        options = pacsv.WriteOptions(include_header=False, quoting_style=style)
         pacsv.write_csv(table, sink, options)
     return table.num_rows, path
 
@@ -269,6 +274,15 @@ def _topics_table(fleet: Fleet) -> pa.Table:
             "keyed": pa.array(t.keyed, pa.bool_()),
             "partitioner": pa.array(t.partitioner, pa.string()),
             "retention_ms": pa.array(t.retention_ms, pa.int64()),
+            "replicas": pa.array(
+                [
+                    replica_assignment(int(f), int(p), int(rf), fleet.brokers)
+                    for f, p, rf in zip(
+                        t.first_leader, t.partitions, t.replication_factor, strict=True
+                    )
+                ],
+                pa.string(),
+            ),
         }
     )
 
@@ -327,12 +341,20 @@ def _group_rows(fleet: Fleet) -> list[dict[str, object]]:
                 "protocol": protocol,
                 "strategy": assignor,
                 "members": int(g.members[gi]),
+                **_client_rack(gi, fleet.racks),
             }
         )
     t = fleet.topics
     rows += share_groups(names, t.keyed, t.partitions, t.needed_partitions)
     rows.sort(key=lambda r: (str(r["group_id"]), str(r["topic"])))
     return rows
+
+
+def _client_rack(group: int, broker_racks: tuple[str, ...]) -> dict[str, str]:
+    # Left out, not written null, where not known: a landing file a team writes by hand
+    # has no such field either.
+    rack = client_rack(group, tuple(dict.fromkeys(broker_racks)))
+    return {} if rack is None else {"client_rack": rack}
 
 
 def _cluster_table(fleet: Fleet) -> pa.Table:

@@ -26,7 +26,7 @@ Ints = npt.NDArray[np.int64]
 
 # Stream ids: one per aspect of the model, and per file family.
 NAMES, SIZES, CYCLES, GROWTH, KEYED, CONFIG, CAPACITY = 1, 2, 3, 4, 5, 6, 7
-EVENTS, GROUPS, KEY_SPECS, NOISE_LEVEL = 8, 9, 10, 11
+EVENTS, GROUPS, KEY_SPECS, NOISE_LEVEL, REPLICAS = 8, 9, 10, 11, 12
 HOURLY_NOISE, KEYS, PERF = 20, 21, 22
 
 

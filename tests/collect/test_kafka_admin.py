@@ -691,6 +691,23 @@ class TestThreeBrokers:
         ]
         assert [r[0] for r in lists] == leaders
         assert all(sorted(r) == [1, 2, 3] for r in lists)
+        # The observer records the same lists and racks in its sample (one sample: the
+        # collection from observations passes the last one on).
+        from planner.observe.sampler import ClusterSampler
+
+        sampler = ClusterSampler(source, every_s=60.0, observer="test")
+        try:
+            sample = sampler.sample(None)
+        finally:
+            sampler.close()
+        observed = {r["topic"]: r["replicas"] for r in sample.tables["topics"].to_pylist()}
+        assert observed[racked.replicated] == topics[racked.replicated]["replicas"]
+        assert observed[racked.spread] == "1,2,3"
+        assert {r["broker_id"]: r["rack"] for r in sample.tables["brokers"].to_pylist()} == {
+            1: "a",
+            2: "b",
+            3: "c",
+        }
 
     def test_a_broker_down_is_reported_and_healthy_topics_stay_valid(
         self, racked: Racked, kafka_cluster: KRaftCluster
@@ -856,11 +873,11 @@ def test_a_curable_error_is_retried_and_an_incurable_one_refused_at_once() -> No
 
 
 def test_replicas_are_written_leader_first_and_only_when_the_leader_is_known() -> None:
-    from planner.collect.kafka_admin.metadata import NO_LEADER, Partition, _leader_first
+    from planner.collect.kafka_admin.metadata import NO_LEADER, Partition, leader_first_replicas
 
     # Partition 1's leader moved to broker 3 (its preferred, 2, is behind): 3 goes first.
     moved = {0: Partition((1, 2, 3), 1), 1: Partition((2, 3, 1), 3)}
-    assert _leader_first(moved) == "1:2:3,3:2:1"
-    assert _leader_first({0: Partition((1, 2), NO_LEADER), 1: Partition((2, 1), 2)}) is None
+    assert leader_first_replicas(moved) == "1:2:3,3:2:1"
+    assert leader_first_replicas({0: Partition((1, 2), NO_LEADER), 1: Partition((2, 1), 2)}) is None
     # Mid-reassignment: the counts differ, so the shape is not the topic's.
-    assert _leader_first({0: Partition((1, 2, 3), 1), 1: Partition((2, 1), 2)}) is None
+    assert leader_first_replicas({0: Partition((1, 2, 3), 1), 1: Partition((2, 1), 2)}) is None

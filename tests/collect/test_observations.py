@@ -316,3 +316,38 @@ def test_observations_that_break_their_suite_stop_the_collection(tmp_path: Path)
     text = str(caught.value)
     assert "the observations' partitions rows of" in text and "break their suite" in text
     assert "suite partitions.observed failed 1 of" in text and "end_offset" in text
+
+
+def test_replicas_and_racks_are_the_last_sample_s_for_the_cross_zone_figure(
+    tmp_path: Path,
+) -> None:
+    from planner.cross_zone import replica_lists
+
+    racks = {1: "a", 2: "b", 3: "c"}
+    before = "1:2:3,2:3:1,3:1:2"
+    # At noon partition 1's leader moves from broker 2 to broker 3 (2 fell behind): the
+    # figure must fetch from the leader consumers had when the interval ended.
+    after = "1:2:3,3:2:1,3:1:2"
+    data = ObservationsDataset(tmp_path)
+    noon = DAY + timedelta(hours=12)
+    moments = _moments()
+    orders = PaperTopic("orders", 3, rate=3.0, replicas=before)
+    # A topic whose samples carry no replica list (a partition without a leader, or an
+    # observer older than the column): it gets none, and the collection says so.
+    legacy = PaperTopic("legacy", 2, rate=1.0)
+    early = [m for m in moments if m < noon]
+    late = [m for m in moments if m >= noon]
+    write_samples(data, [orders, legacy], [], early, every_s=EVERY_S, racks=racks)
+    orders.replicas = after
+    write_samples(data, [orders, legacy], [], late, every_s=EVERY_S, racks=racks)
+    tables, _, notes = merge([ObservationsSource(tmp_path, SETTINGS).collect(INTERVAL)])
+    topics = {r["topic"]: r for r in tables["topics"].to_pylist()}
+    assert topics["orders"]["replicas"] == after
+    assert replica_lists(topics["orders"]["replicas"]) == ((1, 2, 3), (3, 2, 1), (3, 1, 2))
+    assert topics["orders"]["replication_factor"] == 3
+    assert topics["legacy"]["replicas"] is None
+    cluster = {r["broker_id"]: r["rack"] for r in tables["cluster"].to_pylist()}
+    assert cluster == racks
+    assert any("1 topic(s) have no replica list" in n and n.endswith(": legacy") for n in notes), (
+        notes
+    )

@@ -489,6 +489,28 @@ def test_observation_suites_take_pandas_frames_and_name_the_broken_rule() -> Non
     assert validate(rows.iloc[:1], "records.observed").success
 
 
+def test_the_observed_topics_suite_takes_kafka_s_replica_syntax_or_none() -> None:
+    import pandas as pd
+
+    rows = pd.DataFrame(
+        {
+            "ts": pd.to_datetime(["2026-11-26T00:00:00Z"] * 3),
+            "topic": ["orders", "legacy", "typo"],
+            "partitions": [2, 1, 2],
+            "replication_factor": [2, 1, 2],
+            "retention_ms": [604_800_000] * 3,
+            # None: no leader, a reassignment, or an observer older than the column.
+            "replicas": ["1:2,2:1", None, "1:2;2:1"],
+        }
+    )
+    report = validate(rows, "topics.observed")
+    assert not report.success
+    assert {(o.expectation_type, o.target) for o in report.failures} == {
+        ("expect_column_values_to_match_regex", "replicas")
+    }
+    assert validate(rows.iloc[:2], "topics.observed").success
+
+
 # --- racks: replica lists on topics, client.rack on groups ------------------------------
 
 

@@ -39,6 +39,8 @@ class PaperTopic:
     lulls: list[tuple[datetime, datetime]] = field(default_factory=list)
     # Keys and how often each is produced (a keyed topic's records read draw from it).
     key_weights: dict[bytes, float] | None = None
+    # Each partition's replicas, leader first (`topics.replicas`); None: not recorded.
+    replicas: str | None = None
 
     def offsets(self, at: datetime) -> float:
         """Offsets appended by `at` (records and markers)."""
@@ -79,12 +81,15 @@ def write_samples(
     every_s: float,
     reservoir: KeyReservoir | None = None,
     seed: int = 0,
+    racks: dict[int, str | None] | None = None,
 ) -> int:
     """Append a sample at each of `moments`; returns how many.
 
     Keyed topics with `key_weights` offer the keys of their records read to
     `reservoir` (a new one of 1,000 records per day by default), as the observer does.
+    `racks` are the brokers and their `broker.rack` (default: broker 1, no rack).
     """
+    racks = racks if racks is not None else {1: None}
     topics, groups = list(topics), list(groups)
     # Two streams: the reservoir's draws must not be the draws that chose the keys.
     reservoir = reservoir or KeyReservoir(1000, np.random.default_rng(seed + 1))
@@ -125,10 +130,19 @@ def write_samples(
                 at,
                 topic=[t.name for t in live],
                 partitions=[t.partitions for t in live],
-                replication_factor=[1] * len(live),
+                replication_factor=[
+                    t.replicas.split(",")[0].count(":") + 1 if t.replicas else 1 for t in live
+                ],
                 retention_ms=[604_800_000] * len(live),
+                replicas=[t.replicas for t in live],
             ),
-            "brokers": sample_rows("brokers", at, broker_id=[1], rack=[None], live=[True]),
+            "brokers": sample_rows(
+                "brokers",
+                at,
+                broker_id=list(racks),
+                rack=list(racks.values()),
+                live=[True] * len(racks),
+            ),
         }
         if previous is not None:
             grown = [t.offsets(at) - t.offsets(previous) for t in live]

@@ -243,6 +243,58 @@ def test_replication_factor_fits_the_brokers_in_three_racks(small_fleet: Landing
     assert np.mean(np.array(factors) == 3) >= 0.7  # mostly 3 (92 % across a big fleet)
 
 
+def test_replicas_span_the_racks_and_leaders_spread_over_the_brokers(
+    small_fleet: LandingSummary,
+) -> None:
+    from planner.cross_zone import replica_lists
+
+    root = small_fleet.path
+    brokers = read_raw(root / "cluster" / "brokers.csv").to_pylist()
+    rack = {int(b["broker_id"]): b["rack"] for b in brokers}
+    leaders: list[int] = []
+    for t in read_raw(root / "topics" / "topics.csv").to_pylist():
+        replicas = replica_lists(t["replicas"])
+        assert len(replicas) == int(t["partitions"]), t["topic"]
+        rf = int(t["replication_factor"])
+        for brokers in replicas:
+            assert len(brokers) == rf and set(brokers) <= set(rack)
+            # As many racks as replicas, up to three: Kafka's rack-aware guarantee.
+            assert len({rack[b] for b in brokers}) == min(rf, 3)
+        leaders += [brokers[0] for brokers in replicas]
+    counts = np.bincount(leaders, minlength=len(rack) + 1)[1:]
+    assert counts.min() > 0.5 * counts.mean()  # every broker leads its share, roughly
+
+
+def test_replica_assignment_doc_example_and_its_refusal() -> None:
+    from planner.sample.racks import replica_assignment
+
+    assert replica_assignment(4, 3, 3, 6) == "5:6:1,6:1:2,1:2:3"
+    with pytest.raises(ValueError, match="replication factor 4"):
+        replica_assignment(0, 1, 4, 3)
+
+
+def test_some_groups_give_client_rack_spread_or_in_one_zone(small_fleet: LandingSummary) -> None:
+    from planner.cross_zone import client_racks
+
+    root = small_fleet.path
+    racks = {b["rack"] for b in read_raw(root / "cluster" / "brokers.csv").to_pylist()}
+    given: dict[str, set[str]] = {}
+    unknown: set[str] = set()
+    for line in (root / "groups" / "groups.jsonl").open():
+        row = json.loads(line)
+        if "client_rack" in row:
+            given.setdefault(row["group_id"], set()).add(row["client_rack"])
+        else:
+            unknown.add(row["group_id"])
+    assert not set(given) & unknown  # one value per group, on every row of it
+    texts = [next(iter(v)) for v in given.values()]
+    assert all(len(v) == 1 for v in given.values())
+    assert all(set(client_racks(t)) <= racks for t in texts)
+    assert {len(client_racks(t)) for t in texts} == {1, 3}
+    # About half the groups say where their members run: both kinds of advice show.
+    assert 0.3 < len(given) / (len(given) + len(unknown)) < 0.7
+
+
 def test_keyed_topics_have_key_samples_and_groups(small_fleet: LandingSummary) -> None:
     root = small_fleet.path
     topics = read_raw(root / "topics" / "topics.csv").to_pylist()

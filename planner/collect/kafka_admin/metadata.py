@@ -51,6 +51,7 @@ __all__ = [
     "Brokers",
     "Metadata",
     "Partition",
+    "leader_first_replicas",
     "read_brokers",
     "read_metadata",
     "retention",
@@ -245,7 +246,13 @@ def retention(
     return found
 
 
-def _leader_first(partitions: Mapping[int, Partition]) -> str | None:
+def leader_first_replicas(partitions: Mapping[int, Partition]) -> str | None:
+    """A topic's `replicas` text, each partition's current leader first; None when a
+    partition has no leader or the partitions list different replica counts.
+
+    Shared by this collector and the observer (`planner.observe.sampler`), so that a
+    plan from observations places replicas exactly as one from the live cluster.
+    """
     # The cross-zone figure reads the first replica as the leader consumers fetch from.
     # Without a leader, or mid-reassignment (counts differ), the list would mislead.
     ordered = [partitions[p] for p in sorted(partitions)]
@@ -290,7 +297,7 @@ def topics_table(
             "keyed": pa.array([bool(keyed.get(t)) for t in topic_names], pa.bool_()),
             "retention_ms": pa.array([retention_ms.get(t) for t in topic_names], pa.int64()),
             "replicas": pa.array(
-                [_leader_first(metadata.topics[t]) for t in topic_names], pa.string()
+                [leader_first_replicas(metadata.topics[t]) for t in topic_names], pa.string()
             ),
         }
     )

@@ -277,6 +277,30 @@ class FleetReport(Model):
 
         return [(g, tuple(names)) for g, names in sorted(found.values(), key=order)]
 
+    def groups_across_zones(self) -> list[tuple[GroupReport, tuple[str, ...]]]:
+        """Every group with a cross-zone figure, once, with the topics it reads here.
+
+        Groups whose members' racks are known come first, the most bytes across zones
+        from leaders first; then those without `client.rack`, the most bytes read first
+        (what is at stake); by group id within each. A group that reads several topics
+        has one figure over all of them, the same under each topic.
+        """
+        found: dict[str, tuple[GroupReport, list[str]]] = {}
+        for t in sorted(self.topics, key=lambda t: t.topic):
+            for g in t.groups:
+                if g.cross_zone is not None:
+                    found.setdefault(g.group_id, (g, []))[1].append(t.topic)
+
+        def order(item: tuple[GroupReport, list[str]]) -> tuple[int, float, str]:
+            g = item[0]
+            cz = g.cross_zone
+            assert cz is not None
+            if cz.evidence.member_racks:
+                return (0, -cz.from_leaders.cross_zone_bytes_per_day, g.group_id)
+            return (1, -cz.bytes_per_day, g.group_id)
+
+        return [(g, tuple(names)) for g, names in sorted(found.values(), key=order)]
+
     def group_count(self, status: str | None = None, *, protocol: str | None = None) -> int:
         """Consumer groups with this status and protocol (any: None), each counted once.
 
