@@ -10,14 +10,12 @@ only, like `planner.protocols`.
 
 from __future__ import annotations
 
-from planner.protocols import DEFAULT_PROTOCOL
+from planner.protocols import DEFAULT_PROTOCOL, is_streams
 
 __all__ = [
     "CAPACITY_SOURCE_WORDS",
-    "STREAMS_ASSIGNORS",
     "duration_words",
     "group_label",
-    "is_streams",
     "lag_words",
 ]
 
@@ -61,18 +59,6 @@ def lag_words(records: float | None, seconds: float | None, trend: str | None) -
     if trend:
         parts.append(trend)
     return ", ".join(parts)
-
-
-#: (protocol, assignor) pairs of a Kafka Streams application: its task assignor on the
-#: classic protocol, and the streams group type's (KIP-1071).
-STREAMS_ASSIGNORS: frozenset[tuple[str, str]] = frozenset(
-    {("classic", "stream"), ("streams", "sticky")}
-)
-
-
-def is_streams(protocol: str | None, strategy: str | None) -> bool:
-    """Whether a group with this protocol and assignor is a Kafka Streams application."""
-    return ((protocol or DEFAULT_PROTOCOL), strategy or "") in STREAMS_ASSIGNORS
 
 
 def _key(protocol: str, strategy: str) -> str:

@@ -93,9 +93,9 @@ def simulation_key(protocol: str | None, assignor: str) -> str:
     return assignor if protocol == DEFAULT_PROTOCOL else f"{protocol}:{assignor}"
 
 
-def is_streams(protocol: str | None, strategy: str) -> bool:
+def is_streams(protocol: str | None, strategy: str | None) -> bool:
     """Whether a group is a Kafka Streams application (classic `stream`, or KIP-1071)."""
-    return (protocol or DEFAULT_PROTOCOL, strategy) in _STREAMS
+    return (protocol or DEFAULT_PROTOCOL, strategy or "") in _STREAMS
 
 
 def planned_strategy(protocol: str | None, strategy: str, *, topics: int = 1) -> str:

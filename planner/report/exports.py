@@ -19,8 +19,7 @@ import json
 import re
 from typing import Any
 
-from planner.group_labels import is_streams
-from planner.protocols import DEFAULT_PROTOCOL
+from planner.protocols import DEFAULT_PROTOCOL, is_streams
 from planner.recommend import creation
 from planner.report.cross_zone import gib_text
 from planner.report.layout import STATUS_LABELS
