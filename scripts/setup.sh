@@ -117,4 +117,11 @@ maven_install scripts/strimzi/pom.xml strimzi.version strimzi "Strimzi's API cla
 # session and spark-submit then starts with about half the JVM's CPU
 # (spark_jobs/class_archive.py). Made once per JDK and PySpark (about a minute); a
 # second run finds it and returns.
-.venv/bin/python -m spark_jobs.make_class_archive >/dev/null
+if ! .venv/bin/python -m spark_jobs.make_class_archive --check >/dev/null 2>&1; then
+  log "making Spark's class archive in var/cache/spark-cds (about a minute, once)"
+  mkdir -p var/cache
+  .venv/bin/python -m spark_jobs.make_class_archive >var/cache/spark-cds.log 2>&1 || {
+    tail -20 var/cache/spark-cds.log >&2
+    exit 1
+  }
+fi

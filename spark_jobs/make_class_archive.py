@@ -1,11 +1,12 @@
 """Make the Spark driver's class-data-sharing archive (`spark_jobs.class_archive`).
 
-    python -m spark_jobs.make_class_archive [--force]
+    python -m spark_jobs.make_class_archive [--force | --check]
 
 Starts a local session whose JVM writes the archive as it exits, runs work that loads the
 classes the planner's applications load, and puts the archive where
 `class_archive.archive_path` says, for this JDK and this Spark. Does nothing when that
-archive exists. `scripts/setup.sh` runs it.
+archive exists. `--check` only says whether it exists (exit 0) or not (exit 1).
+`scripts/setup.sh` runs it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from spark_jobs.class_archive import DUMP_OPTION, archive_path
-from spark_jobs.session import build_session, stop_session
-from spark_jobs.settings import SparkSettings
 
 __all__ = ["main"]
 
@@ -60,12 +59,20 @@ def main(argv: list[str] | None = None) -> int:
     if path is None:
         print("class archive: no java or no pyspark found; skipped", file=sys.stderr)
         return 0
+    if "--check" in args:
+        print(path)
+        return 0 if path.is_file() else 1
     if path.is_file() and "--force" not in args:
         print(path)
         return 0
+    # Imported only now: a check that finds the archive stays out of pyspark (setup.sh
+    # runs one each time, and must be quick when everything is installed).
+    from spark_jobs.session import build_session, stop_session
+    from spark_jobs.settings import SparkSettings
+
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}")
-    settings = SparkSettings(master="local[2]")
+    settings = SparkSettings(master="local[2]", conf={"spark.ui.showConsoleProgress": "false"})
     settings = dataclasses.replace(
         settings,
         # The dump warns about each class it cannot keep (Spark's generated accessors).

@@ -52,6 +52,22 @@ def test_the_archive_is_keyed_by_the_jdk_and_sparks_jars(
     assert archive_path() == ours
 
 
+def test_the_maker_checks_and_leaves_an_archive_it_finds(
+    archive_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from spark_jobs import make_class_archive
+
+    path = archive_path()
+    assert path is not None
+    assert make_class_archive.main(["--check"]) == 1
+    path.write_bytes(b"made before")
+    assert make_class_archive.main(["--check"]) == 0
+    # Found: nothing is started and the archive stays as it was.
+    assert make_class_archive.main([]) == 0
+    assert path.read_bytes() == b"made before"
+    assert capsys.readouterr().out.split() == [str(path)] * 3
+
+
 def test_submissions_to_a_local_master_carry_the_archive(archive_dir: Path) -> None:
     path = archive_path()
     assert path is not None
