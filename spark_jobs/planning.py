@@ -3,8 +3,9 @@
 This is the body of the `size_partitions` job's Arrow function, kept free of Spark so
 that it can be tested and reasoned about on its own. It decides nothing about Kafka:
 `planner.recommend.plan_topic` does. What it adds is the bookkeeping around it: units,
-the fan-out of multi-topic groups, the statuses of topics that cannot be planned, and
-the candidate partition counts with their cost panels.
+the fan-out of multi-topic groups, and the statuses of topics that cannot be planned.
+The candidate partition counts with their cost panels are the plan's
+(`TopicPlan.candidates`), laid out as rows.
 
 Inputs, per topic (`size_unit` gathers them for a unit of topics):
 
@@ -31,14 +32,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.choices import DEFAULT_PARTITIONER
-from planner.cost import ClusterShape, PartitionCost
+from planner.cost import PartitionCost
 from planner.cross_zone import client_racks, cross_zone_record, replica_lists
 from planner.notes import Note, coded_rows, note, texts
 from planner.protocols import DEFAULT_PROTOCOL
-from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
+from planner.recommend import (
+    Candidate,
+    GroupInfo,
+    GroupPlan,
+    TopicHistory,
+    TopicPlan,
+    plan_topic,
+)
 from planner.recommend.cross_zone import daily_read_bytes, with_cross_zone
-from planner.recommend.partitions import SIZED_STATUSES, even_group_sizes
-from planner.recommend.targets import topic_cost, topic_targets
+from planner.recommend.partitions import SIZED_STATUSES
+from planner.recommend.targets import topic_targets
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity
 from spark_jobs.facts import GROUP_CAPACITY_FIELDS, unit_facts
@@ -275,49 +283,20 @@ def group_row(plan: GroupPlan) -> dict[str, Any]:
     }
 
 
-def _candidates(
-    plan: TopicPlan,
-    history: TopicHistory,
-    brokers: int,
-    settings: JobSettings,
-) -> list[dict[str, Any]]:
-    choice = plan.choice
-    simulated = {choice.required_now, choice.required, choice.recommended}
-    if choice.current is not None:
-        simulated.add(choice.current)
-    simulated.update(settings.simulate_partitions)
-    considered = {n for n, _ in choice.candidates}
-    cluster = ClusterShape(brokers, history.replication_factor)
-    out = []
-    for n in sorted(simulated | considered):
-        # The panel plan_topic gives its recommended count (`plan.cost`, made by the
-        # same call), at every candidate.
-        cost = (
-            plan.cost
-            if n == choice.recommended
-            else topic_cost(
-                n,
-                cluster=cluster,
-                retention_ms=history.retention_ms,
-                targets=plan.targets,
-                settings=settings.planning,
-            )
-        )
-        out.append(
-            {
-                "partitions": n,
-                "is_current": n == choice.current,
-                "is_required_now": n == choice.required_now,
-                "is_required": n == choice.required,
-                "is_recommended": n == choice.recommended,
-                "considered": n in considered,
-                "simulated": n in simulated,
-                "even_group_sizes": list(even_group_sizes(n)),
-                **_cost_columns(cost, ""),
-                "cost_warnings": texts(cost.warnings),
-            }
-        )
-    return out
+def _candidate_row(candidate: Candidate) -> dict[str, Any]:
+    # One `candidates` element: the count, its flags and its cost panel.
+    return {
+        "partitions": candidate.partitions,
+        "is_current": candidate.is_current,
+        "is_required_now": candidate.is_required_now,
+        "is_required": candidate.is_required,
+        "is_recommended": candidate.is_recommended,
+        "considered": candidate.considered,
+        "simulated": candidate.simulated,
+        "even_group_sizes": list(candidate.even_group_sizes),
+        **_cost_columns(candidate.cost, ""),
+        "cost_warnings": texts(candidate.cost.warnings),
+    }
 
 
 def _capacity_rationale(facts: Mapping[str, Any]) -> str:
@@ -383,9 +362,7 @@ def _peaks_without_capacity(
     _targets_columns(row, targets)
 
 
-def _fill_plan(
-    row: dict[str, Any], plan: TopicPlan, history: TopicHistory, brokers: int, settings: JobSettings
-) -> None:
+def _fill_plan(row: dict[str, Any], plan: TopicPlan) -> None:
     _targets_columns(row, plan.targets)
     for r in plan.sizing.requirements:
         row[f"{r.dimension}_producer_partitions"] = r.producer_partitions
@@ -427,7 +404,7 @@ def _fill_plan(
             for h in plan.hot_keys
         ],
         cost_warnings=texts(plan.cost.warnings),
-        candidates=_candidates(plan, history, brokers, settings),
+        candidates=[_candidate_row(c) for c in plan.candidates],
         **_cost_columns(plan.cost, "cost_"),
     )
     if plan.key_sample is not None:
@@ -436,10 +413,9 @@ def _fill_plan(
         # own (in consumers at the end of the horizon), so its grid is unchanged; the
         # sample was checked and hashed by plan_topic already.
         load = plan.key_sample.with_load(plan.utilisation_at_horizon)
-        counts = [c["partitions"] for c in row["candidates"] if c["simulated"]]
         row["partition_loads"] = [
             {"partitions": n, "loads": loads.tolist()}
-            for n, loads in sorted(loads_by_count(load, counts).items())
+            for n, loads in sorted(loads_by_count(load, plan.simulated_counts).items())
         ]
     groups = plan.groups
     one = plan.one_group
@@ -601,7 +577,7 @@ def _sizing_row(
             consuming_groups=row["consuming_groups"],
             share_groups=row["share_groups"],
             share_fetch=_share_fetch(info),
-            settings=settings.sizing_plan,
+            settings=settings.planning,
             # Absent from facts written before Kafka Streams applications were told apart.
             streams_readers=info.get("streams_readers") or (),
             streams_internal=_pair(info.get("streams_internal")),
@@ -622,7 +598,7 @@ def _sizing_row(
         broker_racks={b["broker_id"]: b["rack"] for b in info.get("broker_racks") or ()},
         price_per_gib=settings.planning.cross_zone_price_per_gib,
     )
-    _fill_plan(row, plan, history, brokers, settings)
+    _fill_plan(row, plan)
     row["group_read_bytes_per_day"] = daily_read_bytes(history, fan_out=plan.fan_out)
     return row
 

@@ -165,8 +165,17 @@ def _churn(grid: GridResult, partitions: int, members: int) -> ChurnChart | None
                 leave_moved=r["shrink_moved"],
                 leave_revoked=r["shrink_revoked"],
             )
-            for r in rows
+            # The order the pipeline's report gives them (`from_outputs`), whatever the
+            # grid's.
+            for r in sorted(rows, key=lambda r: _strategy_rank(str(r["strategy"])))
         ),
+    )
+
+
+def _strategy_rank(strategy: str) -> tuple[int, str]:
+    # The classic four in `STRATEGIES`' order, then the others by name.
+    return (
+        (STRATEGIES.index(strategy), "") if strategy in STRATEGIES else (len(STRATEGIES), strategy)
     )
 
 
