@@ -59,6 +59,7 @@ __all__ = [
     "PLANNED_STATUSES",
     "group_row",
     "invalid_figures_row",
+    "planned_row",
     "sample_from_rows",
     "size_unit",
     "size_units",
@@ -474,28 +475,80 @@ def sizing_row(
     )
 
 
-def _sizing_row(
-    topic: str,
-    arrays: Mapping[str, Any] | None,
-    info: Mapping[str, Any] | None,
+def planned_row(
+    plan: TopicPlan,
+    history: TopicHistory,
+    info: Mapping[str, Any],
     *,
-    keys: pa.Array | None,
-    key_counts: npt.NDArray[np.float64] | None,
     run: str,
     brokers: int,
     settings: JobSettings,
 ) -> dict[str, Any]:
-    # sizing_row on samples already in arrays (sorted by time; None: no samples) and
-    # the facts row as a dict (None: not in the topics table).
+    """The `sizing` row of a topic `plan_topic` planned.
+
+    Args:
+        plan: Its plan, from `history` and the figures in `info`.
+        history: What it was planned on (`TopicHistory`, as `sizing_row` makes it).
+        info: Its facts row as a dict (see the module docstring).
+        run: The run key.
+        brokers: Brokers in the cluster.
+        settings: The job settings.
+
+    Returns:
+        A dict with every `SIZING` column: the facts, the plan (with its groups'
+        cross-zone figures, `planner.recommend.cross_zone`), the notes on its inputs.
+    """
+    row = _started_row(plan.topic, history.ts_s, info, run=run, brokers=brokers)
+    row["key_sample_keys"] = len(history.keys) if history.keys is not None else None
+    _input_notes(row, info, history.keys)
+    plan = with_cross_zone(
+        plan,
+        history,
+        _groups(info),
+        replicas=replica_lists(info["replicas"]) if info.get("replicas") else None,
+        broker_racks={b["broker_id"]: b["rack"] for b in info.get("broker_racks") or ()},
+        price_per_gib=settings.planning.cross_zone_price_per_gib,
+    )
+    _fill_plan(row, plan)
+    row["group_read_bytes_per_day"] = daily_read_bytes(history, fan_out=plan.fan_out)
+    return row
+
+
+#: The facts columns a sizing row copies as they are.
+_FACTS_COLUMNS = (
+    "replication_factor",
+    "keyed",
+    "partitioner",
+    "retention_ms",
+    "tp_mib_per_s",
+    "tp_records_per_s",
+    "tc_mib_per_s",
+    "tc_records_per_s",
+    "tp_source",
+    "tc_source",
+    "tp_measured_by",
+    "tc_measured_by",
+)
+
+
+def _started_row(
+    topic: str,
+    ts_s: npt.ArrayLike | None,
+    info: Mapping[str, Any] | None,
+    *,
+    run: str,
+    brokers: int,
+) -> dict[str, Any]:
+    # A topic's row before any plan: the run, its samples (times sorted; None: none)
+    # and its facts (None: not in the topics table).
     row: dict[str, Any] = dict.fromkeys(_SIZING_COLUMNS)
-    samples = 0 if arrays is None else len(arrays["ts_s"])
-    days = 0 if arrays is None else _distinct_sorted(np.floor(arrays["ts_s"] / _SECONDS_PER_DAY))
+    times = None if ts_s is None else np.asarray(ts_s, dtype=np.float64)
     row.update(
         run=run,
         topic=topic,
         brokers=brokers,
-        samples=samples,
-        history_days=days,
+        samples=0 if times is None else len(times),
+        history_days=0 if times is None else _distinct_sorted(np.floor(times / _SECONDS_PER_DAY)),
         consuming_groups=int(info["consuming_groups"]) if info else 0,
         share_groups=int(info.get("share_groups") or 0) if info else 0,
         warnings=[],
@@ -510,29 +563,46 @@ def _sizing_row(
         cost_warnings=[],
     )
     if info is None:
-        why = _warn(row, note("unknown-topic"))
-        row.update(status="unknown-topic", status_detail=why)
         return row
-    for name in (
-        "replication_factor",
-        "keyed",
-        "partitioner",
-        "retention_ms",
-        "tp_mib_per_s",
-        "tp_records_per_s",
-        "tc_mib_per_s",
-        "tc_records_per_s",
-        "tp_source",
-        "tc_source",
-        "tp_measured_by",
-        "tc_measured_by",
-    ):
+    for name in _FACTS_COLUMNS:
         row[name] = info[name]
     row["current_partitions"] = info["partitions"]
     # Carried for the groups that read this topic among others (simulate_assignments).
     row["replicas"] = info.get("replicas")
     row["broker_racks"] = list(info.get("broker_racks") or ())
     row["partitioner"] = info["partitioner"] or DEFAULT_PARTITIONER
+    return row
+
+
+def _input_notes(row: dict[str, Any], info: Mapping[str, Any], keys: Any) -> None:
+    # What a plan rests on that the figures leave out, and where Tp and Tc come from.
+    if info["tp_mib_per_s"] is None and info["tp_records_per_s"] is None:
+        _warn(row, note("no-producer-capacity"))
+    if info["keyed"] and keys is None:
+        _warn(row, note("no-key-sample"))
+    row["rationale"] = [_capacity_rationale(info)]
+
+
+def _sizing_row(
+    topic: str,
+    arrays: Mapping[str, Any] | None,
+    info: Mapping[str, Any] | None,
+    *,
+    keys: pa.Array | None,
+    key_counts: npt.NDArray[np.float64] | None,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+) -> dict[str, Any]:
+    # sizing_row on samples already in arrays (sorted by time; None: no samples) and
+    # the facts row as a dict (None: not in the topics table).
+    row = _started_row(
+        topic, None if arrays is None else arrays["ts_s"], info, run=run, brokers=brokers
+    )
+    if info is None:
+        why = _warn(row, note("unknown-topic"))
+        row.update(status="unknown-topic", status_detail=why)
+        return row
     if not info["keyed"]:
         keys = key_counts = None
     row["key_sample_keys"] = len(keys) if keys is not None else None
@@ -558,11 +628,6 @@ def _sizing_row(
         )
         _peaks_without_capacity(row, history, row["consuming_groups"], settings)
         return row
-    if info["tp_mib_per_s"] is None and info["tp_records_per_s"] is None:
-        _warn(row, note("no-producer-capacity"))
-    if info["keyed"] and keys is None:
-        _warn(row, note("no-key-sample"))
-    row["rationale"] = [_capacity_rationale(info)]
     try:
         # `groups` holds the groups that read only this topic (`TopicPlan.one_group` is
         # the plan of one reading only it that runs no member yet);
@@ -583,6 +648,7 @@ def _sizing_row(
             streams_internal=_pair(info.get("streams_internal")),
         )
     except ValueError as exc:
+        _input_notes(row, info, keys)
         why = _warn(row, note("plan-error", error=str(exc)))
         row.update(
             status="error",
@@ -590,17 +656,7 @@ def _sizing_row(
             groups=_unplanned_groups(info, topic, why),
         )
         return row
-    plan = with_cross_zone(
-        plan,
-        history,
-        groups,
-        replicas=replica_lists(info["replicas"]) if info.get("replicas") else None,
-        broker_racks={b["broker_id"]: b["rack"] for b in info.get("broker_racks") or ()},
-        price_per_gib=settings.planning.cross_zone_price_per_gib,
-    )
-    _fill_plan(row, plan)
-    row["group_read_bytes_per_day"] = daily_read_bytes(history, fan_out=plan.fan_out)
-    return row
+    return planned_row(plan, history, info, run=run, brokers=brokers, settings=settings)
 
 
 def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> dict[str, Any]:
