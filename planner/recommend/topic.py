@@ -125,7 +125,10 @@ def plan_topic(
             dimension with both a target and a capacity.
     """
     s = settings or PlanSettings()
-    readers = _readers(history, consumer, groups, consuming_groups, share_groups)
+    infos = tuple(GroupInfo.of(g) for g in groups)
+    # Refused before anything is planned, as Kafka refuses such a topic at creation.
+    cluster = ClusterShape(brokers, history.replication_factor)
+    readers = _readers(history, consumer, infos, consuming_groups, share_groups)
     targets = topic_targets(history, fan_out=readers.fan_out, settings=s)
     if not targets:
         raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
@@ -134,11 +137,7 @@ def plan_topic(
     p = choice.recommended
     # The cost panel of any count, for this topic's cluster and targets.
     cost_of = partial(
-        topic_cost,
-        cluster=ClusterShape(brokers, history.replication_factor),
-        retention_ms=history.retention_ms,
-        targets=targets,
-        settings=s,
+        topic_cost, cluster=cluster, retention_ms=history.retention_ms, targets=targets, settings=s
     )
     candidates = topic_candidates(choice, partition_grid=s.partition_grid, cost_of=cost_of)
     cost = next(c.cost for c in candidates if c.is_recommended)
@@ -234,16 +233,15 @@ class _Readers:
 def _readers(
     history: TopicHistory,
     consumer: SideCapacity,
-    groups: Sequence[GroupInfo | Mapping[str, Any] | Sequence[Any]],
+    infos: tuple[GroupInfo, ...],
     consuming_groups: int | None,
     share_groups: int | None,
 ) -> _Readers:
-    infos = tuple(GroupInfo.of(g) for g in groups)
     if consuming_groups is not None and consuming_groups < 0:
         raise ValueError(
             f"topic {history.topic!r}: consuming_groups must be >= 0, got {consuming_groups}"
         )
-    consuming = len(groups) if consuming_groups is None else consuming_groups
+    consuming = len(infos) if consuming_groups is None else consuming_groups
     shares = sum(g.protocol == "share" for g in infos) if share_groups is None else share_groups
     topic_tc = topic_records_per_s(consumer, mean_record_bytes(history) or consumer.record_bytes)
     capped = [g for g in infos if g.protocol != "share"]
