@@ -37,9 +37,6 @@ __all__ = [
     "PlanningTarget",
     "SideCapacity",
     "SizingResult",
-    # `planner.report.from_plan` still imports the growth fit from here; it is being
-    # rewritten (issue 38, section 4.3), and its import moves to `planner.growth` then.
-    "fit_growth",
     "growth_factor",
     "observed_peak",
     "partitions_for_throughput",

@@ -3,8 +3,9 @@
 This is the body of the `size_partitions` job's Arrow function, kept free of Spark so
 that it can be tested and reasoned about on its own. It decides nothing about Kafka:
 `planner.recommend.plan_topic` does. What it adds is the bookkeeping around it: units,
-the fan-out of multi-topic groups, the statuses of topics that cannot be planned, and
-the candidate partition counts with their cost panels.
+the fan-out of multi-topic groups, and the statuses of topics that cannot be planned.
+The candidate partition counts with their cost panels are the plan's
+(`TopicPlan.candidates`), laid out as rows.
 
 Inputs, per topic (`size_unit` gathers them for a unit of topics):
 
@@ -31,14 +32,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from planner.choices import DEFAULT_PARTITIONER
-from planner.cost import ClusterShape, PartitionCost
+from planner.cost import PartitionCost
 from planner.cross_zone import client_racks, cross_zone_record, replica_lists
 from planner.notes import Note, coded_rows, note, texts
 from planner.protocols import DEFAULT_PROTOCOL
-from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
+from planner.recommend import (
+    Candidate,
+    GroupInfo,
+    GroupPlan,
+    TopicHistory,
+    TopicPlan,
+    plan_topic,
+)
 from planner.recommend.cross_zone import daily_read_bytes, with_cross_zone
-from planner.recommend.partitions import SIZED_STATUSES, even_group_sizes
-from planner.recommend.targets import topic_cost, topic_targets
+from planner.recommend.partitions import SIZED_STATUSES
+from planner.recommend.targets import topic_targets
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity
 from spark_jobs.facts import GROUP_CAPACITY_FIELDS, unit_facts
@@ -51,6 +59,7 @@ __all__ = [
     "PLANNED_STATUSES",
     "group_row",
     "invalid_figures_row",
+    "planned_row",
     "sample_from_rows",
     "size_unit",
     "size_units",
@@ -275,49 +284,20 @@ def group_row(plan: GroupPlan) -> dict[str, Any]:
     }
 
 
-def _candidates(
-    plan: TopicPlan,
-    history: TopicHistory,
-    brokers: int,
-    settings: JobSettings,
-) -> list[dict[str, Any]]:
-    choice = plan.choice
-    simulated = {choice.required_now, choice.required, choice.recommended}
-    if choice.current is not None:
-        simulated.add(choice.current)
-    simulated.update(settings.simulate_partitions)
-    considered = {n for n, _ in choice.candidates}
-    cluster = ClusterShape(brokers, history.replication_factor)
-    out = []
-    for n in sorted(simulated | considered):
-        # The panel plan_topic gives its recommended count (`plan.cost`, made by the
-        # same call), at every candidate.
-        cost = (
-            plan.cost
-            if n == choice.recommended
-            else topic_cost(
-                n,
-                cluster=cluster,
-                retention_ms=history.retention_ms,
-                targets=plan.targets,
-                settings=settings.planning,
-            )
-        )
-        out.append(
-            {
-                "partitions": n,
-                "is_current": n == choice.current,
-                "is_required_now": n == choice.required_now,
-                "is_required": n == choice.required,
-                "is_recommended": n == choice.recommended,
-                "considered": n in considered,
-                "simulated": n in simulated,
-                "even_group_sizes": list(even_group_sizes(n)),
-                **_cost_columns(cost, ""),
-                "cost_warnings": texts(cost.warnings),
-            }
-        )
-    return out
+def _candidate_row(candidate: Candidate) -> dict[str, Any]:
+    # One `candidates` element: the count, its flags and its cost panel.
+    return {
+        "partitions": candidate.partitions,
+        "is_current": candidate.is_current,
+        "is_required_now": candidate.is_required_now,
+        "is_required": candidate.is_required,
+        "is_recommended": candidate.is_recommended,
+        "considered": candidate.considered,
+        "simulated": candidate.simulated,
+        "even_group_sizes": list(candidate.even_group_sizes),
+        **_cost_columns(candidate.cost, ""),
+        "cost_warnings": texts(candidate.cost.warnings),
+    }
 
 
 def _capacity_rationale(facts: Mapping[str, Any]) -> str:
@@ -383,9 +363,7 @@ def _peaks_without_capacity(
     _targets_columns(row, targets)
 
 
-def _fill_plan(
-    row: dict[str, Any], plan: TopicPlan, history: TopicHistory, brokers: int, settings: JobSettings
-) -> None:
+def _fill_plan(row: dict[str, Any], plan: TopicPlan) -> None:
     _targets_columns(row, plan.targets)
     for r in plan.sizing.requirements:
         row[f"{r.dimension}_producer_partitions"] = r.producer_partitions
@@ -427,7 +405,7 @@ def _fill_plan(
             for h in plan.hot_keys
         ],
         cost_warnings=texts(plan.cost.warnings),
-        candidates=_candidates(plan, history, brokers, settings),
+        candidates=[_candidate_row(c) for c in plan.candidates],
         **_cost_columns(plan.cost, "cost_"),
     )
     if plan.key_sample is not None:
@@ -436,10 +414,9 @@ def _fill_plan(
         # own (in consumers at the end of the horizon), so its grid is unchanged; the
         # sample was checked and hashed by plan_topic already.
         load = plan.key_sample.with_load(plan.utilisation_at_horizon)
-        counts = [c["partitions"] for c in row["candidates"] if c["simulated"]]
         row["partition_loads"] = [
             {"partitions": n, "loads": loads.tolist()}
-            for n, loads in sorted(loads_by_count(load, counts).items())
+            for n, loads in sorted(loads_by_count(load, plan.simulated_counts).items())
         ]
     groups = plan.groups
     one = plan.one_group
@@ -498,28 +475,80 @@ def sizing_row(
     )
 
 
-def _sizing_row(
-    topic: str,
-    arrays: Mapping[str, Any] | None,
-    info: Mapping[str, Any] | None,
+def planned_row(
+    plan: TopicPlan,
+    history: TopicHistory,
+    info: Mapping[str, Any],
     *,
-    keys: pa.Array | None,
-    key_counts: npt.NDArray[np.float64] | None,
     run: str,
     brokers: int,
     settings: JobSettings,
 ) -> dict[str, Any]:
-    # sizing_row on samples already in arrays (sorted by time; None: no samples) and
-    # the facts row as a dict (None: not in the topics table).
+    """The `sizing` row of a topic `plan_topic` planned.
+
+    Args:
+        plan: Its plan, from `history` and the figures in `info`.
+        history: What it was planned on (`TopicHistory`, as `sizing_row` makes it).
+        info: Its facts row as a dict (see the module docstring).
+        run: The run key.
+        brokers: Brokers in the cluster.
+        settings: The job settings.
+
+    Returns:
+        A dict with every `SIZING` column: the facts, the plan (with its groups'
+        cross-zone figures, `planner.recommend.cross_zone`), the notes on its inputs.
+    """
+    row = _started_row(plan.topic, history.ts_s, info, run=run, brokers=brokers)
+    row["key_sample_keys"] = len(history.keys) if history.keys is not None else None
+    _input_notes(row, info, history.keys)
+    plan = with_cross_zone(
+        plan,
+        history,
+        _groups(info),
+        replicas=replica_lists(info["replicas"]) if info.get("replicas") else None,
+        broker_racks={b["broker_id"]: b["rack"] for b in info.get("broker_racks") or ()},
+        price_per_gib=settings.planning.cross_zone_price_per_gib,
+    )
+    _fill_plan(row, plan)
+    row["group_read_bytes_per_day"] = daily_read_bytes(history, fan_out=plan.fan_out)
+    return row
+
+
+#: The facts columns a sizing row copies as they are.
+_FACTS_COLUMNS = (
+    "replication_factor",
+    "keyed",
+    "partitioner",
+    "retention_ms",
+    "tp_mib_per_s",
+    "tp_records_per_s",
+    "tc_mib_per_s",
+    "tc_records_per_s",
+    "tp_source",
+    "tc_source",
+    "tp_measured_by",
+    "tc_measured_by",
+)
+
+
+def _started_row(
+    topic: str,
+    ts_s: npt.ArrayLike | None,
+    info: Mapping[str, Any] | None,
+    *,
+    run: str,
+    brokers: int,
+) -> dict[str, Any]:
+    # A topic's row before any plan: the run, its samples (times sorted; None: none)
+    # and its facts (None: not in the topics table).
     row: dict[str, Any] = dict.fromkeys(_SIZING_COLUMNS)
-    samples = 0 if arrays is None else len(arrays["ts_s"])
-    days = 0 if arrays is None else _distinct_sorted(np.floor(arrays["ts_s"] / _SECONDS_PER_DAY))
+    times = None if ts_s is None else np.asarray(ts_s, dtype=np.float64)
     row.update(
         run=run,
         topic=topic,
         brokers=brokers,
-        samples=samples,
-        history_days=days,
+        samples=0 if times is None else len(times),
+        history_days=0 if times is None else _distinct_sorted(np.floor(times / _SECONDS_PER_DAY)),
         consuming_groups=int(info["consuming_groups"]) if info else 0,
         share_groups=int(info.get("share_groups") or 0) if info else 0,
         warnings=[],
@@ -534,29 +563,46 @@ def _sizing_row(
         cost_warnings=[],
     )
     if info is None:
-        why = _warn(row, note("unknown-topic"))
-        row.update(status="unknown-topic", status_detail=why)
         return row
-    for name in (
-        "replication_factor",
-        "keyed",
-        "partitioner",
-        "retention_ms",
-        "tp_mib_per_s",
-        "tp_records_per_s",
-        "tc_mib_per_s",
-        "tc_records_per_s",
-        "tp_source",
-        "tc_source",
-        "tp_measured_by",
-        "tc_measured_by",
-    ):
+    for name in _FACTS_COLUMNS:
         row[name] = info[name]
     row["current_partitions"] = info["partitions"]
     # Carried for the groups that read this topic among others (simulate_assignments).
     row["replicas"] = info.get("replicas")
     row["broker_racks"] = list(info.get("broker_racks") or ())
     row["partitioner"] = info["partitioner"] or DEFAULT_PARTITIONER
+    return row
+
+
+def _input_notes(row: dict[str, Any], info: Mapping[str, Any], keys: Any) -> None:
+    # What a plan rests on that the figures leave out, and where Tp and Tc come from.
+    if info["tp_mib_per_s"] is None and info["tp_records_per_s"] is None:
+        _warn(row, note("no-producer-capacity"))
+    if info["keyed"] and keys is None:
+        _warn(row, note("no-key-sample"))
+    row["rationale"] = [_capacity_rationale(info)]
+
+
+def _sizing_row(
+    topic: str,
+    arrays: Mapping[str, Any] | None,
+    info: Mapping[str, Any] | None,
+    *,
+    keys: pa.Array | None,
+    key_counts: npt.NDArray[np.float64] | None,
+    run: str,
+    brokers: int,
+    settings: JobSettings,
+) -> dict[str, Any]:
+    # sizing_row on samples already in arrays (sorted by time; None: no samples) and
+    # the facts row as a dict (None: not in the topics table).
+    row = _started_row(
+        topic, None if arrays is None else arrays["ts_s"], info, run=run, brokers=brokers
+    )
+    if info is None:
+        why = _warn(row, note("unknown-topic"))
+        row.update(status="unknown-topic", status_detail=why)
+        return row
     if not info["keyed"]:
         keys = key_counts = None
     row["key_sample_keys"] = len(keys) if keys is not None else None
@@ -582,11 +628,6 @@ def _sizing_row(
         )
         _peaks_without_capacity(row, history, row["consuming_groups"], settings)
         return row
-    if info["tp_mib_per_s"] is None and info["tp_records_per_s"] is None:
-        _warn(row, note("no-producer-capacity"))
-    if info["keyed"] and keys is None:
-        _warn(row, note("no-key-sample"))
-    row["rationale"] = [_capacity_rationale(info)]
     try:
         # `groups` holds the groups that read only this topic (`TopicPlan.one_group` is
         # the plan of one reading only it that runs no member yet);
@@ -601,12 +642,13 @@ def _sizing_row(
             consuming_groups=row["consuming_groups"],
             share_groups=row["share_groups"],
             share_fetch=_share_fetch(info),
-            settings=settings.sizing_plan,
+            settings=settings.planning,
             # Absent from facts written before Kafka Streams applications were told apart.
             streams_readers=info.get("streams_readers") or (),
             streams_internal=_pair(info.get("streams_internal")),
         )
     except ValueError as exc:
+        _input_notes(row, info, keys)
         why = _warn(row, note("plan-error", error=str(exc)))
         row.update(
             status="error",
@@ -614,17 +656,7 @@ def _sizing_row(
             groups=_unplanned_groups(info, topic, why),
         )
         return row
-    plan = with_cross_zone(
-        plan,
-        history,
-        groups,
-        replicas=replica_lists(info["replicas"]) if info.get("replicas") else None,
-        broker_racks={b["broker_id"]: b["rack"] for b in info.get("broker_racks") or ()},
-        price_per_gib=settings.planning.cross_zone_price_per_gib,
-    )
-    _fill_plan(row, plan, history, brokers, settings)
-    row["group_read_bytes_per_day"] = daily_read_bytes(history, fan_out=plan.fan_out)
-    return row
+    return planned_row(plan, history, info, run=run, brokers=brokers, settings=settings)
 
 
 def invalid_figures_row(topic: str, reason: str, *, run: str, brokers: int) -> dict[str, Any]:

@@ -10,7 +10,7 @@ for the whole pipeline); the jobs use these parts of it:
     [planning]                    # planner.recommend.PlanSettings
     headroom_pct = 30
     horizon_days = 180
-    partition_grid = [12, 24, 48] # if given: counts simulated for every topic as well
+    partition_grid = [12, 24, 48] # counts simulated for every topic as well (none by default)
 
     [spark]
     master = "local[2]"           # for direct runs; under spark-submit its --master wins
@@ -29,7 +29,6 @@ import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 
 from planner.recommend import PlanSettings
@@ -133,40 +132,21 @@ class JobSettings:
     """Everything the two jobs need besides their paths.
 
     Attributes:
-        planning: The core's planning settings. The jobs plan each topic at its own
-            candidates only (`partition_grid` is not used by `size_partitions`); the
-            simulated counts are `simulate_partitions` plus each topic's candidates.
+        planning: The core's planning settings. The counts simulated for a topic are
+            its plan's (`TopicPlan.candidates`): its own and `partition_grid`.
         lookback_days: Days of throughput history before the end of the run's data
             interval used for the peak and the growth fit (the run's own interval is
             always used whole, even when it is longer).
-        simulate_partitions: Partition counts simulated for every planned topic
-            besides its current, required and recommended counts.
         spark: Spark settings.
     """
 
     planning: PlanSettings = field(default_factory=PlanSettings)
     lookback_days: float = 30.0
-    simulate_partitions: tuple[int, ...] = ()
     spark: SparkSettings = field(default_factory=SparkSettings)
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.lookback_days) or self.lookback_days < 0:
             raise SettingsError(f"lookback_days must be zero or above, got {self.lookback_days!r}")
-        if any(p < 1 for p in self.simulate_partitions):
-            raise SettingsError(
-                f"simulate_partitions must be whole numbers >= 1, got {self.simulate_partitions}"
-            )
-
-    @cached_property
-    def sizing_plan(self) -> PlanSettings:
-        """The planning settings `size_partitions` gives `plan_topic`.
-
-        Without the partition grid: the plan's own grid is then simulated at the
-        recommended count only, which is all its group plans and warnings read; the
-        grid over the candidates is `simulate_assignments`' work. Asked for once per
-        topic, made once per settings object (both are frozen).
-        """
-        return replace(self.planning, partition_grid=())
 
     def with_overrides(
         self, *, master: str | None = None, lookback_days: float | None = None
@@ -197,10 +177,8 @@ def load_settings(path: str | Path | None = None) -> JobSettings:
     """The job settings: defaults, with the planner config file at `path` (if any).
 
     The file is checked by `planner.config.load_config` (the same rules for every part
-    of the pipeline). Two settings count only when the file gives them: `[spark] master`
-    (for jobs run directly; spark-submit's master always wins) and `[planning]
-    partition_grid` (else each topic simulates its own candidates only, not the core's
-    default grid).
+    of the pipeline). `[spark] master` counts only when the file gives it (for jobs run
+    directly; spark-submit's master always wins).
 
     Raises:
         SettingsError: the planner config refuses the file; the message names the file
@@ -234,12 +212,10 @@ def load_settings(path: str | Path | None = None) -> JobSettings:
         ),
         conf=conf,
     )
-    grid = config.planning.partition_grid if "partition_grid" in given.get("planning", {}) else ()
     try:
         return JobSettings(
             planning=config.planning,
             lookback_days=float(config.history_days),
-            simulate_partitions=tuple(grid),
             spark=spark,
         )
     except SettingsError as exc:

@@ -65,27 +65,20 @@ __all__ = [
     "write_topic_grids",
 ]
 
-#: Group sizes past the partition count simulated at least (idle members), as plan_topic
-#: (`planner.recommend.group.grid_extra_members`).
-MIN_EXTRA_MEMBERS = 4
 
-
-def simulation_inputs(
-    sizing: DataFrame, groups: DataFrame, *, min_group_members: int = 1
-) -> DataFrame:
+def simulation_inputs(sizing: DataFrame, groups: DataFrame) -> DataFrame:
     """One row per planned topic with what its grid needs.
 
     Args:
         sizing: The run's `sizing` rows.
         groups: The run's consumer groups.
-        min_group_members: The minimum group size, which the grid covers (as
-            `plan_topic`'s grid does, so both simulate the same sizes).
 
     Returns:
         `topic, current_partitions, recommended_partitions, consumers_at_horizon,
-        simulate_counts (the candidates flagged simulated, in order), extra_members (at
-        least 4, the minimum group size, and enough to show the largest group that reads
-        the topic), partition_loads` (keyed topics), `groups` (the groups of another
+        simulate_counts (the candidates flagged simulated, in order), largest_group (the
+        most members of a group reading the topic, those reading others too included;
+        0 for none: the core's `topic_grid` decides the sizes from it),
+        partition_loads` (keyed topics), `groups` (the groups of another
         protocol than classic that read only it, as their plans name them: what the
         grid simulates for them is the core's, `planner.recommend.grid_parameters`).
     """
@@ -104,13 +97,7 @@ def simulation_inputs(
             "recommended_partitions",
             "consumers_at_horizon",
             counts.alias("simulate_counts"),
-            F.greatest(
-                F.lit(MIN_EXTRA_MEMBERS),
-                F.lit(min_group_members),
-                F.coalesce("largest_group", F.lit(0)),
-            )
-            .cast("int")
-            .alias("extra_members"),
+            F.coalesce("largest_group", F.lit(0)).cast("int").alias("largest_group"),
             "partition_loads",
             F.filter(
                 F.transform(
@@ -362,9 +349,7 @@ def run(
     sizing = _read_sizing(spark, args.out, figures.key)
     groups = figures.planned_groups_frame(spark)
     key = figures.key
-    inputs = simulation_inputs(
-        sizing, groups, min_group_members=settings.planning.min_group_members
-    )
+    inputs = simulation_inputs(sizing, groups)
     # Planned (and checkpointed) by the first of the two datasets' threads that needs
     # them (`write_run` stages both at once): the recommendations at once, while the
     # simulations write the topic grids, which do not read them.

@@ -3,14 +3,12 @@
 Kept free of Spark, like `spark_jobs.planning`: Spark hands these functions Arrow data
 and takes Arrow data back.
 
-- `simulate_topics` (`mapInArrow`, one sizing row per planned topic in): the planning
-  grid of `planner.simulate.simulate_grid` for the topic's simulated candidate counts,
-  every group size from 1 to `P + extra_members` and every strategy, exactly the call
-  `plan_topic` makes (loads in consumers at the end of the horizon, capacity 1.0, the
-  member headroom of `member_headroom_pct`). A keyed topic's partition loads come
-  from its sizing row (`partition_loads`: `size_partitions` hashed its key sample at
-  every simulated count) through `planner.simulate.grid_from_loads`, which gives
-  `simulate_grid`'s rows from loads already known.
+- `simulate_topics` (`mapInArrow`, one sizing row per planned topic in): the grid of
+  the topic's simulated candidate counts (its plan's `simulated` candidates), made by
+  the core's `planner.recommend.topic_grid`, the call `plan_topic` makes for its own.
+  A keyed topic's partition loads come from its sizing row (`partition_loads`:
+  `size_partitions` placed its key sample at every simulated count), so no key sample
+  is hashed again.
 - `plan_groups` (`groupBy("group_id").applyInArrow`): one group that reads several
   topics, planned by `spark_jobs.groups.plan_group_of_topics`.
 """
@@ -24,10 +22,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from planner.fit import member_headroom_pct
 from planner.notes import note
-from planner.recommend import GroupInfo, PlanSettings, grid_parameters, load_factor
-from planner.simulate import STRATEGIES, GridResult, TopicLoad, grid_from_loads, simulate_grid
+from planner.recommend import GroupInfo, PlanSettings, load_factor, topic_grid
+from planner.simulate import GridResult, TopicLoad
 from planner.simulate.churn import COST_COLUMNS
 from spark_jobs.groups import GroupTopic, plan_group_of_topics
 from spark_jobs.outputs import write_task_file
@@ -42,12 +39,10 @@ __all__ = [
 ]
 
 # The order of a topic's grid rows in the `simulations` dataset (after scope and topic).
+# `topic_grid` gives the strategies by name, so a grid's rows come out already in this
+# order within each partition count and the sort of a batch can usually be skipped (see
+# `_in_row_order`).
 _ROW_ORDER = ("topic", "partitions", "members", "strategy")
-# The strategies in the dataset's row order (by name), so that a grid's rows come out of
-# `simulate_grid` already in `_ROW_ORDER` within each partition count and the sort of a
-# batch can usually be skipped (see `_in_row_order`). The order of the strategies only
-# orders the rows: every strategy's values are computed on their own.
-_STRATEGY_ORDER = tuple(sorted(STRATEGIES))
 _GRID_COLUMNS = (
     "members",
     "strategy",
@@ -75,28 +70,19 @@ def _grid(
     consumers_at_horizon: float,
     partition_loads: Mapping[int, Sequence[float]] | None,
     counts: Sequence[int],
-    extra_members: int,
-    headroom_pct: float,
-    strategies: Sequence[str] = STRATEGIES,
+    groups: Sequence[GroupInfo],
+    other_group_sizes: Sequence[int],
+    settings: PlanSettings,
 ) -> GridResult:
-    keep_free = member_headroom_pct(headroom_pct)
-    if partition_loads is None:
-        return simulate_grid(
-            TopicLoad(consumers_at_horizon),
-            consumer_capacity=1.0,
-            keep_free_pct=keep_free,
-            partition_counts=counts,
-            strategies=strategies,
-            extra_members=extra_members,
-        )
-    # The loads simulate_grid would hash from the key sample, hashed by size_partitions
-    # already.
-    return grid_from_loads(
-        {p: partition_loads[p] for p in counts},
-        consumer_capacity=1.0,
-        keep_free_pct=keep_free,
-        strategies=strategies,
-        extra_members=extra_members,
+    # The core's grid of the topic (`topic_grid`, the call plan_topic makes), on the
+    # loads size_partitions placed at every simulated count of a keyed topic.
+    return topic_grid(
+        TopicLoad(consumers_at_horizon),
+        counts,
+        groups=groups,
+        settings=settings,
+        other_group_sizes=other_group_sizes,
+        placed=partition_loads,
     )
 
 
@@ -142,10 +128,10 @@ def grid_table(
     consumers_at_horizon: float,
     partition_loads: Mapping[int, Sequence[float]] | None,
     counts: Sequence[int],
-    extra_members: int,
+    largest_group: int,
     current: int | None,
     recommended: int,
-    headroom_pct: float,
+    settings: PlanSettings,
 ) -> pa.Table:
     """The `simulations` rows of one topic (scope `topic`).
 
@@ -156,17 +142,19 @@ def grid_table(
         partition_loads: A keyed topic's partition loads at each count (from its key
             sample, in consumers at the horizon); None for an even spread.
         counts: Partition counts to simulate.
-        extra_members: Group sizes past each count to include (idle members).
+        largest_group: The most members of a group reading it (0: none): the grid
+            holds that size.
         current: Partitions today.
         recommended: The recommended count.
-        headroom_pct: The planning headroom (%).
+        settings: The planning settings.
     """
     grid = _grid(
         consumers_at_horizon=consumers_at_horizon,
         partition_loads=partition_loads,
         counts=counts,
-        extra_members=extra_members,
-        headroom_pct=headroom_pct,
+        groups=(),
+        other_group_sizes=(largest_group,),
+        settings=settings,
     )
     return _rows_table(run, [topic], [grid], [current], [recommended])
 
@@ -176,30 +164,23 @@ def _in_row_order(topics: Sequence[str], counts: Sequence[Sequence[int]]) -> boo
     # and need no sort (about 0.15 CPU-s for the 1.2 M rows of the 10,000-topic fleet):
     # true when the topics strictly increase (Python's string order is Arrow's, UTF-8
     # bytes) and so do each topic's partition counts. Each count's rows are then by
-    # members and, with `_STRATEGY_ORDER`, by strategy. Anything else (a repeated topic,
+    # members and (`topic_grid`'s order) by strategy. Anything else (a repeated topic,
     # counts out of order or repeated) is left to the sort.
     return all(a < b for a, b in pairwise(topics)) and all(
         a < b for each in counts for a, b in pairwise(each)
     )
 
 
-def _grid_parameters(info: Mapping[str, Any], settings: PlanSettings) -> tuple[list[str], int]:
-    # The strategies and sizes the topic's grid simulates: those `plan_topic` simulated
-    # for the groups that read only it (the core's rule), and sizes enough for every
-    # group reading it. The classic four alone (the common case) need no group objects.
-    groups = [
+def _groups(info: Mapping[str, Any]) -> list[GroupInfo]:
+    # The groups of another protocol than classic that read only the topic: the
+    # strategies the core simulates for them (`planner.recommend.grid_parameters`).
+    # Classic groups need none: every grid holds the classic four.
+    return [
         GroupInfo(g["group_id"], g["current_strategy"], g["current_members"] or 0, protocol)
         for g in info.get("groups") or ()
         if (protocol := g.get("protocol") or "classic") != "classic"
         and g["current_strategy"] is not None
     ]
-    if not groups:
-        return list(_STRATEGY_ORDER), info["extra_members"]
-    strategies, extra = grid_parameters(
-        groups, consumers_at_horizon=info["consumers_at_horizon"], settings=settings
-    )
-    # By name: the dataset's row order (see `_STRATEGY_ORDER`).
-    return sorted(strategies), max(extra, info["extra_members"])
 
 
 def simulate_topics(
@@ -212,7 +193,7 @@ def simulate_topics(
     """`mapInArrow` body: for every input row (one planned topic), its grid rows.
 
     Input columns: `topic, current_partitions, recommended_partitions,
-    consumers_at_horizon, simulate_counts, extra_members, partition_loads`, and
+    consumers_at_horizon, simulate_counts, largest_group, partition_loads`, and
     optionally `groups` (the plans of the groups that read only the topic).
     """
     settings = PlanSettings(headroom_pct=headroom_pct, min_group_members=min_group_members)
@@ -220,7 +201,6 @@ def simulate_topics(
         topics, grids, current, recommended, counts = [], [], [], [], []
         for info in batch.to_pylist():
             loads = info["partition_loads"]
-            strategies, extra = _grid_parameters(info, settings)
             grids.append(
                 _grid(
                     consumers_at_horizon=info["consumers_at_horizon"],
@@ -228,9 +208,9 @@ def simulate_topics(
                         None if loads is None else {e["partitions"]: e["loads"] for e in loads}
                     ),
                     counts=info["simulate_counts"],
-                    extra_members=extra,
-                    headroom_pct=headroom_pct,
-                    strategies=strategies,
+                    groups=_groups(info),
+                    other_group_sizes=(info["largest_group"],),
+                    settings=settings,
                 )
             )
             topics.append(info["topic"])

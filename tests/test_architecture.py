@@ -37,7 +37,6 @@ CORE_MODULES = [
     "planner.report.exports",
     "planner.report.index_page",
     "planner.report.topic_page",
-    "planner.report.from_plan",
     "planner.report.from_outputs",
     "planner.changes",
     "planner.export",
@@ -112,7 +111,7 @@ def test_core_reads_no_files_and_no_environment(path: Path) -> None:
     assert offences == []
 
 
-# The report's model and rendering: what `from_plan`, `from_outputs` and the pages need.
+# The report's model and rendering: what `from_outputs` and the pages need.
 REPORT_RENDERING = [m for m in CORE_MODULES if m.startswith("planner.report.")]
 # What publishes and writes files: never loaded by importing the model or rendering.
 WRITERS = ("planner.report.publish", "planner.report.site", "planner.locks", "planner.pipeline")

@@ -14,8 +14,8 @@ the size needed at the horizon reported beside it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
 
@@ -23,10 +23,10 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.cost import ClusterShape, PartitionCost
-from planner.fit import member_headroom_pct
 from planner.notes import Note, note
 from planner.protocols import is_streams
 from planner.recommend.alternatives import CONSUMER_PROTOCOL_ALTERNATIVE
+from planner.recommend.candidates import topic_candidates, topic_grid
 from planner.recommend.consumer_capacity import (
     consumer_capacity,
     group_lag,
@@ -37,7 +37,6 @@ from planner.recommend.consumer_capacity import (
 from planner.recommend.consumers import choose_consumers
 from planner.recommend.group import (
     busiest_member_load,
-    grid_parameters,
     plan_group,
     planning_strategies,
 )
@@ -58,7 +57,7 @@ from planner.recommend.types import (
     TopicHistory,
     TopicPlan,
 )
-from planner.simulate import GridResult, TopicLoad, partition_loads, simulate_grid
+from planner.simulate import GridResult, TopicLoad, partition_loads
 from planner.sizing import (
     DIMENSION_LABELS,
     PlanningTarget,
@@ -126,44 +125,187 @@ def plan_topic(
             dimension with both a target and a capacity.
     """
     s = settings or PlanSettings()
-    infos = [GroupInfo.of(g) for g in groups]
+    infos = tuple(GroupInfo.of(g) for g in groups)
+    # Refused before anything is planned, as Kafka refuses such a topic at creation.
     cluster = ClusterShape(brokers, history.replication_factor)
+    readers = _readers(history, consumer, infos, consuming_groups, share_groups)
+    targets = topic_targets(history, fan_out=readers.fan_out, settings=s)
+    if not targets:
+        raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
+    need = _requirement(history, targets, producer, consumer, readers, share_fetch, s)
+    choice = _choose(history, need, s)
+    p = choice.recommended
+    # The cost panel of any count, for this topic's cluster and targets.
+    cost_of = partial(
+        topic_cost, cluster=cluster, retention_ms=history.retention_ms, targets=targets, settings=s
+    )
+    candidates = topic_candidates(choice, partition_grid=s.partition_grid, cost_of=cost_of)
+    cost = next(c.cost for c in candidates if c.is_recommended)
+    loads = _consumer_loads(history, targets, consumer, need.sample)
+    grid = topic_grid(loads.at_horizon, [p], groups=readers.groups, settings=s)
+    group_plans, one_group = _plan_groups(history, readers, loads, grid, p, s)
+    warnings = (
+        *_record_size_warnings(history, producer, consumer),
+        *_unchecked_dimensions(targets, producer, consumer),
+        *_warnings(history, choice, cost, grid, p, group_plans, need.skew),
+        *_streams_warnings(history, choice, readers.groups, streams_readers, streams_internal),
+        *_unread_topic(history, targets, need.sizing, need.sizing_now, choice, readers.consuming),
+        *(need.share.notes if need.share is not None else ()),
+    )
+    return TopicPlan(
+        topic=history.topic,
+        status=choice.status,
+        targets=targets,
+        sizing_now=need.sizing_now,
+        sizing=need.sizing,
+        skew=need.skew,
+        choice=choice,
+        cost=cost,
+        grid=grid,
+        utilisation_now=loads.now,
+        utilisation_at_horizon=loads.at_horizon.load,
+        groups=group_plans,
+        hot_keys=need.skew.hot_keys if need.skew else (),
+        warnings=tuple(warnings),
+        rationale=_topic_rationale(history, targets, readers, need, choice, loads, s),
+        key_sample=need.sample,
+        fan_out=readers.fan_out,
+        one_group=one_group,
+        consumers=choose_consumers(group_plans, one_group=one_group),
+        alternatives=_alternatives(
+            history,
+            targets,
+            readers,
+            need,
+            cost,
+            cost_of,
+            group_plans,
+            producer=producer,
+            consumer=consumer,
+            share_fetch=share_fetch,
+            s=s,
+        ),
+        share=need.share,
+        topic_tc_records_per_s=readers.topic_tc,
+        candidates=candidates,
+    )
+
+
+@dataclass(frozen=True)
+class _Readers:
+    """Who reads the topic, as the rule counts them.
+
+    Attributes:
+        groups: The groups that read only the topic.
+        consuming: Consumer groups fetching its bytes in all (`plan_topic`'s
+            `consuming_groups`).
+        shares: How many of them are share groups.
+        topic_tc: The topic's Tc in records/s (`topic_records_per_s`).
+        slowest: The slowest capped group's load factor (1.0: none slower than Tc).
+        per_group: The Tc the consumer side of the rule is sized with: the topic's,
+            slowed to the slowest group's.
+    """
+
+    groups: tuple[GroupInfo, ...]
+    consuming: int
+    shares: int
+    topic_tc: float | None
+    slowest: float
+    per_group: SideCapacity
+
+    @property
+    def fan_out(self) -> int:
+        """The groups the bytes out are divided over (`TopicPlan.fan_out`)."""
+        return max(1, self.consuming)
+
+    @property
+    def capped(self) -> list[GroupInfo]:
+        """The groups whose members the partition count caps (all but share groups)."""
+        return [g for g in self.groups if g.protocol != "share"]
+
+    @property
+    def share_only(self) -> bool:
+        """Only share groups read it: no group is capped by the partitions, so Tc asks
+        for none (the members are sized on it instead)."""
+        return self.shares > 0 and self.consuming <= self.shares
+
+
+def _readers(
+    history: TopicHistory,
+    consumer: SideCapacity,
+    infos: tuple[GroupInfo, ...],
+    consuming_groups: int | None,
+    share_groups: int | None,
+) -> _Readers:
     if consuming_groups is not None and consuming_groups < 0:
         raise ValueError(
             f"topic {history.topic!r}: consuming_groups must be >= 0, got {consuming_groups}"
         )
-    consuming = len(groups) if consuming_groups is None else consuming_groups
-    fan_out = max(1, consuming)
-    targets = topic_targets(history, fan_out=fan_out, settings=s)
-    if not targets:
-        raise ValueError(f"topic {history.topic!r}: no throughput figures to plan on")
-    planned = {d: t.target for d, t in targets.items()}
+    consuming = len(infos) if consuming_groups is None else consuming_groups
     shares = sum(g.protocol == "share" for g in infos) if share_groups is None else share_groups
     topic_tc = topic_records_per_s(consumer, mean_record_bytes(history) or consumer.record_bytes)
     capped = [g for g in infos if g.protocol != "share"]
     # The consumer side of the rule asks for the slowest group's need: the topic's Tc
     # divided by that group's load factor (each group's own Tc, `consumer_capacity`).
     slowest = slowest_factor(capped, topic_tc, others=consuming - shares > len(capped))
-    per_group = _slowed(consumer, slowest)
-    sizing = size_topic(planned, producer, per_group)
+    return _Readers(infos, consuming, shares, topic_tc, slowest, _slowed(consumer, slowest))
+
+
+@dataclass(frozen=True)
+class _Need:
+    """What the topic asks for, at the end of the horizon and today (`_now`).
+
+    Attributes:
+        sizing: The rule on the targets.
+        sizing_now: The rule on today's peak plus headroom.
+        share: The share model's sizing, when share groups read it.
+        share_now: The same today.
+        readers: The partitions the readers ask for (`_readers_need`).
+        readers_now: The same today.
+        sample: The key sample of a keyed topic (load 1.0), None otherwise.
+        skew: The partitions its busiest partition needs (keyed topics with a sample).
+        skew_now: The same today.
+    """
+
+    sizing: SizingResult
+    sizing_now: SizingResult
+    share: ShareSizing | None
+    share_now: ShareSizing | None
+    readers: int
+    readers_now: int
+    sample: TopicLoad | None
+    skew: SkewRequirement | None
+    skew_now: SkewRequirement | None
+
+
+def _requirement(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    producer: SideCapacity,
+    consumer: SideCapacity,
+    readers: _Readers,
+    share_fetch: SideCapacity | None,
+    s: PlanSettings,
+) -> _Need:
+    # The rule, the share model and the key skew, each on the targets and on today.
+    planned = {d: t.target for d, t in targets.items()}
     today = {d: t.peak * (1 + t.headroom_pct / 100) for d, t in targets.items()}
-    sizing_now = size_topic(today, producer, per_group)
-    # Only share groups read it: no group is capped by the partitions, so Tc asks for
-    # none (the members are sized on it instead, below).
-    share_only = shares > 0 and consuming <= shares
+    sizing = size_topic(planned, producer, readers.per_group)
+    sizing_now = size_topic(today, producer, readers.per_group)
     share = share_now = None
-    if shares:
+    if readers.shares:
         share, share_now = (
             size_share_group(
-                load, producer=producer, member=consumer, share_fetch=share_fetch, limits=s.share
+                load,
+                producer=producer,
+                member=consumer,
+                share_fetch=share_fetch,
+                limits=s.share,
             )
             for load in (planned, today)
         )
-    need = _requirement(sizing, share, share_only=share_only)
-    need_now = _requirement(sizing_now, share_now, share_only=share_only)
-    # A hot partition is shared by several members of a share group: there only the
-    # producers bound a partition's load.
-    reader = _NO_CAPACITY if share_only else per_group
+    need = _readers_need(sizing, share, share_only=readers.share_only)
+    need_now = _readers_need(sizing_now, share_now, share_only=readers.share_only)
     keyed_sample = history.keyed and history.keys is not None and history.key_counts is not None
     sample = (
         TopicLoad(1.0, history.keys, history.key_counts, history.partitioner)
@@ -172,64 +314,92 @@ def plan_topic(
     )
     skew = skew_now = None
     if sample is not None:
+        # A hot partition is shared by several members of a share group: there only the
+        # producers bound a partition's load.
+        reader = _NO_CAPACITY if readers.share_only else readers.per_group
         bound = max(s.max_partitions, need)
         skew = skew_requirement(sample, planned, producer, reader, start=need, bound=bound)
         skew_now = skew_requirement(sample, today, producer, reader, start=need_now, bound=bound)
-    choice = choose_partitions(
-        max(need, skew.partitions if skew and skew.fits else 0),
+    return _Need(sizing, sizing_now, share, share_now, need, need_now, sample, skew, skew_now)
+
+
+def _choose(history: TopicHistory, need: _Need, s: PlanSettings) -> PartitionChoice:
+    # The count: the readers' need, or the busiest partition's where the keys ask more.
+    skew, skew_now = need.skew, need.skew_now
+    return choose_partitions(
+        max(need.readers, skew.partitions if skew and skew.fits else 0),
         history.current_partitions,
-        required_now=max(need_now, skew_now.partitions if skew_now and skew_now.fits else 0),
+        required_now=max(
+            need.readers_now, skew_now.partitions if skew_now and skew_now.fits else 0
+        ),
         evenness_slack_pct=s.evenness_slack_pct,
         max_partitions=s.max_partitions,
         acceptable=skew.fits_at if skew and skew.fits else None,
     )
-    p = choice.recommended
-    # The cost panel of any count, for this topic's cluster and targets.
-    cost_of = partial(
-        topic_cost, cluster=cluster, retention_ms=history.retention_ms, targets=targets, settings=s
-    )
-    cost = cost_of(p)
 
-    util_now = _utilisation({d: t.peak for d, t in targets.items()}, consumer)
-    util_horizon = _utilisation({d: t.grown for d, t in targets.items()}, consumer)
-    topic_load = (
-        sample.with_load(util_horizon)
+
+@dataclass(frozen=True)
+class _Loads:
+    """The topic's load in consumers (`max(rate_d / Tc_d)`, the topic's Tc).
+
+    Attributes:
+        now: At today's peak.
+        at_horizon: At the end of the horizon, with its key sample when keyed: what
+            the grid simulates.
+    """
+
+    now: float
+    at_horizon: TopicLoad
+
+
+def _consumer_loads(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    consumer: SideCapacity,
+    sample: TopicLoad | None,
+) -> _Loads:
+    now = _utilisation({d: t.peak for d, t in targets.items()}, consumer)
+    horizon = _utilisation({d: t.grown for d, t in targets.items()}, consumer)
+    return _Loads(
+        now,
+        sample.with_load(horizon)
         if sample is not None
-        else TopicLoad(util_horizon, partitioner=history.partitioner)
+        else TopicLoad(horizon, partitioner=history.partitioner),
     )
-    counts = sorted({p, *s.partition_grid})
-    strategies, extra_members = grid_parameters(
-        infos, consumers_at_horizon=util_horizon, settings=s
-    )
-    grid = simulate_grid(
-        topic_load,
-        consumer_capacity=1.0,
-        keep_free_pct=member_headroom_pct(s.headroom_pct),
-        partition_counts=counts,
-        strategies=strategies,
-        extra_members=extra_members,
-    )
-    at_p = grid.where(grid.partitions == p)
+
+
+def _plan_groups(
+    history: TopicHistory,
+    readers: _Readers,
+    loads: _Loads,
+    grid: GridResult,
+    p: int,
+    s: PlanSettings,
+) -> tuple[tuple[GroupPlan, ...], GroupPlan]:
+    # Every group reading only the topic planned at the recommended count `p`, each on
+    # its own Tc, and the plan of one group that runs no member yet (`one_group`).
+    topic_load = loads.at_horizon
     current = history.current_partitions
     # Whether a group keeps up today is a question about today's partition count: when
     # it changes, the same partition loads the grid uses (the key sample hashed, or an
     # even spread) are placed on today's count at today's load.
     loads_now = (
-        partition_loads(topic_load.with_load(util_now), current)
-        if current is not None and current != p and any(g.members >= 1 for g in infos)
+        partition_loads(topic_load.with_load(loads.now), current)
+        if current is not None and current != p and any(g.members >= 1 for g in readers.groups)
         else None
     )
     # Every group on the grid at the recommended count, the topic's loads, the settings.
     on_p = partial(
         plan_group,
-        grid=at_p,
+        grid=grid,
         topic=history.topic,
         partitions=p,
-        consumers_now=util_now,
-        consumers_at_horizon=util_horizon,
+        consumers_now=loads.now,
+        consumers_at_horizon=topic_load.load,
         settings=s,
         loads_at_horizon=partition_loads(topic_load, p),
     )
+    record_bytes = mean_record_bytes(history)
 
     def at_topic_tc(g: GroupInfo) -> GroupPlan:
         # The group planned on the topic's grid, in units of the topic's Tc.
@@ -244,26 +414,24 @@ def plan_topic(
         )
 
     def with_own_tc(g: GroupInfo) -> GroupPlan:
-        f = load_factor(g, topic_tc)
+        f = load_factor(g, readers.topic_tc)
         if f == 1.0:
-            return _own_capacity(at_topic_tc(g), g, topic_tc, mean_record_bytes(history))
+            return _own_capacity(at_topic_tc(g), g, readers.topic_tc, record_bytes)
         own = _plan_slower(
             g,
             f,
             topic=history.topic,
             topic_load=topic_load,
-            util_now=util_now,
+            util_now=loads.now,
             partitions=p,
             current=current,
             loads_now=loads_now,
             settings=s,
         )
         # What the topic's Tc would have asked for, so a reader sees what Tc_g changed.
-        return _own_capacity(
-            own, g, topic_tc, mean_record_bytes(history), at_topic_tc(g).members_now
-        )
+        return _own_capacity(own, g, readers.topic_tc, record_bytes, at_topic_tc(g).members_now)
 
-    group_plans = tuple(_with_streams_threads(with_own_tc(g), g, p) for g in infos)
+    group_plans = tuple(_with_streams_threads(with_own_tc(g), g, p) for g in readers.groups)
     # On the same topic as it is today (a new topic: its one group is deployed). A topic
     # no group reads has no running group to keep a standby for: one group reading only
     # it is sized by its load alone (`min_group_members` is a floor for running groups,
@@ -271,38 +439,69 @@ def plan_topic(
     one_group = on_p(
         PLANNED_GROUP,
         current_partitions=current,
-        settings=s if consuming else replace(s, min_group_members=1),
+        settings=s if readers.consuming else replace(s, min_group_members=1),
     )
-    warnings = (
-        *_record_size_warnings(history, producer, consumer),
-        *_unchecked_dimensions(targets, producer, consumer),
-        *_warnings(history, choice, cost, grid, p, group_plans, skew),
-        *_streams_warnings(history, choice, infos, streams_readers, streams_internal),
-        *_unread_topic(history, targets, sizing, sizing_now, choice, consuming),
-        *(share.notes if share is not None else ()),
-    )
+    return group_plans, one_group
+
+
+def _topic_rationale(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    readers: _Readers,
+    need: _Need,
+    choice: PartitionChoice,
+    loads: _Loads,
+    s: PlanSettings,
+) -> tuple[str, ...]:
+    # The arithmetic in sentences; the share model and a slower group's Tc are told
+    # just before the choice and the consumer load (the last two sentences).
     rationale = (
-        *_fan_out_rationale(history, consuming),
-        *_rationale(history, targets, sizing, skew, choice, util_now, util_horizon, s),
+        *_fan_out_rationale(history, readers.consuming),
+        *_rationale(
+            history,
+            targets,
+            need.sizing,
+            need.skew,
+            choice,
+            loads.now,
+            loads.at_horizon.load,
+            s,
+        ),
     )
-    if share is not None:
-        rationale = (*rationale[:-2], _share_rationale(share, shares, share_only), *rationale[-2:])
-    if slowest != 1.0:
-        rationale = (
-            *rationale[:-2],
-            _slowest_rationale(capped, topic_tc, slowest),
-            *rationale[-2:],
-        )
+    if need.share is not None:
+        told = _share_rationale(need.share, readers.shares, readers.share_only)
+        rationale = (*rationale[:-2], told, *rationale[-2:])
+    if readers.slowest != 1.0:
+        told = _slowest_rationale(readers.capped, readers.topic_tc, readers.slowest)
+        rationale = (*rationale[:-2], told, *rationale[-2:])
+    return rationale
+
+
+def _alternatives(
+    history: TopicHistory,
+    targets: Mapping[str, PlanningTarget],
+    readers: _Readers,
+    need: _Need,
+    cost: PartitionCost,
+    cost_of: Callable[[int], PartitionCost],
+    group_plans: tuple[GroupPlan, ...],
+    *,
+    producer: SideCapacity,
+    consumer: SideCapacity,
+    share_fetch: SideCapacity | None,
+    s: PlanSettings,
+) -> tuple[Note, ...]:
+    # Other group protocols for the topic's readers, with what each would need.
     alternatives: tuple[Note, ...] = ()
-    if consuming > shares and sizing.deciding_side != "producer":
+    if readers.consuming > readers.shares and need.sizing.deciding_side != "producer":
         # Classic readers, and Tc decided the count: a share group might need fewer.
         found = share_alternative(
             keyed=history.keyed,
             consumer_decides=True,
-            current_partitions=current,
+            current_partitions=history.current_partitions,
             classic_cost=cost,
             cost_of=cost_of,
-            targets=planned,
+            targets={d: t.target for d, t in targets.items()},
             producer=producer,
             member=consumer,
             share_fetch=share_fetch,
@@ -313,32 +512,8 @@ def plan_topic(
         elif found is not None:
             alternatives = (found,)
     # Each classic group's move to the consumer protocol, listed with the topic's.
-    alternatives += tuple(
+    return alternatives + tuple(
         n for g in group_plans for n in g.notes if n.code == CONSUMER_PROTOCOL_ALTERNATIVE
-    )
-    return TopicPlan(
-        topic=history.topic,
-        status=choice.status,
-        targets=targets,
-        sizing_now=sizing_now,
-        sizing=sizing,
-        skew=skew,
-        choice=choice,
-        cost=cost,
-        grid=grid,
-        utilisation_now=util_now,
-        utilisation_at_horizon=util_horizon,
-        groups=group_plans,
-        hot_keys=skew.hot_keys if skew else (),
-        warnings=tuple(warnings),
-        rationale=rationale,
-        key_sample=sample,
-        fan_out=fan_out,
-        one_group=one_group,
-        consumers=choose_consumers(group_plans, one_group=one_group),
-        alternatives=alternatives,
-        share=share,
-        topic_tc_records_per_s=topic_tc,
     )
 
 
@@ -374,15 +549,7 @@ def _plan_slower(
     # times the topic's), simulated at the recommended count alone, since the topic's
     # grid is in units of the topic's Tc.
     load = topic_load.with_load(topic_load.load * factor)
-    strategies, extra = grid_parameters([group], consumers_at_horizon=load.load, settings=settings)
-    grid = simulate_grid(
-        load,
-        consumer_capacity=1.0,
-        keep_free_pct=member_headroom_pct(settings.headroom_pct),
-        partition_counts=[partitions],
-        strategies=strategies,
-        extra_members=extra,
-    )
+    grid = topic_grid(load, [partitions], groups=[group], settings=settings)
     strategy = planning_strategies(group, 1)[0]
     return plan_group(
         group,
@@ -451,7 +618,7 @@ def _slowest_rationale(groups: Sequence[GroupInfo], topic_tc: float | None, slow
     )
 
 
-def _requirement(sizing: SizingResult, share: ShareSizing | None, *, share_only: bool) -> int:
+def _readers_need(sizing: SizingResult, share: ShareSizing | None, *, share_only: bool) -> int:
     # The partitions the readers ask for: the rule (producers and Tc) for groups capped
     # by the partition count, the share model's bounds (producers, share-fetch, records
     # in flight) for share groups; only the latter when only share groups read.

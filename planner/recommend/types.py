@@ -28,6 +28,7 @@ from planner.sizing import DEFAULT_HEADROOM_PCT, DEFAULT_HORIZON_DAYS, PlanningT
 
 __all__ = [
     "PLANNED_GROUP",
+    "Candidate",
     "ChoiceKey",
     "ConsumerCapacity",
     "GroupInfo",
@@ -61,7 +62,9 @@ class PlanSettings:
         min_growth_days: Days of history needed to fit growth.
         evenness_slack_pct: How far above the requirement to look for an even count (%).
         max_partitions: Cap for that search (and a warning above it).
-        partition_grid: Candidate counts simulated besides the recommended one.
+        partition_grid: Counts simulated for every topic besides its own candidates
+            (current, required today and at the horizon, recommended); none unless
+            given: at 10,000 topics, the counts 12 to 192 are about 16 million grid rows.
         min_group_members: Fewest members recommended for a consumer group: with one
             member, nothing consumes while it restarts. On a topic with fewer partitions,
             the members beyond them own none and stand by (`GroupPlan.standby_members`).
@@ -80,7 +83,7 @@ class PlanSettings:
     min_growth_days: int = 7
     evenness_slack_pct: float = 20.0
     max_partitions: int = 1_000
-    partition_grid: tuple[int, ...] = (12, 24, 48, 96, 192)
+    partition_grid: tuple[int, ...] = ()
     min_group_members: int = 2
     cost: CostSettings = field(default_factory=CostSettings)
     share: ShareLimits = field(default_factory=ShareLimits)
@@ -107,6 +110,10 @@ class PlanSettings:
             )
         if self.min_group_members < 1:
             raise ValueError(f"min_group_members must be 1 or more, got {self.min_group_members}")
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in self.partition_grid):
+            raise ValueError(
+                f"partition_grid must be whole numbers >= 1, got {self.partition_grid!r}"
+            )
         price = self.cross_zone_price_per_gib
         if price is not None and (
             isinstance(price, bool)
@@ -361,6 +368,34 @@ class GroupPlan:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """A partition count the plan looked at, with its cost panel
+    (`planner.recommend.candidates.topic_candidates` decides which).
+
+    Attributes:
+        partitions: The count.
+        cost: Its cost panel (`planner.recommend.topic_cost`).
+        is_current: The count today.
+        is_required_now: The requirement at today's peak (`PartitionChoice.required_now`).
+        is_required: The requirement at the end of the horizon.
+        is_recommended: The recommended count.
+        considered: Weighed by the choice for evenness (`PartitionChoice.candidates`).
+        simulated: Its consumer-group grid is simulated (the fleet's `simulations`).
+        even_group_sizes: The group sizes it splits evenly over.
+    """
+
+    partitions: int
+    cost: PartitionCost
+    is_current: bool
+    is_required_now: bool
+    is_required: bool
+    is_recommended: bool
+    considered: bool
+    simulated: bool
+    even_group_sizes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class TopicPlan:
     """Everything the planner says about one topic.
 
@@ -374,8 +409,10 @@ class TopicPlan:
             busiest partition, not the average one, fits (None otherwise).
         choice: The partition choice and its reason.
         cost: The cost panel at the recommended count.
-        grid: The simulation at the recommended count and the planning grid, in load
-            normalised to one consumer (1.0 = one consumer's capacity) at the horizon.
+        grid: The simulation at the recommended count, in load normalised to one
+            consumer (1.0 = one consumer's capacity) at the horizon: what the group
+            plans and warnings read. The grids of the other simulated candidates come
+            from the same call (`planner.recommend.candidates.topic_grid`).
         utilisation_now: Topic load today in consumers (`max(rate_d / Tc_d)`).
         utilisation_at_horizon: The same at the end of the horizon.
         groups: One plan per consumer group.
@@ -404,6 +441,8 @@ class TopicPlan:
         topic_tc_records_per_s: The topic's Tc in records/s that each group's own Tc
             is compared with (`planner.recommend.consumer_capacity`): its Tc in
             records/s, or in MiB/s at its mean record size; None when neither is known.
+        candidates: Every count considered or simulated, in increasing order, with its
+            cost panel (`Candidate`); the recommended one's is `cost`.
     """
 
     topic: str
@@ -428,6 +467,12 @@ class TopicPlan:
     alternatives: tuple[Note, ...] = ()
     share: ShareSizing | None = None
     topic_tc_records_per_s: float | None = None
+    candidates: tuple[Candidate, ...] = ()
+
+    @property
+    def simulated_counts(self) -> tuple[int, ...]:
+        """The candidates whose grid is simulated, in increasing order."""
+        return tuple(c.partitions for c in self.candidates if c.simulated)
 
     @property
     def recommended_partitions(self) -> int:

@@ -2,9 +2,9 @@
 
 - `model`: the input model (`FleetReport`, `TopicReport`, ...), plain frozen values, and
   its JSON codec (`model.codec`).
-- `from_plan`: `from_topic_plan`, a `TopicReport` from the core's `TopicPlan`.
 - `from_outputs`: `topic_report`, `rejected_summaries`, `fleet_report` and
-  `report_settings`, the report from the Spark jobs' output rows (the pipeline's path).
+  `report_settings`, the report from the Spark jobs' output rows: the one path into the
+  report, so what is published is what the tests see.
 - `site`: `iter_site` (pure: every file's path and bytes) and `render_site` (writes them).
 - `publish`: `publish_site`, render into a new release and switch in one rename.
 
@@ -23,7 +23,6 @@ from planner.report.from_outputs import (
     report_settings,
     topic_report,
 )
-from planner.report.from_plan import from_topic_plan
 from planner.report.model import (
     GROUP_STATUSES,
     TOPIC_STATUSES,
@@ -70,7 +69,6 @@ __all__ = [
     "ThroughputHistory",
     "TopicReport",
     "fleet_report",
-    "from_topic_plan",
     "page_names",
     "rejected_summaries",
     "report_settings",

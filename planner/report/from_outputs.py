@@ -1,4 +1,4 @@
-"""Report model objects from the Spark jobs' output rows (the pipeline's path into the report).
+"""Report model objects from the Spark jobs' output rows: the one path into the report.
 
 `spark_jobs.simulate_assignments` writes a `recommendations` row per topic and
 `simulations` rows per topic and candidate count; the figures carry a `rejected` table.
@@ -6,13 +6,15 @@ The pipeline reads those datasets, groups the rows per topic and hands them here
 mappings (what `pyarrow.Table.to_pylist()` gives), so this module reads no file and
 imports no Spark: it only maps values.
 
-For a planned topic the result is the report `from_topic_plan(plan_topic(...))` gives on
-the same figures: the jobs run `plan_topic` and keep its numbers in columns, and the
-charts are the same grid rows. What differs is what only the jobs know: Tp and Tc may
-come from different capacity rows (`producer_scope`), the rationale adds where they came
-from and which group the consumers are sized for, the warnings add those of multi-topic
-groups, and `groups` includes the multi-topic groups. The growth method is told in words
-from the row's growth source and days of history (the fit's own details are not in it).
+For a planned topic the jobs run `plan_topic` and keep its numbers in columns, and the
+charts are its grid rows (`planner.recommend.topic_grid`). Besides the plan, the rows say
+what only the jobs know: Tp and Tc may come from different capacity rows
+(`producer_scope`), the rationale adds where they came from and which group the
+consumers are sized for, the warnings add those of multi-topic groups, and `groups`
+includes the multi-topic groups. The growth method is told in words from the row's
+growth source and days of history (the fit's own details are not in it). Tests take a
+plan of their own through the jobs' code into here (`tests/support/report_path.py`), so
+there is no second path to drift from this one.
 
 Columns are `spark_jobs.schemas.RECOMMENDATIONS` and `SIMULATIONS` (docs/spark-jobs.md);
 units as there: MiB/s, records/s, loads in consumers (1.0 = one consumer's capacity Tc).
@@ -221,7 +223,7 @@ def _consumer_capacity(row: Row | None) -> GroupCapacityReport | None:
 
 
 def _candidates(row: Row) -> tuple[Candidate, ...]:
-    # The counts the choice considered, as from_topic_plan shows them; the others in the
+    # The counts the choice considered (`PartitionChoice.candidates`); the others in the
     # column (current, required now) are there because the jobs simulate them.
     return tuple(
         Candidate(c["partitions"], tuple(c["even_group_sizes"] or ()), bool(c["is_recommended"]))
@@ -311,7 +313,7 @@ def _partition_load(
     hot_keys = list(row["hot_keys"] or ())
     partitioner = row["partitioner"] or DEFAULT_PARTITIONER
     # The row keeps each hot key's bytes; where it lands at the recommended count is the
-    # partitioner's answer, as from_topic_plan asks it.
+    # partitioner's answer (`hot_key_partitions`).
     places = hot_key_partitions([_hot_key(h) for h in hot_keys], partitions, partitioner)
     marks = tuple(
         HotKeyMark(key=h["key"], partition=place, share=h["share"])
@@ -361,8 +363,8 @@ def topic_report(
         rejected_rows: Input rows of this topic the row checks kept out.
 
     Returns:
-        For a planned topic (`ok`, `plan-increase`, `increase`), what `from_topic_plan`
-        says of the core's plan on the same figures; for any other status, the facts
+        For a planned topic (`ok`, `plan-increase`, `increase`), what the core's plan
+        says, with its charts; for any other status, the facts
         known, the peaks and targets if measured, the groups (`unplanned`) and the reason
         (`status_detail`) as `error`.
 
@@ -402,8 +404,8 @@ def topic_report(
     scale_now = row["consumers_now"] / horizon if horizon > 0 else 0.0
     # What the grid's rows carry; computed as the jobs do when there are none.
     limit = sims[0]["load_limit"] if sims else settings.member_load_limit
-    # The charts are for one group reading only this topic, as from_topic_plan's
-    # planned group; the headline is the row's answer (the largest group with a plan).
+    # The charts are for one group reading only this topic (the plan's `one_group`);
+    # the headline is the row's answer (the largest group with a plan).
     members = row["one_group_members"]
     return TopicReport(
         **known,

@@ -1,10 +1,11 @@
 """A published run made of real plans: the core plans topics, published both ways.
 
 `published(prefix)` plans a few topics with `plan_topic` (the bundled example and
-variants of its history) and lays each plan out in both published forms: the report's
-`recommendations.json` objects (`from_topic_plan`, then `exports.recommendations`) and
-the store's rows (the `recommendations` dataset's fields, `tests.store.rows`), published
-into a SQLite store. Names start with `prefix`, so tests on one shared Kafka never meet.
+variants of its history) and lays each plan out in both published forms, through the
+jobs' own code: the report's `recommendations.json` objects (`tests.support.report_path`,
+then `exports.recommendations`) and the store's rows (the `recommendations` dataset's
+rows, `tests.store.rows`), published into a SQLite store. Names start with `prefix`, so
+tests on one shared Kafka never meet.
 
 The topics, and what the core decides for them (asserted in the tests, not assumed):
 
@@ -28,12 +29,13 @@ import numpy as np
 from planner.examples import load_example
 from planner.figures import DataInterval
 from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
-from planner.report import FleetReport, from_topic_plan
+from planner.report import FleetReport
 from planner.report.exports import recommendations
 from planner.report.from_outputs import report_settings
 from planner.report.names import page_names
 from planner.store import RecommendationStore, Run, sqlite_url
-from tests.store.rows import recommendation_row
+from tests.store.rows import facts_row, recommendation_row
+from tests.support.report_path import topic_report_of
 
 RUN_DAY = "2026-11-20"
 RUN_KEY = "20261120T0000Z"
@@ -112,10 +114,15 @@ def published(
         plan = plan_topic(
             history, ex.producer, ex.consumer, brokers=brokers, groups=groups, settings=SETTINGS
         )
-        reports.append(
-            from_topic_plan(plan, history, settings=SETTINGS, capacity_source=ex.capacity_source)
+        facts = facts_row(
+            history, ex.producer, ex.consumer, groups, capacity_source=ex.capacity_source
         )
-        rows.append(recommendation_row(plan, history, brokers=brokers, run=RUN_KEY))
+        reports.append(topic_report_of(plan, history, facts, brokers=brokers, settings=SETTINGS))
+        rows.append(
+            recommendation_row(
+                plan, history, facts, brokers=brokers, run=RUN_KEY, settings=SETTINGS
+            )
+        )
     interval = DataInterval.parse(RUN_DAY)
     report = FleetReport(
         run_key=RUN_KEY,

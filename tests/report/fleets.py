@@ -1,9 +1,10 @@
 """Reports to render in tests: one planned by the pure core, one built by hand.
 
 `core_fleet()` plans real topics with `plan_topic` (the bundled example and variants of
-its history) and maps them with `from_topic_plan`, so the site is tested on what the
-planner really says. It includes the hostile names the escaping tests need. `hand_fleet()`
-is small and fixed, for the golden `summary.md`: it does not move when the core's numbers do.
+its history) and maps them through the pipeline's path (`tests.support.report_path`), so
+the site is tested on what the planner really says. It includes the hostile names the
+escaping tests need. `hand_fleet()` is small and fixed, for the golden `summary.md`: it
+does not move when the core's numbers do.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from planner.report import (
     RejectedExample,
     RejectedSummary,
     TopicReport,
-    from_topic_plan,
 )
 from planner.report.from_outputs import report_settings
+from tests.store.rows import facts_row
+from tests.support.report_path import topic_report_of
 
 HOSTILE_TOPIC = "<script>alert(1)</script>"
 HOSTILE_ATTR = 'x"><img src=x onerror=alert(1)>'
@@ -73,13 +75,10 @@ def core_fleet() -> FleetReport:
         p = plan_topic(
             history, producer, consumer, brokers=ex.brokers, groups=groups, settings=SETTINGS
         )
+        facts = facts_row(history, producer, consumer, groups, capacity_source=ex.capacity_source)
         reports.append(
-            from_topic_plan(
-                p,
-                history,
-                settings=SETTINGS,
-                capacity_source=ex.capacity_source,
-                rejected_rows=rejected,
+            topic_report_of(
+                p, history, facts, brokers=ex.brokers, settings=SETTINGS, rejected_rows=rejected
             )
         )
 

@@ -14,10 +14,11 @@ from planner.recommend import GroupInfo, PlanSettings, TopicHistory, plan_topic
 from planner.report import FleetReport
 from planner.report.creation import creation_report, creation_request_of
 from planner.report.from_outputs import fleet_report, report_settings
-from planner.report.from_plan import from_topic_plan
 from planner.report.model import NewTopicLink
 from planner.report.site import iter_site
 from planner.sizing import SideCapacity
+from tests.store.rows import facts_row
+from tests.support.report_path import topic_report_of
 
 TOPIC = "payments.v2"
 SETTINGS = PlanSettings(floor_growth_per_year=0.5)
@@ -49,15 +50,11 @@ def _new_topic_report() -> FleetReport:
         keyed=True,
         replication_factor=3,
     )
-    plan = plan_topic(
-        history,
-        SideCapacity(mib_per_s=10.0),
-        SideCapacity(mib_per_s=4.0),
-        brokers=3,
-        groups=[GroupInfo("ledger", "cooperative-sticky", 0)],
-        settings=SETTINGS,
-    )
-    topic = from_topic_plan(plan, history, settings=SETTINGS, capacity_source="a request")
+    producer, consumer = SideCapacity(mib_per_s=10.0), SideCapacity(mib_per_s=4.0)
+    groups = [GroupInfo("ledger", "cooperative-sticky", 0)]
+    plan = plan_topic(history, producer, consumer, brokers=3, groups=groups, settings=SETTINGS)
+    facts = facts_row(history, producer, consumer, groups, capacity_source="a request")
+    topic = topic_report_of(plan, history, facts, settings=SETTINGS)
     report = fleet_report(
         [topic],
         run_key="20261125T0000Z",

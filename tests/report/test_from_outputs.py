@@ -2,10 +2,10 @@
 
 Both Spark jobs run once on the small test fleet (`tests.spark.fleet`); their
 `recommendations` and `simulations` datasets are read back with PyArrow, as the pipeline
-reads them, and mapped with `topic_report`. A planned topic must come out as
-`from_topic_plan(plan_topic(...))` on the same figures (the plans are made as
-`tests/spark/test_jobs.py` makes them); the topics without a plan must say why, on the
-topic and on the index.
+reads them, and mapped with `topic_report`. A planned topic must come out as the report
+of `plan_topic` on the same figures (the plans are made as `tests/spark/test_jobs.py`
+makes them), taken through the jobs' code without Spark (`tests.support.report_path`);
+the topics without a plan must say why, on the topic and on the index.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from planner.report import (
     ThroughputHistory,
     TopicReport,
     fleet_report,
-    from_topic_plan,
     page_names,
     rejected_summaries,
     report_settings,
@@ -42,6 +41,8 @@ from tests.report.fleets import HOSTILE_ATTR, HOSTILE_TOPIC
 from tests.report.test_site import _Page
 from tests.spark.conftest import TEST_CONFIG
 from tests.spark.fleet import Fleet, write_fleet
+from tests.store.rows import facts_row
+from tests.support.report_path import topic_report_of
 
 pytestmark = pytest.mark.slow
 
@@ -118,29 +119,32 @@ def _core_history(fleet: Fleet, topic: str) -> TopicHistory:
     return _history(fleet, "views", current_partitions=3, replication_factor=2)
 
 
-#: Per planned topic: Tp, Tc, its one-topic groups, Tp/Tc's rows per dimension, the
-#: capacity source in words.
-PLANNED: dict[str, tuple[SideCapacity, SideCapacity, list[GroupInfo], dict[str, Any], str]] = {
+#: Per planned topic: Tp, Tc, its one-topic groups, Tp/Tc's rows per dimension, and
+#: per side the capacity row it came from (measured by, `topic` or the default row `*`).
+PLANNED: dict[
+    str,
+    tuple[SideCapacity, SideCapacity, list[GroupInfo], dict[str, Any], dict[str, tuple[str, str]]],
+] = {
     "orders": (
         SideCapacity(10.0, 20_000.0),
         SideCapacity(2.0, 3_000.0),
         [GroupInfo("billing", "range", 4)],
         {"mib_in": ("topic", None), "records_in": ("topic", None)},
-        "perf:orders",
+        {"tp": ("perf:orders", "topic"), "tc": ("perf:orders", "topic")},
     ),
     "clicks": (
         SideCapacity(8.0, 16_000.0),
         SideCapacity(3.0, None),
         [GroupInfo("audit", "cooperative-sticky", 2)],
         {"mib_in": ("topic", "*"), "records_in": ("*", None), "mib_out": ("topic", None)},
-        "perf:fleet (Tp, default row *) and perf:clicks (Tc)",
+        {"tp": ("perf:fleet", "*"), "tc": ("perf:clicks", "topic")},
     ),
     "views": (
         SideCapacity(8.0, 16_000.0),
         SideCapacity(1.0, 1_500.0),
         [],
         {"mib_in": ("topic", "*"), "records_in": ("topic", "*")},
-        "perf:fleet (Tp, default row *) and perf:views (Tc)",
+        {"tp": ("perf:fleet", "*"), "tc": ("perf:views", "topic")},
     ),
 }
 
@@ -148,11 +152,15 @@ PLANNED: dict[str, tuple[SideCapacity, SideCapacity, list[GroupInfo], dict[str, 
 def _expected(fleet: Fleet, topic: str) -> TopicReport:
     from tests.spark.test_jobs import _plan
 
-    tp, tc, groups, _, source = PLANNED[topic]
+    tp, tc, groups, _, rows = PLANNED[topic]
     history = _core_history(fleet, topic)
     # Two groups read clicks (one of them also reads views): one group's share.
-    plan = _plan(history, tp, tc, groups, consuming_groups=2 if topic == "clicks" else None)
-    return from_topic_plan(plan, history, settings=SETTINGS, capacity_source=source)
+    consuming = 2 if topic == "clicks" else None
+    plan = _plan(history, tp, tc, groups, consuming_groups=consuming)
+    facts = facts_row(history, tp, tc, groups, consuming_groups=consuming)
+    for side, (measured_by, source) in rows.items():
+        facts |= {f"{side}_measured_by": measured_by, f"{side}_source": source}
+    return topic_report_of(plan, history, facts, settings=SETTINGS)
 
 
 def _report(outputs: JobOutputs, topic: str, history: ThroughputHistory | None) -> TopicReport:
@@ -243,12 +251,13 @@ def test_a_planned_topic_is_the_report_of_the_cores_plan(outputs: JobOutputs, to
     _same_charts(actual, expected)
 
     # The core's sentences, in order, between where Tp/Tc came from and which group the
-    # row's own consumer figure is for.
-    n = len(expected.rationale)
-    start = actual.rationale.index(expected.rationale[0])
-    assert actual.rationale[start : start + n] == expected.rationale
+    # row's own consumer figure is for (a multi-topic group's, which the core does not
+    # plan, for clicks).
+    core = expected.rationale[1:-1]
+    start = actual.rationale.index(core[0])
+    assert actual.rationale[: start + len(core)] == expected.rationale[:-1]
     assert actual.rationale[0].startswith("Tp ")
-    assert actual.rationale[start + n :] == (row["rationale"][-1],)
+    assert actual.rationale[start + len(core) :] == (row["rationale"][-1],)
     assert actual.rationale[-1].startswith("consumers: ")
 
     # One-topic groups as the core planned them; multi-topic groups besides them.

@@ -14,12 +14,14 @@ from html.parser import HTMLParser
 
 from planner.examples import load_example
 from planner.recommend import GroupInfo, TopicPlan, plan_topic
-from planner.report import FleetReport, from_topic_plan
+from planner.report import FleetReport
 from planner.report.exports import recommendations
 from planner.report.layout import fmt_duration
 from planner.report.names import page_names
 from planner.report.topic_page import topic_page
 from tests.report.fleets import INTERVAL, REPORT_SETTINGS, SETTINGS
+from tests.store.rows import facts_row
+from tests.support.report_path import topic_report_of
 
 EVIDENCE = "saturation 2026-11-21 10:00-12:00 UTC: 8 windows in which the lag grew"
 
@@ -71,9 +73,12 @@ def _plan(groups: tuple[GroupInfo, ...]) -> TopicPlan:
     )
 
 
-def _page(plan: TopicPlan) -> tuple[list[list[str]], str]:
+def _page(plan: TopicPlan, groups: tuple[GroupInfo, ...]) -> tuple[list[list[str]], str]:
     ex = load_example()
-    t = from_topic_plan(plan, ex.history, settings=SETTINGS, capacity_source=ex.capacity_source)
+    facts = facts_row(
+        ex.history, ex.producer, ex.consumer, groups, capacity_source=ex.capacity_source
+    )
+    t = topic_report_of(plan, ex.history, facts, brokers=ex.brokers, settings=SETTINGS)
     fleet = FleetReport(
         run_key="20261121T0000Z",
         interval_start=INTERVAL[0],
@@ -115,8 +120,9 @@ def test_the_page_shows_each_groups_tc_its_source_its_lag_and_the_count_at_the_t
         lag_trend="steady",
     )
     plain = GroupInfo("audit", "range", 3)
-    plan = _plan((slow, bound, plain))
-    rows, record = _page(plan)
+    groups = (slow, bound, plain)
+    plan = _plan(groups)
+    rows, record = _page(plan, groups)
 
     header, *body = rows
     assert "Tc per member" in header and "Lag at the end" in header
@@ -164,7 +170,8 @@ def test_the_page_shows_each_groups_tc_its_source_its_lag_and_the_count_at_the_t
 
 
 def test_a_topic_without_observed_groups_has_no_lag_column() -> None:
-    rows, _ = _page(_plan((GroupInfo("audit", "range", 3),)))
+    groups = (GroupInfo("audit", "range", 3),)
+    rows, _ = _page(_plan(groups), groups)
     assert "Lag at the end" not in rows[0]
     assert "Tc per member" in rows[0]
 

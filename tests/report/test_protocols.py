@@ -1,8 +1,8 @@
 """Group protocols and a topic's protocol alternatives in the report, its JSON and summary.
 
 The plans are the core's with hand-built groups of every protocol and typed-in
-alternatives (`tests.support.protocol_plans`), taken into the report both ways: from the
-core's plan and from the dataset row the jobs write.
+alternatives (`tests.support.protocol_plans`), taken into the report through the
+pipeline's path (`tests.support.report_path`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 from planner.group_labels import group_label
 from planner.recommend import PlanSettings
-from planner.report import FleetReport, from_topic_plan, page_names
+from planner.report import FleetReport, page_names
 from planner.report.exports import recommendations, summary_markdown
 from planner.report.from_outputs import topic_report
 from planner.report.index_page import index_page
@@ -24,19 +24,21 @@ from planner.report.site import render_site
 from planner.report.topic_page import topic_page
 from spark_jobs.schemas import RECOMMENDATIONS, empty_row
 from tests.store.rows import recommendation_row
-from tests.support.protocol_plans import ALTERNATIVES, plan_with_protocols
+from tests.support.protocol_plans import ALTERNATIVES, plan_with_protocols, protocol_plan_facts
+from tests.support.report_path import topic_report_of
 
+#: The groups' labels, by group id (the order the recommendations dataset gives them).
 LABELS = [
-    "classic / range \u2192 cooperative-sticky",
     "consumer / uniform",
-    "share / simple",
+    "classic / range \u2192 cooperative-sticky",
     "classic / stream (Kafka Streams, planned as cooperative-sticky)",
+    "share / simple",
 ]
 
 
 def _topic(*, keyed: bool = False, topic: str = "orders") -> TopicReport:
     plan, history = plan_with_protocols(keyed=keyed, topic=topic)
-    return from_topic_plan(plan, history)
+    return topic_report_of(plan, history, protocol_plan_facts(history))
 
 
 @pytest.fixture(scope="module")
@@ -56,29 +58,29 @@ def test_labels_name_the_protocol_the_assignor_and_what_the_plan_ran() -> None:
     assert group_label(None, "range", "range", planned_as="range") == "classic / range"
 
 
-def test_both_ways_into_the_report_agree_on_protocols_and_alternatives() -> None:
-    plan, history = plan_with_protocols()
-    from_core = from_topic_plan(plan, history)
-    row = {**empty_row(RECOMMENDATIONS), **recommendation_row(plan, history, brokers=3)}
-    from_row = topic_report(row, [], history=None, settings=PlanSettings())
-    for t in (from_core, from_row):
-        assert [(g.protocol, g.planned_as) for g in t.groups] == [
-            ("classic", "cooperative-sticky"),
-            ("consumer", "consumer:uniform"),
-            ("share", "share:simple"),
-            ("classic", "cooperative-sticky"),
-        ]
-        assert t.alternatives == tuple(n.text for n in ALTERNATIVES)
-        assert [a.code for a in t.alternatives_coded] == [
-            "consumer-protocol-alternative",
-            "share-alternative",
-        ]
-        assert t.alternative_sentences == t.alternatives
+def test_the_report_carries_each_group_s_protocol_and_the_alternatives() -> None:
+    t = _topic()
+    # By group id, as the recommendations dataset orders a topic's groups.
+    assert [(g.group_id, g.protocol, g.planned_as) for g in t.groups] == [
+        ("audit", "consumer", "consumer:uniform"),
+        ("billing", "classic", "cooperative-sticky"),
+        ("enricher", "classic", "cooperative-sticky"),
+        ("thumbnails", "share", "share:simple"),
+    ]
+    assert t.alternatives == tuple(n.text for n in ALTERNATIVES)
+    assert [a.code for a in t.alternatives_coded] == [
+        "consumer-protocol-alternative",
+        "share-alternative",
+    ]
+    assert t.alternative_sentences == t.alternatives
 
 
 def test_rows_written_before_protocols_read_as_classic_without_alternatives() -> None:
     plan, history = plan_with_protocols()
-    row = {**empty_row(RECOMMENDATIONS), **recommendation_row(plan, history, brokers=3)}
+    row = {
+        **empty_row(RECOMMENDATIONS),
+        **recommendation_row(plan, history, protocol_plan_facts(history), brokers=3),
+    }
     for name in ("alternatives", "alternatives_coded"):
         del row[name]
     for g in row["groups"]:
@@ -175,10 +177,10 @@ def test_recommendations_json_adds_protocols_and_alternatives_and_keeps_every_ke
             assert set(g) == group_before | added
     r = records["thumbnails.requests"]
     assert [(g["protocol"], g["current_strategy"], g["planned_as"]) for g in r["groups"]] == [
-        ("classic", "range", "cooperative-sticky"),
         ("consumer", "uniform", "consumer:uniform"),
-        ("share", "simple", "share:simple"),
+        ("classic", "range", "cooperative-sticky"),
         ("classic", "stream", "cooperative-sticky"),
+        ("share", "simple", "share:simple"),
     ]
     assert r["alternatives"] == [n.text for n in ALTERNATIVES]
     assert r["alternatives_coded"][1]["params"]["partitions"] == 3
@@ -272,6 +274,8 @@ def test_the_terminal_plan_names_protocols_and_the_other_protocols() -> None:
     plan, _ = plan_with_protocols()
     lines = render_plan(plan).splitlines()
     groups = [line.split(" members, ")[1].split("   [")[0] for line in lines if "  Group " in line]
-    assert groups == [label.replace("\u2192", "->") for label in LABELS]
+    # In the plan's order of its groups (the report's is by group id).
+    by_id = dict(zip(sorted(g.group_id for g in plan.groups), LABELS, strict=True))
+    assert groups == [by_id[g.group_id].replace("\u2192", "->") for g in plan.groups]
     block = lines[lines.index("Other protocols") + 1 :][:2]
     assert block == [f"  - {n.text}" for n in ALTERNATIVES]

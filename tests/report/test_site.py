@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 
 from planner.notes import note, render_coded
 from planner.recommend import GroupInfo, TopicHistory, plan_topic
-from planner.report import FleetReport, from_topic_plan, page_names
+from planner.report import FleetReport, page_names
 from planner.report.exports import recommendations, summary_markdown
 from planner.report.layout import SCRIPT, STYLE
 from planner.report.model import CodedNote
@@ -31,6 +31,8 @@ from planner.report.site import iter_site, render_site
 from planner.report.topic_page import topic_page
 from planner.sizing import SideCapacity
 from tests.report.fleets import EXAMPLE_TOPIC, HOSTILE_ATTR, HOSTILE_TOPIC, HOT_TOPIC
+from tests.store.rows import facts_row
+from tests.support.report_path import topic_report_of
 
 GOLDEN = Path(__file__).parent / "golden"
 KAFKA_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
@@ -394,14 +396,10 @@ def test_a_standby_member_is_shown_where_the_consumers_are(planned_fleet: FleetR
     history = TopicHistory(
         "audit.one", np.arange(14 * 24) * 3600.0, mib_in=np.full(14 * 24, 0.5), current_partitions=1
     )
-    plan = plan_topic(
-        history,
-        SideCapacity(mib_per_s=100.0),
-        SideCapacity(mib_per_s=10.0),
-        brokers=3,
-        groups=[GroupInfo("dashboard", "range", 3)],
-    )
-    t = from_topic_plan(plan, history)
+    producer, consumer = SideCapacity(mib_per_s=100.0), SideCapacity(mib_per_s=10.0)
+    groups = [GroupInfo("dashboard", "range", 3)]
+    plan = plan_topic(history, producer, consumer, brokers=3, groups=groups)
+    t = topic_report_of(plan, history, facts_row(history, producer, consumer, groups))
     assert (t.recommended_partitions, t.recommended_consumers, t.standby_consumers) == (1, 2, 1)
     assert t.groups[0].standby_members == 1
     assert t.consumers_basis.endswith(

@@ -62,7 +62,7 @@ def _direct(history: TopicHistory, groups: list[GroupInfo], **kwargs: Any) -> An
         SideCapacity(2.0, 4_000.0),
         brokers=3,
         groups=groups,
-        settings=kwargs.get("settings", PlanSettings(partition_grid=())),
+        settings=kwargs.get("settings", PlanSettings()),
     )
 
 
@@ -226,7 +226,7 @@ def test_figures_the_core_refuses_make_one_error_row() -> None:
 
 
 def test_candidates_carry_flags_and_the_core_cost_panel() -> None:
-    settings = replace(SETTINGS, simulate_partitions=(48,))
+    settings = replace(SETTINGS, planning=replace(SETTINGS.planning, partition_grid=(48,)))
     row = _row(ai.hourly(), ai.facts(partitions=4), settings=settings)
     by_count = {c["partitions"]: c for c in row["candidates"]}
     assert by_count[4]["is_current"] and by_count[4]["simulated"]

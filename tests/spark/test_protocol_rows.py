@@ -29,7 +29,7 @@ def _filled() -> dict[str, object]:
         warnings_coded=[],
         rationale=[],
     )
-    planning._fill_plan(row, plan, history, 3, JobSettings())
+    planning._fill_plan(row, plan)
     return row
 
 

@@ -53,8 +53,7 @@ url = "sqlite:///var/store.db"
     settings = load_settings(path)
     assert settings.lookback_days == 21
     assert settings.planning.headroom_pct == 40
-    assert settings.simulate_partitions == (12, 24)
-    assert settings.sizing_plan.partition_grid == ()
+    assert settings.planning.partition_grid == (12, 24)
     assert settings.spark == SparkSettings(
         master="spark://10.0.0.1:7077",
         shuffle_partitions=4,
@@ -64,11 +63,11 @@ url = "sqlite:///var/store.db"
     assert settings.spark.spark_conf()["spark.executor.memory"] == "2g"
 
 
-def test_what_the_file_leaves_out_is_not_taken_from_the_core_defaults(tmp_path: Path) -> None:
-    # PlanSettings' own grid (12..192) is simulated only when the file asks for it, and
-    # a master only when the file names one (else spark-submit's applies).
+def test_what_the_file_leaves_out_keeps_the_core_default_or_none(tmp_path: Path) -> None:
+    # No grid beyond each topic's own candidates (the core's default), and a master only
+    # when the file names one (else spark-submit's applies).
     settings = load_settings(_config(tmp_path, "[planning]\nhorizon_days = 90\n"))
-    assert settings.simulate_partitions == ()
+    assert settings.planning.partition_grid == ()
     assert settings.spark.master is None
     assert settings.planning.horizon_days == 90
 

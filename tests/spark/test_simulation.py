@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from planner.recommend import GroupInfo, PlanSettings, plan_topic
+from planner.recommend import GroupInfo, PlanSettings, plan_topic, topic_grid
 from planner.simulate import TopicLoad, loads_by_count
 from planner.simulate.churn import COST_COLUMNS
 from planner.sizing import SideCapacity
@@ -26,7 +26,7 @@ _GRID_INPUTS = pa.schema(
         ("recommended_partitions", pa.int32()),
         ("consumers_at_horizon", pa.float64()),
         ("simulate_counts", pa.list_(pa.int32())),
-        ("extra_members", pa.int32()),
+        ("largest_group", pa.int32()),
         (
             "partition_loads",
             pa.list_(pa.struct([("partitions", pa.int32()), ("loads", pa.list_(pa.float64()))])),
@@ -58,6 +58,7 @@ def test_the_topic_grid_is_plan_topic_s_grid() -> None:
         settings=PlanSettings(partition_grid=(12, 24)),
     )
     p = plan.recommended_partitions
+    assert 24 in plan.simulated_counts
     # The loads size_partitions stores for a keyed topic: the sample hashed at each count.
     sample = TopicLoad(plan.utilisation_at_horizon, KEYS, COUNTS)
     ours = grid_table(
@@ -66,14 +67,16 @@ def test_the_topic_grid_is_plan_topic_s_grid() -> None:
         consumers_at_horizon=plan.utilisation_at_horizon,
         partition_loads={n: w.tolist() for n, w in loads_by_count(sample, [6, p, 24]).items()},
         counts=[6, p, 24],
-        extra_members=7,
+        largest_group=7,
         current=6,
         recommended=p,
-        headroom_pct=30.0,
+        settings=PlanSettings(),
     )
     assert ours.schema.names == [f.name for f in SIMULATIONS.fields]
-    core = plan.grid.to_arrow()
-    for count in (p, 24):
+    # The job's grid on the loads it was handed, against the plan's own grid (hashed by
+    # plan_topic) at the recommended count, and the key sample hashed afresh at 24.
+    hashed = topic_grid(sample, [24], groups=[GroupInfo("g", "range", 7)], settings=PlanSettings())
+    for count, core in ((p, plan.grid.to_arrow()), (24, hashed.to_arrow())):
         mine = ours.filter(pa.compute.equal(ours.column("partitions"), count))
         theirs = core.filter(pa.compute.equal(core.column("partitions"), count))
         assert mine.num_rows == theirs.num_rows == (count + 7) * 4
@@ -106,10 +109,10 @@ def test_topic_rows_carry_what_a_join_and_a_leave_cost() -> None:
         consumers_at_horizon=2.0,
         partition_loads=None,
         counts=[12],
-        extra_members=0,
+        largest_group=0,
         current=12,
         recommended=12,
-        headroom_pct=30.0,
+        settings=PlanSettings(),
     ).to_pylist()
     at_five = {r["strategy"]: r for r in rows if r["members"] == 5}
     assert {s: tuple(r[c] for c in COST_COLUMNS) for s, r in at_five.items()} == {
@@ -129,7 +132,7 @@ def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
                 "recommended_partitions": 3,
                 "consumers_at_horizon": 1.5,
                 "simulate_counts": [2, 3],
-                "extra_members": 4,
+                "largest_group": 4,
                 "partition_loads": None,
             },
             {
@@ -138,7 +141,7 @@ def test_simulate_topics_turns_a_batch_of_topics_into_grid_rows() -> None:
                 "recommended_partitions": 2,
                 "consumers_at_horizon": 0.5,
                 "simulate_counts": [1, 2],
-                "extra_members": 4,
+                "largest_group": 4,
                 # A keyed topic whose keys all hash to partition 1 of 2.
                 "partition_loads": [
                     {"partitions": 1, "loads": [0.5]},
@@ -216,7 +219,7 @@ def test_plan_groups_gives_one_row_with_the_plan_and_its_grid() -> None:
 
 
 def _sorted_reference(batch: pa.RecordBatch, *, run: str) -> pa.Table:
-    # simulate_topics as it was: grids in STRATEGIES order, then every batch sorted.
+    # simulate_topics with every batch sorted, whatever order its grids came in.
     from spark_jobs import simulation
 
     rows = batch.to_pylist()
@@ -229,8 +232,9 @@ def _sorted_reference(batch: pa.RecordBatch, *, run: str) -> pa.Table:
                 else {e["partitions"]: e["loads"] for e in r["partition_loads"]}
             ),
             counts=r["simulate_counts"],
-            extra_members=r["extra_members"],
-            headroom_pct=30.0,
+            groups=(),
+            other_group_sizes=(r["largest_group"],),
+            settings=PlanSettings(headroom_pct=30.0),
         )
         for r in rows
     ]
@@ -266,7 +270,7 @@ def test_simulate_topics_rows_equal_the_sorted_grids(shuffle: bool) -> None:
                 "recommended_partitions": counts[0],
                 "consumers_at_horizon": float(rng.uniform(0, 5)),
                 "simulate_counts": counts,
-                "extra_members": int(rng.integers(4, 9)),
+                "largest_group": int(rng.integers(0, 9)),
                 "partition_loads": (
                     [{"partitions": c, "loads": rng.uniform(0, 1, c).tolist()} for c in counts]
                     if keyed

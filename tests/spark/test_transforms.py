@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.testing import assertDataFrameEqual
 
 from spark_jobs.planning import sizing_row
 from spark_jobs.recommend import multi_topic_plans, recommendations
-from spark_jobs.schemas import SIZING, figures_schema
+from spark_jobs.schemas import SIMULATIONS, SIZING, figures_schema
 from spark_jobs.settings import JobSettings
 from spark_jobs.simulate_assignments import (
     group_inputs,
@@ -22,6 +24,7 @@ from spark_jobs.simulate_assignments import (
     simulation_inputs,
     simulations_output,
 )
+from spark_jobs.simulation import simulate_topics
 from spark_jobs.size_partitions import key_rows, throughput_mib
 from tests.spark import arrow_inputs as ai
 
@@ -154,7 +157,7 @@ def test_simulation_inputs_list_planned_topics_and_their_counts(
 ) -> None:
     groups = _figures(spark, "groups", GROUPS)
     got = simulation_inputs(sized, groups).select(
-        "topic", "simulate_counts", "extra_members", "partition_loads"
+        "topic", "simulate_counts", "largest_group", "partition_loads"
     )
     counts = {
         r["topic"]: sorted(c["partitions"] for c in r["candidates"] if c["simulated"])
@@ -162,7 +165,7 @@ def test_simulation_inputs_list_planned_topics_and_their_counts(
     }
     expected = spark.createDataFrame(
         [("a", counts["a"], 5, None), ("b", counts["b"], 5, None)],
-        "topic string, simulate_counts array<int>, extra_members int, "
+        "topic string, simulate_counts array<int>, largest_group int, "
         "partition_loads array<struct<partitions:int,loads:array<double>>>",
     )
     assertDataFrameEqual(got, expected)
@@ -171,9 +174,6 @@ def test_simulation_inputs_list_planned_topics_and_their_counts(
 def test_write_simulations_writes_every_grid_row_and_group_row_once(
     spark: SparkSession, sized: DataFrame, tmp_path: Path
 ) -> None:
-    from collections.abc import Iterator
-
-    import pyarrow as pa
 
     from spark_jobs.outputs import write_run
     from spark_jobs.schemas import SIMULATIONS
@@ -302,6 +302,13 @@ def test_a_one_partition_topic_s_consumers_include_a_standby(spark: SparkSession
         1,
     )
     assert out["lone"]["one_group_standby"] == 0
+
     # The grids reach the floor however high it is set.
-    high = simulation_inputs(sized, readers, min_group_members=7).collect()
-    assert {r["topic"]: r["extra_members"] for r in high} == {"one": 7, "lone": 7}
+    def floor_of_seven(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return simulate_topics(batches, run="r", headroom_pct=30.0, min_group_members=7)
+
+    high = simulation_inputs(sized, readers).mapInArrow(floor_of_seven, SIMULATIONS).collect()
+    past = {r["topic"]: 0 for r in high}
+    for r in high:
+        past[r["topic"]] = max(past[r["topic"]], r["members"] - r["partitions"])
+    assert past == {"one": 7, "lone": 7}

@@ -19,7 +19,7 @@ from planner.examples import Example, load_example
 from planner.figures import DataInterval
 from planner.recommend import TopicPlan
 from planner.store import RecommendationStore, Run, sqlite_url
-from tests.store.rows import recommendation_row
+from tests.store.rows import facts_row, recommendation_row
 from tests.support.postgres import PostgresServer, installed_driver, running_postgres
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)]
@@ -54,9 +54,23 @@ def example_plan(example: Example) -> TopicPlan:
 
 
 @pytest.fixture(scope="session")
-def example_row(example: Example, example_plan: TopicPlan) -> dict[str, Any]:
+def example_facts(example: Example) -> dict[str, Any]:
+    """The example topic's facts row, as the sizing job reads its figures."""
+    return facts_row(
+        example.history,
+        example.producer,
+        example.consumer,
+        example.groups,
+        capacity_source=example.capacity_source,
+    )
+
+
+@pytest.fixture(scope="session")
+def example_row(
+    example: Example, example_plan: TopicPlan, example_facts: dict[str, Any]
+) -> dict[str, Any]:
     """The example topic's recommendation row, without a run (copy it to change it)."""
-    return recommendation_row(example_plan, example.history, brokers=example.brokers)
+    return recommendation_row(example_plan, example.history, example_facts, brokers=example.brokers)
 
 
 def run_for(day: str, **source: Any) -> Run:

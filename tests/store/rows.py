@@ -1,9 +1,11 @@
-"""Recommendation rows for the store tests, made from a real plan of the example topic.
+"""Recommendation rows for the tests, made by the jobs' own code from a real plan.
 
-`recommendation_row` lays a core `TopicPlan` out with the field names of the
-`recommendations` dataset (`spark_jobs.schemas.RECOMMENDATIONS`), as the Spark job
-does, so the store is tested on the rows it will receive. `fleet_rows` derives
-thousands of plausible topics from that one row in milliseconds.
+`recommendation_row` hands a core `TopicPlan`, with the figures it was planned on laid
+out as the sizing job's facts row (`facts_row`), to the job's `planned_row` and then to
+the recommendations' merge (`spark_jobs.recommend.recommendations`): the store and the
+report are tested on the rows the pipeline gives them, and a column the jobs add or
+change reaches these tests without anyone copying it here. `fleet_rows` derives
+thousands of plausible topics from one such row in milliseconds.
 """
 
 from __future__ import annotations
@@ -11,112 +13,104 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Mapping
-from dataclasses import fields
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from planner.notes import coded_rows, texts
-from planner.recommend import TopicHistory, TopicPlan
-from spark_jobs.planning import group_row
+import pyarrow as pa
+
+from planner.recommend import GroupInfo, PlanSettings, TopicHistory, TopicPlan
+from planner.sizing import SideCapacity
+from spark_jobs.facts import GROUP_CAPACITY_FIELDS
+from spark_jobs.planning import planned_row
+from spark_jobs.recommend import recommendations
+from spark_jobs.schemas import arrow_schema
+from spark_jobs.settings import JobSettings
+
+
+def facts_row(
+    history: TopicHistory,
+    producer: SideCapacity,
+    consumer: SideCapacity,
+    groups: Sequence[GroupInfo] = (),
+    *,
+    capacity_source: str | None = None,
+    capacity_scope: str = "topic",
+    consuming_groups: int | None = None,
+    share_groups: int | None = None,
+) -> dict[str, Any]:
+    """The sizing job's facts row of a topic (`spark_jobs.facts.topic_facts`), from
+    what `plan_topic` was given.
+
+    Args:
+        history: The topic's history.
+        producer: Tp.
+        consumer: Tc.
+        groups: The groups that read only the topic.
+        capacity_source: Where Tp and Tc were measured, in words (both sides).
+        capacity_scope: `topic` (its own capacity row) or `*` (the default row).
+        consuming_groups: Groups reading it in all (None: `len(groups)`).
+        share_groups: Share groups among them (None: those among `groups`).
+    """
+    sides = {"tp": producer, "tc": consumer}
+    return {
+        "topic": history.topic,
+        "partitions": history.current_partitions,
+        "replication_factor": history.replication_factor,
+        "keyed": history.keyed,
+        "partitioner": history.partitioner,
+        "retention_ms": history.retention_ms,
+        **{
+            f"{side}_{name}": getattr(capacity, name)
+            for side, capacity in sides.items()
+            for name in ("mib_per_s", "records_per_s", "record_bytes")
+        },
+        **{f"{side}_source": capacity_scope for side in sides},
+        **{f"{side}_measured_by": capacity_source for side in sides},
+        "groups": [
+            {
+                "group_id": g.group_id,
+                "strategy": g.strategy,
+                "members": g.members,
+                "protocol": g.protocol,
+                **{column: getattr(g, name) for column, name in GROUP_CAPACITY_FIELDS.items()},
+                "client_rack": ",".join(g.client_racks) or None,
+                "stream_threads": g.stream_threads,
+            }
+            for g in groups
+        ],
+        "consuming_groups": len(groups) if consuming_groups is None else consuming_groups,
+        "share_groups": (
+            sum(g.protocol == "share" for g in groups) if share_groups is None else share_groups
+        ),
+    }
 
 
 def recommendation_row(
-    plan: TopicPlan, history: TopicHistory, *, brokers: int, run: str | None = None
+    plan: TopicPlan,
+    history: TopicHistory,
+    facts: Mapping[str, Any],
+    *,
+    brokers: int,
+    run: str | None = None,
+    settings: PlanSettings | None = None,
 ) -> dict[str, Any]:
     """One topic's row of the recommendations dataset, from its plan.
 
     Args:
         plan: The topic's plan.
         history: What it was planned from.
+        facts: The rest of what it was planned from (`facts_row`).
         brokers: Brokers in the cluster.
         run: The run key for the dataset's `run` column (left out when None, so the
             row can be published as any run).
+        settings: The planning settings it was planned with (defaults when None).
     """
-    row: dict[str, Any] = {} if run is None else {"run": run}
-    row |= {
-        "topic": plan.topic,
-        "status": plan.status,
-        "current_partitions": history.current_partitions,
-        "replication_factor": history.replication_factor,
-        "keyed": history.keyed,
-        "partitioner": history.partitioner,
-        "retention_ms": history.retention_ms,
-        "brokers": brokers,
-        "consuming_groups": len(plan.groups),
-        "samples": len(history.ts_s),  # type: ignore[arg-type]
-        "history_days": 30,
-    }
-    for req in plan.sizing.requirements:
-        unit = "mib" if req.dimension.startswith("mib") else "records"
-        if req.producer_capacity is not None:
-            row.setdefault(f"tp_{unit}_per_s", req.producer_capacity)
-        if req.consumer_capacity is not None:
-            row.setdefault(f"tc_{unit}_per_s", req.consumer_capacity)
-        row[f"{req.dimension}_producer_partitions"] = req.producer_partitions
-        row[f"{req.dimension}_consumer_partitions"] = req.consumer_partitions
-        row[f"{req.dimension}_required_partitions"] = req.required
-        row[f"{req.dimension}_side"] = req.side
-    for dim, target in plan.targets.items():
-        row[f"{dim}_peak_per_s"] = target.peak
-        row[f"{dim}_growth_per_year"] = target.growth_per_year
-        row[f"{dim}_growth_source"] = target.growth_source
-        row[f"{dim}_growth_factor"] = target.growth_factor
-        row[f"{dim}_grown_per_s"] = target.grown
-        row[f"{dim}_target_per_s"] = target.target
-    choice, skew = plan.choice, plan.skew
-    busiest = max(plan.groups, key=lambda g: g.members_now, default=None)
-    row.update(
-        recommended_consumers=busiest.members_now if busiest else None,
-        consumers_group_id=busiest.group_id if busiest else None,
-        strategy=busiest.strategy if busiest else None,
-        rule_partitions=plan.sizing.required_partitions,
-        skew_partitions=skew.partitions if skew is not None and skew.fits else None,
-        required_partitions_now=choice.required_now,
-        required_partitions=choice.required,
-        recommended_partitions=choice.recommended,
-        over_provision=choice.over_provision,
-        deciding_dimension=plan.sizing.deciding_dimension,
-        deciding_side=plan.sizing.deciding_side,
-        choice_reason=choice.reason,
-        skipped_dimensions=list(plan.sizing.skipped),
-        consumers_now=plan.utilisation_now,
-        consumers_at_horizon=plan.utilisation_at_horizon,
-        busiest_partition_share=skew.busiest_share if skew is not None else None,
-        hot_key_share=skew.hot_share if skew is not None else None,
-        hot_keys=[
-            {
-                "key": None if h.key is None else h.key.decode("utf-8", "backslashreplace"),
-                "key_hex": None if h.key is None else h.key.hex(),
-                "share": h.share,
-                "partitions_worth": h.rate,
-            }
-            for h in plan.hot_keys
-        ],
-        cost_warnings=texts(plan.cost.warnings),
-        candidates=[
-            {
-                "partitions": count,
-                "is_current": count == choice.current,
-                "is_required_now": count == choice.required_now,
-                "is_required": count == choice.required,
-                "is_recommended": count == choice.recommended,
-                "considered": True,
-                "simulated": count == choice.recommended,
-                "even_group_sizes": list(sizes),
-            }
-            for count, sizes in choice.candidates
-        ],
-        # The one definition of a group-plan row (the sizing job's).
-        groups=[group_row(g) for g in plan.groups],
-        warnings=texts(plan.warnings),
-        warnings_coded=coded_rows(plan.warnings),
-        rationale=list(plan.rationale),
-        alternatives=texts(plan.alternatives),
-        alternatives_coded=coded_rows(plan.alternatives),
-    )
-    for f in fields(plan.cost):
-        if f.name not in ("partitions", "warnings"):
-            row[f"cost_{f.name}"] = getattr(plan.cost, f.name)
+    job = JobSettings(planning=settings or PlanSettings())
+    sizing = planned_row(plan, history, facts, run=run or "", brokers=brokers, settings=job)
+    table = pa.Table.from_pylist([sizing], schema=arrow_schema("sizing"))
+    (row,) = recommendations(table, {}).to_pylist()
+    if run is None:
+        del row["run"]
     return row
 
 

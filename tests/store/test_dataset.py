@@ -34,10 +34,12 @@ def test_the_test_rows_use_only_dataset_fields(example_row: dict[str, Any]) -> N
 
 
 def test_an_arrow_table_of_the_dataset_round_trips(
-    store_url: str, example: Example, example_plan: TopicPlan
+    store_url: str, example: Example, example_plan: TopicPlan, example_facts: dict[str, Any]
 ) -> None:
     run = run_for("2026-11-21")
-    row = recommendation_row(example_plan, example.history, brokers=example.brokers, run=run.key)
+    row = recommendation_row(
+        example_plan, example.history, example_facts, brokers=example.brokers, run=run.key
+    )
     table = pa.Table.from_pylist([row], schema=schemas.arrow_schema("recommendations"))
     with RecommendationStore(store_url) as store:
         store.publish_run(run, table)

@@ -13,12 +13,12 @@ from planner.store import COLUMNS, RecommendationStore, render_recommendation, s
 from planner.store.records import prepare_rows
 from tests.store.conftest import run_for
 from tests.store.rows import recommendation_row
-from tests.support.protocol_plans import ALTERNATIVES, plan_with_protocols
+from tests.support.protocol_plans import ALTERNATIVES, plan_with_protocols, protocol_plan_facts
 
 
 def _row() -> dict[str, Any]:
     plan, history = plan_with_protocols()
-    return recommendation_row(plan, history, brokers=3)
+    return recommendation_row(plan, history, protocol_plan_facts(history), brokers=3)
 
 
 def test_protocols_and_alternatives_round_trip(fresh_store: RecommendationStore) -> None:
@@ -28,11 +28,12 @@ def test_protocols_and_alternatives_round_trip(fresh_store: RecommendationStore)
     assert rec is not None
     [prepared] = prepare_rows([row])
     assert rec.as_row() == {**prepared.columns, **prepared.detail}
+    # By group id, as the recommendations dataset orders a topic's groups.
     assert [(g["group_id"], g["protocol"], g["planned_as"]) for g in rec.groups] == [
-        ("billing", "classic", "cooperative-sticky"),
         ("audit", "consumer", "consumer:uniform"),
-        ("thumbnails", "share", "share:simple"),
+        ("billing", "classic", "cooperative-sticky"),
         ("enricher", "classic", "cooperative-sticky"),
+        ("thumbnails", "share", "share:simple"),
     ]
     assert rec.alternatives == tuple(n.text for n in ALTERNATIVES)
     assert [a["code"] for a in rec.alternatives_coded] == [
@@ -70,10 +71,10 @@ def test_show_prints_each_group_s_protocol_and_the_alternatives(
     lines = render_recommendation(rec).splitlines()
     groups = [line for line in lines if line.startswith("  ") and " consumers, " in line]
     assert groups == [
-        "  billing: 3 -> 4 consumers, classic / range -> cooperative-sticky",
         "  audit: 3 -> 4 consumers, consumer / uniform",
-        "  thumbnails: 3 -> 4 consumers, share / simple",
+        "  billing: 3 -> 4 consumers, classic / range -> cooperative-sticky",
         "  enricher: 3 -> 4 consumers, classic / stream (Kafka Streams, planned as",
+        "  thumbnails: 3 -> 4 consumers, share / simple",
     ]
     block = lines[lines.index("Other protocols") :]
     text = " ".join(line.strip() for line in block)
@@ -94,7 +95,7 @@ def test_the_show_command_prints_them_and_its_json_carries_them(
     assert "\nOther protocols\n" in out
     assert main(["show", "orders", "--store", url, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert [g["protocol"] for g in shown["groups"]] == ["classic", "consumer", "share", "classic"]
+    assert [g["protocol"] for g in shown["groups"]] == ["consumer", "classic", "classic", "share"]
     assert [a["code"] for a in shown["detail"]["alternatives_coded"]] == [
         "consumer-protocol-alternative",
         "share-alternative",

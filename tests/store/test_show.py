@@ -79,7 +79,7 @@ def test_the_headline_numbers_come_first(
         "Run",
     ]
     assert head[0][1] == "12 -> 16 (needed: 10 for today's peak, 14 at the horizon)"
-    assert head[2][1] == "11, cooperative-sticky (group 'fraud-scoring')"
+    assert head[2][1] == "12, cooperative-sticky (group 'ledger-writer')"
     assert head[3][1] == "MiB/s in, consumer side"
 
 

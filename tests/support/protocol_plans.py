@@ -8,12 +8,14 @@ core's arithmetic (which `tests/planner` checks).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
 from planner.notes import Note, note
 from planner.recommend import GroupInfo, GroupPlan, TopicHistory, TopicPlan, plan_topic
 from planner.sizing import SideCapacity
+from tests.store.rows import facts_row
 
 __all__ = ["ALTERNATIVES", "GROUPS", "KEYED_ALTERNATIVES", "plan_with_protocols"]
 
@@ -78,6 +80,16 @@ ALTERNATIVES: tuple[Note, ...] = (
 KEYED_ALTERNATIVES: tuple[Note, ...] = (ALTERNATIVES[0], note("share-not-for-keyed"))
 
 
+#: Tp and Tc, and the group, `plan_with_protocols` plans its topic with.
+_CAPACITIES = (SideCapacity(10.0), SideCapacity(2.0))
+_PLANNED_FOR = (GroupInfo("billing", "range", 3),)
+
+
+def protocol_plan_facts(history: TopicHistory) -> dict[str, Any]:
+    """The sizing job's facts row of what `plan_with_protocols` planned `history` from."""
+    return facts_row(history, *_CAPACITIES, _PLANNED_FOR)
+
+
 def plan_with_protocols(
     *, keyed: bool = False, topic: str = "orders"
 ) -> tuple[TopicPlan, TopicHistory]:
@@ -92,13 +104,7 @@ def plan_with_protocols(
         keyed=keyed,
         retention_ms=604_800_000,
     )
-    plan = plan_topic(
-        history,
-        SideCapacity(10.0),
-        SideCapacity(2.0),
-        brokers=3,
-        groups=[GroupInfo("billing", "range", 3)],
-    )
+    plan = plan_topic(history, *_CAPACITIES, brokers=3, groups=_PLANNED_FOR)
     groups = tuple(dataclasses.replace(g, topics=(topic,)) for g in GROUPS)
     return (
         dataclasses.replace(

@@ -1,8 +1,7 @@
 """The report's input model: what the site shows, as plain frozen values.
 
-The renderer reads nothing else. Two producers fill it: the pipeline maps the Spark
-jobs' outputs into it, and `planner.report.from_plan.from_topic_plan` builds a
-`TopicReport` from the pure core's `TopicPlan`. Every class is a frozen dataclass of
+The renderer reads nothing else. One producer fills it: the pipeline maps the Spark
+jobs' outputs into it (`planner.report.from_outputs`). Every class is a frozen dataclass of
 strings, numbers, booleans, UTC datetimes, tuples and other model classes, so a whole
 `FleetReport` goes to JSON and back (`to_json_dict`, `from_json_dict`) without loss.
 

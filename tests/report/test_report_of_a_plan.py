@@ -1,4 +1,8 @@
-"""`from_topic_plan`: the report says what the core planned, and its charts agree."""
+"""The report says what the core planned, and its charts agree.
+
+The fleet's reports are the core's plans taken through the pipeline's path
+(`tests.support.report_path`: the jobs' rows, then `planner.report.from_outputs`).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,11 @@ import pytest
 from planner.examples import load_example
 from planner.partitioners import partition_for_key
 from planner.recommend import GroupInfo, plan_topic
-from planner.report import FleetReport, TopicReport, from_topic_plan
+from planner.report import FleetReport, TopicReport
 from planner.simulate import EAGER_STRATEGIES, STRATEGIES
 from tests.report.fleets import EXAMPLE_TOPIC, HOT_TOPIC
+from tests.store.rows import facts_row
+from tests.support.report_path import topic_report_of
 
 
 def _topic(fleet: FleetReport, name: str) -> TopicReport:
@@ -26,7 +32,10 @@ def test_the_example_topic_carries_the_plans_numbers(planned_fleet: FleetReport)
     assert t.status == plan.status
     assert t.recommended_partitions == plan.recommended_partitions
     assert t.required_partitions == plan.choice.required
-    assert t.rationale == plan.rationale
+    # The sizing job says first where Tp and Tc come from, the recommendations last
+    # which group sets the consumers; between them, the core's arithmetic.
+    assert t.rationale[0].startswith("Tp ") and t.rationale[-1].startswith("consumers: ")
+    assert t.rationale[1:-1] == plan.rationale
     assert t.warnings == tuple(w.text for w in plan.warnings)
     assert [(w.code, json.loads(w.params)) for w in t.warnings_coded] == [
         (w.code, w.as_dict()["params"]) for w in plan.warnings
@@ -39,7 +48,8 @@ def test_the_example_topic_carries_the_plans_numbers(planned_fleet: FleetReport)
             target.target,
             target.growth_factor,
         )
-        assert d.growth_method.startswith("fitted (exponential): median slope of")
+        # The row keeps the growth source and the days of samples, not the fit's details.
+        assert d.growth_method == "fitted (exponential) on 30 days of samples"
     rules = {r.dimension: r for r in plan.sizing.requirements}
     assert all(d.required == rules[d.dimension].required for d in t.dimensions)
     assert [c.partitions for c in t.candidates if c.chosen] == [plan.recommended_partitions]
@@ -131,10 +141,11 @@ def test_a_keyless_topic_has_no_partition_chart(planned_fleet: FleetReport) -> N
 
 def test_a_plan_without_groups_still_recommends_consumers() -> None:
     ex = load_example()
-    t = from_topic_plan(
-        plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers), ex.history
-    )
-    assert t.groups == () and t.capacity_source is None
+    facts = facts_row(ex.history, ex.producer, ex.consumer)
+    plan = plan_topic(ex.history, ex.producer, ex.consumer, brokers=ex.brokers)
+    t = topic_report_of(plan, ex.history, facts, brokers=ex.brokers)
+    # A capacity row that names no source is said to be one.
+    assert t.groups == () and t.capacity_source == "an unnamed source"
     assert t.dimensions[0].capacity_scope == "topic"
     # What the core says for a planned group (no members yet) on the same topic.
     planned = plan_topic(
