@@ -124,14 +124,17 @@ def settle(
     app: LiveStreamsApp, members: int, *, quiet_s: float = 2.0, timeout_s: float = 60
 ) -> dict[str, Any]:
     """Wait until the group is STABLE with ``members`` members, each holding exactly its
-    target assignment at the group's epoch, and stays so for ``quiet_s``; the description."""
+    target assignment at the group's epoch, and stays so, with the same reported task
+    offsets, for ``quiet_s``; the description."""
     deadline = time.monotonic() + timeout_s
     since: float | None = None
     last: dict[str, Any] = {}
     settled_view: str | None = None
     while time.monotonic() < deadline:
         last = app.describe()
-        view = json.dumps(assignment(last, "target_assignment"), sort_keys=True)
+        view = json.dumps(
+            [assignment(last, "target_assignment"), task_offsets_view(last)], sort_keys=True
+        )
         if _settled(last, members):
             if view != settled_view:
                 settled_view, since = view, time.monotonic()
@@ -159,6 +162,11 @@ def _settled(described: Mapping[str, Any], members: int) -> bool:
             for m in listed
         )
     )
+
+
+def task_offsets_view(described: Mapping[str, Any]) -> dict[str, list[list[Any]]]:
+    """Member id -> its reported task offsets, sorted (comparable between descriptions)."""
+    return {m["member_id"]: sorted(m["task_offsets"]) for m in described.get("members", [])}
 
 
 def _tasks(tasks: Mapping[str, Any]) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
