@@ -103,6 +103,10 @@ class LiveStreamsApp:
         """Start an instance (``client.id`` ``name``) with ``threads`` stream threads."""
         self._ask({"op": "start", "name": name, "threads": threads}, timeout_s=60)
 
+    def stop(self, name: str) -> None:
+        """Close an instance; its stream threads leave the group."""
+        self._ask({"op": "stop", "name": name}, timeout_s=60)
+
     def describe(self) -> dict[str, Any]:
         """The group as Admin's ``describeStreamsGroups`` reports it (see StreamsApp.java)."""
         return self._ask({"op": "describe"}, timeout_s=40)
@@ -245,18 +249,18 @@ def task_offsets(described: Mapping[str, Any]) -> dict[str, dict[TaskId, int]]:
     }
 
 
-def join_prediction_input(
+def step_input(
     before: Mapping[str, Any], after: Mapping[str, Any], source_partitions: Mapping[str, int]
 ) -> PlannerInput:
-    """What the broker's assignor saw when members joined the settled group ``before``,
-    giving ``after``: ``after``'s members, with ``before``'s settled assignment (there each
-    member's current assignment is its target, which Kafka 4.4.0's streams
+    """What the broker's assignor saw when members joined or left the settled group
+    ``before``, giving ``after``: ``after``'s members, with ``before``'s settled assignment
+    (there each member's current assignment is its target, which Kafka 4.4.0's streams
     ``TargetAssignmentBuilder`` reads as the previous one: ``StreamsGroupMember.assignedTasks``)
-    and reported task offsets; the new members start empty.
+    and reported task offsets; new members start empty.
 
-    This is one assignment computed with all new members at once, true for one new member.
-    Several (the threads of one new instance) heartbeat one by one, and the broker may
-    compute a target between them, from members' current assignments half-way through
+    This is one assignment computed after the whole change, true when one member joins or
+    leaves. The threads of one instance heartbeat one by one, and the broker may compute a
+    target between them, from members' current assignments half-way through
     reconciliation: a client cannot see that history.
     """
     return planner_input(

@@ -25,6 +25,7 @@ import org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -52,6 +53,7 @@ import org.apache.kafka.streams.state.Stores;
  * <ul>
  *   <li>{@code {"op": "start", "name": "i1", "threads": 2}}: start an instance whose
  *       {@code client.id} is the name, with its own state directory (so its own process id);
+ *   <li>{@code {"op": "stop", "name": "i1"}}: close the instance, its threads leaving the group;
  *   <li>{@code {"op": "describe"}}: the group as Admin describes it: state, epochs,
  *       subtopologies with their topics' partition counts, and each member's member id, client
  *       id, process id, epoch, current and target assignment and reported task offsets; plus
@@ -125,6 +127,7 @@ public final class StreamsApp {
         ObjectNode reply = JSON.createObjectNode();
         switch (op) {
             case "start" -> start(command.path("name").asText(), command.path("threads").asInt(1));
+            case "stop" -> stop(command.path("name").asText());
             case "describe" -> describe(reply);
             case "quit" -> closeAll();
             default -> throw new IllegalArgumentException("unknown op " + op);
@@ -160,6 +163,16 @@ public final class StreamsApp {
         KafkaStreams streams = new KafkaStreams(topology(), props);
         instances.put(name, streams);
         streams.start();
+    }
+
+    private void stop(String name) {
+        KafkaStreams streams = instances.remove(name);
+        if (streams == null) {
+            throw new IllegalArgumentException("no instance " + name);
+        }
+        // Its stream threads leave the group now, rather than when their session times out.
+        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+            .withTimeout(Duration.ofSeconds(20)));
     }
 
     private void describe(ObjectNode reply) throws Exception {
