@@ -116,7 +116,7 @@ def time_kafka_python(cases: list[Case]) -> float:
     from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.planner.assignors.oracle import FakeCluster, members
+    from tests.assignors.oracle import FakeCluster, members
 
     logging.getLogger("kafka").setLevel(logging.CRITICAL)
     prepared: list[tuple[Any, Any, Any]] = []

@@ -201,3 +201,24 @@ def test_no_import_cycles_among_the_projects_modules() -> None:
         TopologicalSorter(graph).prepare()
     except CycleError as exc:
         raise AssertionError(f"import cycle: {' -> '.join(exc.args[1])}") from None
+
+
+#: Test folders that test no one package but how the pieces work together or against
+#: Kafka's own code: live clients and groups, the assignor oracles' Java, shared helpers,
+#: and the deployment files.
+CROSS_CUTTING_TEST_FOLDERS = frozenset({"integration", "oracle", "support", "deploy"})
+
+
+def test_the_tests_mirror_the_packages() -> None:
+    # tests/<name> tests planner/<name>, or the top-level package of that name
+    # (spark_jobs, expectations, dags); tests/planner holds the tests of planner's own
+    # top-level modules. A folder of another name is a cross-cutting one, said above.
+    packages = {p.name for p in (ROOT / "planner").iterdir() if any(p.glob("*.py"))}
+    packages |= {"planner", "spark_jobs", "expectations", "dags"}
+    folders = {
+        p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))
+    }
+    assert folders - packages - CROSS_CUTTING_TEST_FOLDERS == set()
+    # tests/planner/<sub> would be a second home for planner/<sub>'s tests.
+    nested = {p.name for p in (ROOT / "tests" / "planner").iterdir() if p.is_dir()}
+    assert nested - {"__pycache__"} == set()

@@ -1,6 +1,6 @@
 """The suites against the real pipeline: the small test fleet in, both Spark jobs' outputs.
 
-The fleet (`tests.spark.fleet`) has one topic, `wide`, that claims five replicas on a
+The fleet (`tests.spark_jobs.fleet`) has one topic, `wide`, that claims five replicas on a
 three-broker cluster: the input suite must stop the run on it and name it, and every
 other input table must pass. The jobs' own outputs must pass the output suites (`wide`
 is there with status `error`, which they allow). If a job changes what it writes, this
@@ -38,7 +38,7 @@ class Pipeline:
 @pytest.fixture(scope="module")
 def pipeline(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
     from spark_jobs import simulate_assignments, size_partitions
-    from tests.spark.fleet import write_fleet
+    from tests.spark_jobs.fleet import write_fleet
 
     root = tmp_path_factory.mktemp("with-jobs")
     fleet = write_fleet(root / "figures")

@@ -1,9 +1,9 @@
 """`from_outputs` on the real jobs' rows: the same report as the core's plan, every status.
 
-Both Spark jobs run once on the small test fleet (`tests.spark.fleet`); their
+Both Spark jobs run once on the small test fleet (`tests.spark_jobs.fleet`); their
 `recommendations` and `simulations` datasets are read back with PyArrow, as the pipeline
 reads them, and mapped with `topic_report`. A planned topic must come out as the report
-of `plan_topic` on the same figures (the plans are made as `tests/spark/test_jobs.py`
+of `plan_topic` on the same figures (the plans are made as `tests/spark_jobs/test_jobs.py`
 makes them), taken through the jobs' code without Spark (`tests.support.report_path`);
 the topics without a plan must say why, on the topic and on the index.
 """
@@ -39,8 +39,8 @@ from planner.report.site import iter_site
 from planner.sizing import SideCapacity
 from tests.report.fleets import HOSTILE_ATTR, HOSTILE_TOPIC
 from tests.report.test_site import _Page
-from tests.spark.conftest import TEST_CONFIG
-from tests.spark.fleet import Fleet, write_fleet
+from tests.spark_jobs.conftest import TEST_CONFIG
+from tests.spark_jobs.fleet import Fleet, write_fleet
 from tests.store.rows import facts_row
 from tests.support.report_path import topic_report_of
 
@@ -96,11 +96,11 @@ def outputs(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> JobOutputs:
 
 
 # ---------------------------------------------------------------------------------------
-# The core's plans on the same figures (as tests/spark/test_jobs.py makes them)
+# The core's plans on the same figures (as tests/spark_jobs/test_jobs.py makes them)
 
 
 def _core_history(fleet: Fleet, topic: str) -> TopicHistory:
-    from tests.spark.test_jobs import _history, _orders_keys
+    from tests.spark_jobs.test_jobs import _history, _orders_keys
 
     if topic == "orders":
         keys, counts = _orders_keys()
@@ -150,7 +150,7 @@ PLANNED: dict[
 
 
 def _expected(fleet: Fleet, topic: str) -> TopicReport:
-    from tests.spark.test_jobs import _plan
+    from tests.spark_jobs.test_jobs import _plan
 
     tp, tc, groups, _, rows = PLANNED[topic]
     history = _core_history(fleet, topic)
@@ -330,7 +330,7 @@ def test_a_topic_without_a_plan_says_why(outputs: JobOutputs, topic: str, status
 
 
 def _throughput(fleet: Fleet, topic: str) -> ThroughputHistory | None:
-    from tests.spark.test_jobs import _history
+    from tests.spark_jobs.test_jobs import _history
 
     if topic == "idle":
         return None
