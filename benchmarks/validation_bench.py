@@ -8,11 +8,13 @@ files with every suite on, within 12 s. Two measurements, in this order:
    step's (`[plan] <step>: done in ...`). Run `--runs` times, best and median.
 2. In one warm Spark session (the jobs' settings, the small-data settings the validation
    step uses), each suite of that run again, with Spark's job counter read around it:
-   wall time and Spark jobs per suite, split into the column and table rules (run
-   together, as `expectations.validate` runs them) and the query rules (Spark SQL, two
-   jobs each in GX: a count, then up to 200 rows). A suite's cost on small data is its
-   jobs times the cost of one job (scheduling, not reading), which is why it does not
-   scale with the rows; the script prints that cost per job too.
+   wall time, Spark jobs, and the CPU time of the Python driver and of the driver's JVM
+   per suite, split into the column and table rules (run together, as
+   `expectations.validate` runs them) and the query rules (Spark SQL, two jobs each in
+   GX: a count, then up to 200 rows). A suite's cost on small data is its jobs times
+   the cost of one job (planning, serialising and scheduling it in the JVM, not
+   reading), which is why it does not scale with the rows; the script prints that cost
+   per job too.
 
 Usage:
     .venv/bin/python benchmarks/validation_bench.py [--topics 6] [--days 14] [--seed 3]
@@ -74,6 +76,7 @@ def plan_runs(work: Path, landing: Path, interval: str, runs: int) -> list[dict[
 def suite_costs(out: Path, run_key: str, interval: str) -> list[dict[str, Any]]:
     """Each suite of the run, warm, with its Spark jobs counted."""
     import great_expectations as gx
+    import psutil
 
     from expectations.catalog import build_suite
     from expectations.validate import _QUERY_TYPE, gx_context
@@ -87,9 +90,15 @@ def suite_costs(out: Path, run_key: str, interval: str) -> list[dict[str, Any]]:
     for key, value in SMALL_DATA_CONF.items():
         spark.conf.set(key, value)
     tracker = spark.sparkContext.statusTracker()
+    # The driver's JVM is this process's java child (PySpark launches it).
+    jvm = next(c for c in psutil.Process().children(recursive=True) if "java" in c.name())
 
     def jobs() -> int:
         return max(tracker.getJobIdsForGroup(None), default=-1)
+
+    def cpu() -> tuple[float, float]:
+        own, java = psutil.Process().cpu_times(), jvm.cpu_times()
+        return own.user + own.system, java.user + java.system
 
     figures = locate_run(out / "figures", interval, lookback_days=30)
     frames: dict[str, Any] = {
@@ -130,30 +139,48 @@ def suite_costs(out: Path, run_key: str, interval: str) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"suite": name, "rows": frame.count()}
         for label, expectations in parts.items():
             if not expectations:
-                row[label] = {"expectations": 0, "jobs": 0, "seconds": 0.0}
+                row[label] = {
+                    "expectations": 0,
+                    "jobs": 0,
+                    "seconds": 0.0,
+                    "python_cpu_s": 0.0,
+                    "jvm_cpu_s": 0.0,
+                }
                 continue
             sub = gx.ExpectationSuite(
                 name=name, expectations=[e.copy(update={"id": None}) for e in expectations]
             )
-            before, started = jobs(), time.perf_counter()
+            before, started, (py, java) = jobs(), time.perf_counter(), cpu()
             batch.validate(
                 sub,
                 result_format="COMPLETE" if label == "query rules" else "BOOLEAN_ONLY",
                 expectation_parameters=parameters,
             )
+            py_after, java_after = cpu()
             row[label] = {
                 "expectations": len(expectations),
                 "jobs": jobs() - before,
                 "seconds": time.perf_counter() - started,
+                "python_cpu_s": py_after - py,
+                "jvm_cpu_s": java_after - java,
             }
         frame.unpersist()
         results.append(row)
-    before, started = jobs(), time.perf_counter()
+    before, started, (_, java) = jobs(), time.perf_counter(), cpu()
     for _ in range(20):
         spark.range(10).count()
-    per_job = (time.perf_counter() - started) / max(jobs() - before, 1)
+    count = max(jobs() - before, 1)
+    per_job = (time.perf_counter() - started) / count
+    per_job_jvm = (cpu()[1] - java) / count
     spark.stop()
-    return [*results, {"suite": "one trivial job (spark.range(10).count())", "per_job_s": per_job}]
+    return [
+        *results,
+        {
+            "suite": "one trivial job (spark.range(10).count())",
+            "per_job_s": per_job,
+            "per_job_jvm_cpu_s": per_job_jvm,
+        },
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,12 +234,31 @@ def main(argv: list[str] | None = None) -> int:
     for i, r in enumerate(runs):
         steps = ", ".join(f"{k} {v:.1f} s" for k, v in r["steps"].items())
         print(f"  run {i + 1}: {r['wall_s']:.1f} s: {steps}")
-    print("suite (warm session)          rows  column/table rules      query rules")
+    print(
+        "suite (warm session)          rows  column/table rules: exp, jobs, wall, CPU "
+        "Python/JVM      query rules"
+    )
+    part = "{expectations:>3} {jobs:>3} {seconds:>5.1f} s {python_cpu_s:>4.1f}/{jvm_cpu_s:>4.1f}"
     for row in suites[:-1]:
         c, q = row["column and table rules"], row["query rules"]
-        part = "{expectations:>3} exp {jobs:>3} jobs {seconds:>5.1f} s"
-        print(f"  {row['suite']:<26} {row['rows']:>5}  {part.format(**c)}  {part.format(**q)}")
-    print(f"  {suites[-1]['suite']}: {suites[-1]['per_job_s'] * 1000:.0f} ms a job")
+        print(f"  {row['suite']:<26} {row['rows']:>5}  {part.format(**c)}    {part.format(**q)}")
+    total = {
+        key: sum(
+            r[label][key]
+            for r in suites[:-1]
+            for label in ("column and table rules", "query rules")
+        )
+        for key in ("jobs", "seconds", "python_cpu_s", "jvm_cpu_s")
+    }
+    print(
+        f"  all suites: {total['jobs']} jobs, {total['seconds']:.1f} s, CPU Python "
+        f"{total['python_cpu_s']:.1f} s, JVM {total['jvm_cpu_s']:.1f} s"
+    )
+    last = suites[-1]
+    print(
+        f"  {last['suite']}: {last['per_job_s'] * 1000:.0f} ms a job, "
+        f"{last['per_job_jvm_cpu_s'] * 1000:.0f} ms of JVM CPU"
+    )
     return 0
 
 
