@@ -193,6 +193,33 @@ def _cross_zone_sound(cz: str) -> str:
     )
 
 
+def _standbys_sound(sb: str) -> str:
+    # The conditions a standbys struct meets (`planner.standbys.standby_record`), as one
+    # SQL expression: S given or unknown, and every figure S times its base, with its
+    # evidence (null: a field missing, which the caller counts as a failure).
+    s = f"{sb}.standby_replicas"
+    known = "('observed', 'bound', 'unknown')"
+    read, bytes_in = f"{sb}.standby_read_bytes_per_s", f"{sb}.changelog_bytes_in_per_s"
+    return " AND ".join(
+        [
+            f"{sb}.standby_replicas_evidence = IF({s} IS NULL, 'unknown', 'given')",
+            f"coalesce({s} >= 0, TRUE)",
+            f"{sb}.min_instances <=> {s} + 1",
+            f"({sb}.stateful_tasks_min IS NULL) = ({sb}.stateful_tasks_max IS NULL)",
+            f"coalesce({sb}.stateful_tasks_min <= {sb}.stateful_tasks_max, TRUE)",
+            f"{sb}.standby_tasks_min <=> {s} * {sb}.stateful_tasks_min",
+            f"{sb}.standby_tasks_max <=> {s} * {sb}.stateful_tasks_max",
+            f"{sb}.stateful_tasks_evidence IN {known}",
+            f"{sb}.changelog_evidence IN {known}",
+            f"{sb}.state_evidence IN ('bound', 'unknown')",
+            f"({bytes_in} IS NULL) = ({sb}.changelog_evidence = 'unknown')",
+            f"coalesce({bytes_in} >= 0 AND {bytes_in} <= {_FINITE}, TRUE)",
+            f"({read} IS NULL) = ({s} IS NULL OR {bytes_in} IS NULL)",
+            f"coalesce(abs({read} - {s} * {bytes_in}) <= 1e-9 * {read} + 1e-9, TRUE)",
+        ]
+    )
+
+
 def _not_below(a: str, b: str, why: str) -> Expectation:
     """`a >= b` in every row where both are given."""
     import great_expectations.expectations as gxe
@@ -389,6 +416,19 @@ def _topic_rows(dataset: str) -> list[Expectation]:
             "cross-zone and unknown bytes add up to what the group reads, follower fetching "
             "never crosses more than fetching from leaders, and a cost is given exactly "
             "when a price is, no lower with follower fetching than from leaders",
+        ),
+        query(
+            f"{dataset}.group_standbys",
+            f"""
+            SELECT topic, g.group_id, g.standbys
+            FROM {{batch}} LATERAL VIEW explode(groups) AS g
+            WHERE g.standbys IS NOT NULL AND NOT coalesce(
+                  {_standbys_sound("g.standbys")}, FALSE)
+            """,
+            "a Kafka Streams group's standbys: num.standby.replicas given (at least 0) or "
+            "unknown, at least S + 1 instances where given, standby tasks S times the "
+            "stateful tasks (a range, least first), changelog reads S times the bytes "
+            "written to its changelogs, each figure with its evidence",
         ),
         query(
             f"{dataset}.alternatives",

@@ -279,8 +279,14 @@ def _streams_threads(p: Mapping[str, Any]) -> str:
     threads, tasks, per = p["threads"], p["tasks"], p.get("per_instance")
     if per:
         running = p["instances"] * per
+        floor = p.get("standby_instances")
+        why = (
+            f" ({floor} for its standbys, each on another instance than its active)"
+            if floor
+            else ""
+        )
         how = (
-            f"{p['instances']} instance{'' if p['instances'] == 1 else 's'} of {per} "
+            f"{p['instances']} instance{'' if p['instances'] == 1 else 's'}{why} of {per} "
             f"(num.stream.threads, {p['per_instance_from']}), {running} threads running"
         )
     else:
@@ -294,6 +300,70 @@ def _streams_threads(p: Mapping[str, Any]) -> str:
         f"member) for the {tasks} task{'' if tasks == 1 else 's'} reading this topic's "
         f"partitions: {how}{idle}"
     )
+
+
+@_renders("streams-standbys", "info")
+def _streams_standbys(p: Mapping[str, Any]) -> str:
+    s, config = p["standby_replicas"], p["config"]
+    if s is None:
+        return (
+            f"Kafka Streams standby replicas ({config}): not given (Kafka's default is 0), "
+            f"so the plan does not say what standby tasks cost; give them in the groups "
+            f"table's standby_replicas"
+        )
+    if s == 0:
+        return (
+            f"Kafka Streams: no standby tasks ({config} = 0, given): a stateful task that "
+            f"moves to another instance restores its state from its changelog before it "
+            f"processes again"
+        )
+    return (
+        f"Kafka Streams: {s} standby replica{_s(s)} per stateful task ({config}, given): "
+        f"{_standby_tasks(p)}; {_standby_reads(p)}; the state they hold: {s} x the state's "
+        f"size, {_standby_state(p)}; at least {p['min_instances']} instances (a task's "
+        f"standbys never run on its active's instance, nor two on one)"
+    )
+
+
+def _standby_tasks(p: Mapping[str, Any]) -> str:
+    logs, lo, hi = p["changelogs"], p["stateful_tasks_min"], p["stateful_tasks_max"]
+    if lo is None:
+        return (
+            "its standby tasks are not known (no changelog topic of it in the topics "
+            "table: it keeps no state, and has no standby, or its changelogs are not in "
+            "the figures)"
+        )
+    where = f"its {logs} changelog topic{_s(logs)}' partitions today"
+    if lo == hi:
+        return f"{p['standby_tasks_min']:,} standby tasks ({lo:,} stateful tasks, {where})"
+    return (
+        f"{p['standby_tasks_min']:,} to {p['standby_tasks_max']:,} standby tasks ({lo:,} to "
+        f"{hi:,} stateful tasks, bounds from {where}: which changelogs share a "
+        f"subtopology the figures do not say)"
+    )
+
+
+def _standby_reads(p: Mapping[str, Any]) -> str:
+    read, logs, sampled = p["standby_read_bytes_per_s"], p["changelogs"], p["changelogs_sampled"]
+    if read is None:
+        return (
+            "the changelog bytes they read continuously are not known (no throughput "
+            "sample of its changelog topics)"
+        )
+    how = "observed" if sampled == logs else f"observed on {sampled} of its {logs} changelogs"
+    return (
+        f"they read {'' if sampled == logs else 'at least '}{_fmt(read / 2**20)} MiB/s of "
+        f"changelog continuously ({p['standby_replicas']} x the "
+        f"{_fmt(p['changelog_bytes_in_per_s'] / 2**20)} MiB/s written to its changelogs, "
+        f"{how}), more while a new standby catches up"
+    )
+
+
+def _standby_state(p: Mapping[str, Any]) -> str:
+    held = p["standby_state_bytes"]
+    if held is None:
+        return "unknown (the figures hold no state-store size)"
+    return f"at most {_fmt(held / 2**30)} GiB (its changelogs' retained bytes)"
 
 
 @_renders("streams-internal-topic", "warning")

@@ -30,6 +30,7 @@ __all__ = [
     "GROUP_CAPACITY_FIELDS",
     "by_unit",
     "capacity_for_topics",
+    "changelog_topics",
     "group_facts",
     "topic_facts",
     "unit_facts",
@@ -49,7 +50,13 @@ GROUP_CAPACITY_FIELDS = {
     "lag_trend": "lag_trend",
 }
 _BASE = ("group_id", "strategy", "members", "protocol")
-_GROUP_FIELDS = (*_BASE, *GROUP_CAPACITY_FIELDS, "client_rack", "stream_threads")
+_GROUP_FIELDS = (
+    *_BASE,
+    *GROUP_CAPACITY_FIELDS,
+    "client_rack",
+    "stream_threads",
+    "standby_replicas",
+)
 _SNAPSHOT = ("partitions", "replication_factor", "keyed", "partitioner", "retention_ms")
 
 
@@ -183,6 +190,7 @@ def topic_facts(
     capacity: pa.Table,
     groups: pa.Table,
     cluster: pa.Table | None = None,
+    changelog_rates: Mapping[str, tuple[float, int]] | None = None,
 ) -> list[dict[str, Any]]:
     """One row per topic of the run with everything the planner needs besides figures.
 
@@ -198,7 +206,11 @@ def topic_facts(
         `planner.streams.internal_topic_of`), `max_members` (0 where unknown),
         `replicas` (the topics table's text, or None) and `broker_racks` (`broker_id,
         rack` pairs from `cluster` for the brokers its replicas name, as a list: facts
-        also travel as Arrow rows), by topic; topics without a name are left out.
+        also travel as Arrow rows), by topic; topics without a name are left out. A
+        Kafka Streams application's group carries `changelogs`: its changelog topics
+        in the topics table (`planner.standbys.Changelog`'s fields), each with its
+        mean bytes in and sample count from `changelog_rates` (topic -> `(bytes/s,
+        samples)`, `changelog_rates`), for its standbys' cost.
     """
     columns = ["topic", *_SNAPSHOT, *(["replicas"] if "replicas" in topics.column_names else [])]
     snapshot = [r for r in topics.select(columns).to_pylist() if r["topic"] is not None]
@@ -214,9 +226,10 @@ def topic_facts(
     }
     # Every Kafka Streams application of the run, for the topics that are theirs.
     apps = sorted({a for f in readers.values() for a in f["streams_readers"]})
+    logs = _changelogs(snapshot, apps, changelog_rates or {})
     out = []
     for row in sorted(snapshot, key=lambda r: r["topic"]):
-        read = readers.get(row["topic"], unread)
+        read = _with_changelogs(readers.get(row["topic"], unread), logs)
         replicas = _readable(row.get("replicas"))
         out.append(
             {
@@ -231,6 +244,56 @@ def topic_facts(
             }
         )
     return out
+
+
+def changelog_topics(topics: pa.Table, groups: pa.Table) -> list[str]:
+    """The topics of `topics` that are a Kafka Streams application's changelog
+    (`planner.streams.internal_topic_of`, the applications being `groups`' Streams
+    groups): the ones `changelog_rates` is asked for."""
+    apps = sorted({a for f in group_facts(groups).values() for a in f["streams_readers"]})
+    names = (t for t in topics.column("topic").to_pylist() if t is not None)
+    return sorted(
+        t for t in names if (found := internal_topic_of(t, apps)) and found[1] == "changelog"
+    )
+
+
+def _changelogs(
+    snapshot: Sequence[Mapping[str, Any]],
+    apps: Sequence[str],
+    rates: Mapping[str, tuple[float, int]],
+) -> dict[str, list[dict[str, Any]]]:
+    # Application -> its changelog topics as `planner.standbys.Changelog` takes them.
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in snapshot:
+        found = internal_topic_of(row["topic"], apps)
+        if found is None or found[1] != "changelog":
+            continue
+        rate, samples = rates.get(row["topic"], (None, 0))
+        out.setdefault(found[0], []).append(
+            {
+                "topic": row["topic"],
+                "partitions": row["partitions"],
+                "bytes_in_per_s": rate,
+                "samples": samples,
+            }
+        )
+    return out
+
+
+def _with_changelogs(
+    read: dict[str, Any], logs: Mapping[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    # Each Streams group reading the topic gets its application's changelogs; other
+    # groups' facts stay as they were.
+    if not any(is_streams(g.get("protocol"), g["strategy"]) for g in read["groups"]):
+        return read
+    groups = [
+        {**g, "changelogs": logs.get(g["group_id"], [])}
+        if is_streams(g.get("protocol"), g["strategy"])
+        else g
+        for g in read["groups"]
+    ]
+    return {**read, "groups": groups}
 
 
 def _broker_racks(cluster: pa.Table | None) -> dict[int, str | None]:

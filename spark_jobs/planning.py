@@ -49,6 +49,7 @@ from planner.recommend.partitions import SIZED_STATUSES
 from planner.recommend.targets import topic_targets
 from planner.simulate import loads_by_count
 from planner.sizing import PlanningTarget, SideCapacity
+from planner.standbys import Changelog, standby_record
 from spark_jobs.facts import GROUP_CAPACITY_FIELDS, unit_facts
 from spark_jobs.keys import read_key_rows
 from spark_jobs.schemas import COST_FIELDS, GROUP_PLAN, SIZING, arrow_schema, empty_row
@@ -182,6 +183,8 @@ def _groups(facts: Mapping[str, Any]) -> list[GroupInfo]:
             **{f: g.get(c) for c, f in GROUP_CAPACITY_FIELDS.items()},
             client_racks=client_racks(g["client_rack"]) if g.get("client_rack") else (),
             stream_threads=g.get("stream_threads"),
+            standby_replicas=g.get("standby_replicas"),
+            changelogs=tuple(Changelog(**c) for c in g.get("changelogs") or ()),
         )
         for g in facts["groups"] or ()
     ]
@@ -281,6 +284,7 @@ def group_row(plan: GroupPlan) -> dict[str, Any]:
         ),
         "lag": None if plan.lag is None else asdict(plan.lag),
         "cross_zone": cross_zone_record(plan.cross_zone, plan.cross_zone_advice),
+        "standbys": standby_record(plan.standbys),
     }
 
 

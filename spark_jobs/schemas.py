@@ -50,6 +50,7 @@ __all__ = [
     "RECOMMENDATIONS",
     "SIMULATIONS",
     "SIZING",
+    "STANDBYS",
     "arrow_schema",
     "figures_schema",
     "relaxed",
@@ -224,6 +225,42 @@ CROSS_ZONE = StructType(
     ]
 )
 
+#: A Kafka Streams application's standbys and what they cost (`planner.standbys.standby_record`):
+#: each figure with its evidence (given, observed, bound, unknown).
+STANDBYS = StructType(
+    [
+        _f("standby_replicas", _I),
+        _f("standby_replicas_evidence", _S),
+        _f("config", _S),
+        _f(
+            "changelog_topics",
+            ArrayType(
+                StructType(
+                    [
+                        _f("topic", _S),
+                        _f("partitions", _I),
+                        _f("bytes_in_per_s", _D),
+                        _f("samples", _I),
+                    ]
+                ),
+                containsNull=False,
+            ),
+        ),
+        _f("stateful_tasks_min", _I),
+        _f("stateful_tasks_max", _I),
+        _f("stateful_tasks_evidence", _S),
+        _f("standby_tasks_min", _I),
+        _f("standby_tasks_max", _I),
+        _f("changelog_bytes_in_per_s", _D),
+        _f("changelog_evidence", _S),
+        _f("standby_read_bytes_per_s", _D),
+        _f("state_bytes", _D),
+        _f("standby_state_bytes", _D),
+        _f("state_evidence", _S),
+        _f("min_instances", _I),
+    ]
+)
+
 #: The plan of one consumer group reading the topic.
 GROUP_PLAN = StructType(
     [
@@ -257,6 +294,8 @@ GROUP_PLAN = StructType(
         _f("lag", GROUP_LAG),
         # Its fetches by zone; null where brokers' racks or replica lists are unknown.
         _f("cross_zone", CROSS_ZONE),
+        # A Kafka Streams application's standbys, planned on one topic; null otherwise.
+        _f("standbys", STANDBYS),
     ]
 )
 

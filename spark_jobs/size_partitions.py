@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.figures.dataset import interval_path
 from spark_jobs import planning
-from spark_jobs.facts import by_unit, topic_facts
+from spark_jobs.facts import by_unit, changelog_topics, topic_facts
 from spark_jobs.figures import RunFigures
 from spark_jobs.outputs import TaskFiles, one_sorted_file, write_run
 from spark_jobs.runner import main_for
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
+    "changelog_rates",
     "key_rows",
     "main",
     "run",
@@ -117,6 +118,41 @@ def units_of(figures: RunFigures, settings: JobSettings) -> list[Unit]:
     )
 
 
+def changelog_rates(figures: RunFigures, topics: Sequence[str]) -> dict[str, tuple[float, int]]:
+    """The mean bytes in per second of each of `topics` (Kafka Streams changelogs), and
+    over how many samples: their rows of the run's throughput, in its data window.
+
+    Read on the driver with PyArrow and a filter on the topic: a few topics' rows, for
+    their applications' standby cost (`planner.standbys`). A topic without a sample
+    with bytes in is left out (its rate is unknown, not 0).
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if not topics:
+        return {}
+    sums: dict[str, tuple[float, int]] = {}
+    for interval, pieces in figures.history:
+        rows = pq.read_table(
+            interval_path(figures.root, interval) / "throughput.parquet",
+            columns=["topic", "ts", "bytes_in_per_s"],
+            filters=[("topic", "in", list(topics))],
+        )
+        ts = np.asarray(rows.column("ts").cast(pa.int64()).to_numpy(), dtype=np.int64)
+        keep = np.zeros(ts.size, dtype=bool)
+        for start, end in pieces:
+            keep |= (ts >= _micros(start)) & (ts < _micros(end))
+        rows = rows.filter(pa.array(keep)).filter(pc.is_valid(rows.column("bytes_in_per_s")))
+        for topic, rate in zip(
+            rows.column("topic").to_pylist(), rows.column("bytes_in_per_s").to_pylist(), strict=True
+        ):
+            total, n = sums.get(topic, (0.0, 0))
+            sums[topic] = (total + rate, n + 1)
+    return {t: (total / n, n) for t, (total, n) in sums.items() if n}
+
+
 def _micros(moment: datetime) -> int:
     return (moment - _EPOCH) // timedelta(microseconds=1)
 
@@ -177,11 +213,13 @@ def sizing(spark: SparkSession, figures: RunFigures, settings: JobSettings) -> D
     A topic the input validation set aside gets one row of status `invalid-figures`,
     its reason in `status_detail`, and none of its figures is read.
     """
+    topics, groups = figures.snapshot("topics"), figures.planned_groups()
     facts = topic_facts(
-        figures.snapshot("topics"),
+        topics,
         capacity=figures.snapshot("capacity"),
-        groups=figures.planned_groups(),
+        groups=groups,
         cluster=figures.snapshot("cluster"),
+        changelog_rates=changelog_rates(figures, changelog_topics(topics, groups)),
     )
     brokers = figures.brokers()
     sized = size_topics(

@@ -10,7 +10,8 @@
       groups/      ...                           group_id, topic, strategy, members, [protocol],
                                                  [consumer_records_per_s, capacity_source,
                                                  capacity_evidence, lag_records, lag_seconds,
-                                                 lag_trend], [client_rack]
+                                                 lag_trend], [client_rack],
+                                                 [stream_threads], [standby_replicas]
       keys/        ...                           topic, key or key_hex, count
       cluster/     ...                           broker_id, [rack], [live]
       perf/        NAME.producer.txt, NAME.consumer.txt, NAME.share.txt,

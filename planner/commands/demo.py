@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
 def plan_summary(plan: Any) -> dict[str, Any]:
     """The headline numbers of a plan as plain JSON values."""
     from planner.cross_zone import cross_zone_record
+    from planner.standbys import standby_record
 
     return {
         "topic": plan.topic,
@@ -82,6 +83,7 @@ def plan_summary(plan: Any) -> dict[str, Any]:
                 "notes": [n.text for n in g.notes],
                 "notes_coded": [n.as_dict() for n in g.notes],
                 "cross_zone": cross_zone_record(g.cross_zone, g.cross_zone_advice),
+                "standbys": standby_record(g.standbys),
             }
             for g in plan.groups
         ],

@@ -349,6 +349,17 @@ GROUPS = Table(
             "the members take in turn (member-id order); empty: not known",
             required=False,
         ),
+        # Last, and optional: datasets and landing files without it read it as null.
+        _c(
+            "standby_replicas",
+            pa.int32(),
+            "whole",
+            "for a Kafka Streams application: its standby replicas per stateful task, "
+            "given (streams protocol: the group config streams.num.standby.replicas; "
+            "classic: the client's num.standby.replicas; Kafka's default is 0); empty: "
+            "not given",
+            required=False,
+        ),
     ),
     ("group_id", "topic"),
     "one subscription of one consumer group, with its own capacity and lag where known",

@@ -65,6 +65,7 @@ from planner.sizing import (
     SizingResult,
     size_topic,
 )
+from planner.standbys import standby_cost, standby_note
 from planner.streams import instances_for
 
 __all__ = ["RECORD_SIZE_RATIO", "mean_record_bytes", "plan_topic"]
@@ -589,22 +590,34 @@ def _own_capacity(
 
 def _with_streams_threads(plan: GroupPlan, group: GroupInfo, partitions: int) -> GroupPlan:
     # A Kafka Streams application's members are its stream threads: how many instances
-    # run them, where its threads per instance are known (`planner.streams`).
+    # run them, where its threads per instance are known (`planner.streams`), and what
+    # its standbys cost and ask of the instances (`planner.standbys`).
     threads = plan.recommended_members
     if threads is None or not is_streams(group.protocol, group.strategy):
         return plan
+    standbys = standby_cost(
+        group.group_id, group.protocol, group.standby_replicas, group.changelogs
+    )
     per = group.stream_threads
+    for_threads = instances_for(threads, per) if per else None
+    floor = standbys.min_instances
     found = note(
         "streams-threads",
         threads=threads,
         tasks=partitions,
         per_instance=per,
-        instances=instances_for(threads, per) if per else None,
+        instances=None if for_threads is None else max(for_threads, floor or 1),
         per_instance_from="its groups row: read from its members' client ids, or given"
         if per
         else None,
+        # Only where the standbys ask for more instances than the threads do.
+        **(
+            {"standby_instances": floor}
+            if for_threads is not None and floor is not None and floor > for_threads
+            else {}
+        ),
     )
-    return replace(plan, notes=(*plan.notes, found))
+    return replace(plan, notes=(*plan.notes, found, standby_note(standbys)), standbys=standbys)
 
 
 def _slowest_rationale(groups: Sequence[GroupInfo], topic_tc: float | None, slowest: float) -> str:

@@ -25,6 +25,7 @@ from planner.recommend.partitions import PartitionChoice, Status
 from planner.recommend.share import ShareLimits, ShareSizing
 from planner.simulate import GridResult, HotKey, TopicLoad
 from planner.sizing import DEFAULT_HEADROOM_PCT, DEFAULT_HORIZON_DAYS, PlanningTarget, SizingResult
+from planner.standbys import Changelog, StandbyCost
 
 __all__ = [
     "PLANNED_GROUP",
@@ -154,6 +155,10 @@ class GroupInfo:
             empty when not known.
         stream_threads: For a Kafka Streams application, the stream threads each of its
             instances runs (`num.stream.threads`); None when not known.
+        standby_replicas: For a Kafka Streams application, its standby replicas per
+            stateful task as given (`planner.standbys`); None when not given.
+        changelogs: For a Kafka Streams application, its changelog topics as the
+            figures know them (`planner.standbys.Changelog`).
     """
 
     group_id: str
@@ -168,6 +173,8 @@ class GroupInfo:
     lag_trend: str | None = None
     client_racks: tuple[str, ...] = ()
     stream_threads: int | None = None
+    standby_replicas: int | None = None
+    changelogs: tuple[Changelog, ...] = ()
 
     @classmethod
     def of(cls, spec: object) -> GroupInfo:
@@ -340,6 +347,8 @@ class GroupPlan:
             (`planner.recommend.cross_zone`); None where brokers' racks or replica lists
             are unknown, or for a share group.
         cross_zone_advice: What the figure supports saying (`planner.cross_zone.advice`).
+        standbys: For a Kafka Streams application planned on one topic, its standby
+            tasks and what they cost (`planner.standbys.standby_cost`); None otherwise.
     """
 
     group_id: str
@@ -365,6 +374,7 @@ class GroupPlan:
     lag: GroupLag | None = None
     cross_zone: GroupCrossZone | None = None
     cross_zone_advice: tuple[Note, ...] = ()
+    standbys: StandbyCost | None = None
 
 
 @dataclass(frozen=True)

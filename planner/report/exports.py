@@ -95,6 +95,10 @@ def _group_record(g: GroupReport) -> dict[str, Any]:
         # with follower fetching, the price and costs when a price is configured, and the
         # racks and replica lists it came from; null where racks are unknown.
         "cross_zone": _cross_zone(g),
+        # A Kafka Streams application's standby tasks, the changelog bytes they read, the
+        # state they hold and the instances they need, each with its evidence
+        # (`planner.standbys`); null for any other group.
+        "standbys": None if g.standbys is None else g.standbys.to_json_dict(),
     }
 
 

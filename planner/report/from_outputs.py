@@ -52,6 +52,7 @@ from planner.report.model import (
     RejectedExample,
     RejectedSummary,
     ReportSettings,
+    StandbysReport,
     ThroughputHistory,
     TopicReport,
     cluster_replicas,
@@ -215,6 +216,8 @@ def _group(g: Row) -> GroupReport:
         lag=GroupLagReport(**g["lag"]) if g.get("lag") else None,
         # Nor a cross-zone figure before groups had one.
         cross_zone=CrossZoneReport.from_json_dict(g["cross_zone"]) if g.get("cross_zone") else None,
+        # Nor standbys before Streams groups had them.
+        standbys=StandbysReport.from_json_dict(g["standbys"]) if g.get("standbys") else None,
     )
 
 

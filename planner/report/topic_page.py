@@ -31,6 +31,7 @@ from planner.report.model import (
     TopicReport,
 )
 from planner.report.names import topic_href
+from planner.report.standbys import standbys_section
 
 __all__ = ["topic_page"]
 
@@ -508,6 +509,7 @@ def topic_page(t: TopicReport, report: FleetReport, pages: dict[str, str]) -> st
             _groups(t, pages),
             _alternatives(t),
             cross_zone_section(t),
+            standbys_section(t),
             _arithmetic(t, percentile),
             _cost(t, report.cluster),
             _charts(t, percentile),

@@ -460,3 +460,29 @@ def test_racks_and_replicas_from_landing_files(landing: Path, tmp_path: Path) ->
     assert "a broker is named twice" in refused[topics_csv, 3, "replicas"]
     assert "blank client.rack" in refused[f"landing:{groups}", 4, "client_rack"]
     assert "blank rack" in refused[f"landing:{groups}", 5, "client_rack"]
+
+
+def test_standby_replicas_from_landing_files(landing: Path, tmp_path: Path) -> None:
+    # A Kafka Streams application's num.standby.replicas is given on its groups rows; a
+    # value that is not a whole number >= 0 is refused with its file, row and field, and
+    # an empty one stays null (not given: the plan says so, it does not assume 0).
+    groups = _write(
+        landing / "groups" / "standbys.csv",
+        "group_id,topic,strategy,members,standby_replicas\n"
+        "wordcount,orders,stream,4,1\n"
+        "fresh,orders,stream,2,0\n"
+        "quiet,orders,stream,2,\n"
+        "negative,orders,stream,2,-1\n"
+        "half,orders,stream,2,1.5\n",
+    )
+    report = collect_interval([LandingSource(landing)], DAY, tmp_path / "figures")
+    kept = read_table(tmp_path / "figures", DAY, "groups")
+    assert kept is not None
+    standbys = {r["group_id"]: r["standby_replicas"] for r in kept.to_pylist()}
+    assert standbys["wordcount"] == 1
+    assert standbys["fresh"] == 0
+    assert standbys["quiet"] is None
+    assert "negative" not in standbys and "half" not in standbys
+    refused = {(r["source"], r["row"], r["field"]) for r in report.rejected.to_pylist()}
+    assert (f"landing:{groups}", 5, "standby_replicas") in refused
+    assert (f"landing:{groups}", 6, "standby_replicas") in refused

@@ -637,3 +637,39 @@ def test_a_groups_cross_zone_figure_is_checked(spark: Any) -> None:
         "cost-without-price",
         "not-adding-up",
     )
+
+
+def test_a_streams_groups_standbys_are_checked(spark: Any) -> None:
+    from planner.standbys import Changelog, standby_cost, standby_record
+
+    logs = (Changelog("wc-a-changelog", 6, 2e6, 24), Changelog("wc-b-changelog", 3))
+    given = standby_record(standby_cost("wc", "classic", 2, logs))
+    unknown = standby_record(standby_cost("wc", "streams", None, logs))
+    assert given is not None and unknown is not None
+
+    def with_standbys(topic: str, record: dict[str, Any], **change: Any) -> dict[str, Any]:
+        row = planned(topic)
+        standbys = {**copy.deepcopy(record), **change}
+        row["groups"] = [group_plan("wc", 4, [topic], standbys=standbys)]
+        return recommendation(row, 4, "wc")
+
+    good = [with_standbys("given", given), with_standbys("unknown", unknown)]
+    report = validate(frame(spark, "recommendations", good), "recommendations.output")
+    assert report.success, report.message()
+    bad = [
+        # S taken as Kafka's default without saying so, instances below S + 1, a
+        # changelog read that is not S times the bytes in, an evidence word unknown.
+        with_standbys("silent-zero", unknown, standby_replicas=0),
+        with_standbys("too-few", given, min_instances=2),
+        with_standbys("reads", given, standby_read_bytes_per_s=1.0),
+        with_standbys("evidence", given, state_evidence="guessed"),
+        with_standbys("fine", given),
+    ]
+    report = validate(frame(spark, "recommendations", bad), "recommendations.output")
+    assert failed(report) == {(QUERY, "recommendations.group_standbys")}
+    assert report[QUERY, "recommendations.group_standbys"].topics == (
+        "silent-zero",
+        "too-few",
+        "reads",
+        "evidence",
+    )

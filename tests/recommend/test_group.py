@@ -72,10 +72,15 @@ def test_a_one_topic_group_through_the_multi_topic_path_is_the_one_topic_plan(
     )
     multi = plan_group_of_topics(group, [topic], settings=settings).plan
     # The one-topic plan also states the Tc it was sized with and the group's lag, and a
-    # Kafka Streams group's threads for this topic's tasks; a multi-topic plan has a Tc
-    # and tasks per topic, so it states none of them: every decision is the same.
-    notes = tuple(n for n in one_topic.notes if n.code != "streams-threads")
-    assert multi == dataclasses.replace(one_topic, consumer_capacity=None, lag=None, notes=notes)
+    # Kafka Streams group's threads for this topic's tasks and its standbys; a multi-topic
+    # plan has a Tc and tasks per topic, so it states none of them: every decision is the
+    # same.
+    notes = tuple(
+        n for n in one_topic.notes if n.code not in ("streams-threads", "streams-standbys")
+    )
+    assert multi == dataclasses.replace(
+        one_topic, consumer_capacity=None, lag=None, notes=notes, standbys=None
+    )
 
 
 def test_every_note_of_a_group_has_a_code_and_renders_from_its_parameters() -> None:

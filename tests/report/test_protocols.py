@@ -172,8 +172,9 @@ def test_recommendations_json_adds_protocols_and_alternatives_and_keeps_every_ke
         assert set(r) == before | {"alternatives", "alternatives_coded"} | change_list
         for g in r["groups"]:
             # Issue 35 added each group's own capacity and its observed lag, issue 37 its
-            # fetches across zones.
+            # fetches across zones and a Streams group's standbys.
             added = {"protocol", "planned_as", "consumer_capacity", "lag", "cross_zone"}
+            added |= {"standbys"}
             assert set(g) == group_before | added
     r = records["thumbnails.requests"]
     assert [(g["protocol"], g["current_strategy"], g["planned_as"]) for g in r["groups"]] == [

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import itertools
 import string
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyspark.sql import SparkSession
@@ -17,7 +18,14 @@ from pyspark.sql import SparkSession
 from planner.figures.dataset import DataInterval, write_interval
 from planner.figures.schema import TABLES
 from planner.figures.set_aside import SetAside, SetAsideTopic
-from spark_jobs.facts import by_unit, capacity_for_topics, group_facts, topic_facts, unit_facts
+from spark_jobs.facts import (
+    by_unit,
+    capacity_for_topics,
+    changelog_topics,
+    group_facts,
+    topic_facts,
+    unit_facts,
+)
 from spark_jobs.figures import locate_run
 from spark_jobs.units import Unit
 from tests.spark_jobs.fleet import RUN_DAY, snapshot_tables, throughput_rows
@@ -289,6 +297,54 @@ def test_kafka_streams_applications_and_their_internal_topics_are_told_apart() -
     assert facts["audit-trail-changelog"]["streams_internal"] is None
 
 
+def test_a_streams_group_carries_its_changelogs_and_standby_replicas() -> None:
+    # `fraud` gives num.standby.replicas; its changelog's observed rate travels with its
+    # group, and an unsampled changelog has none (unknown, not 0). `audit` gets nothing.
+    rows = [
+        {
+            "group_id": "fraud",
+            "topic": "orders",
+            "strategy": "sticky",
+            "members": 3,
+            "protocol": "streams",
+            "standby_replicas": 1,
+        },
+        {"group_id": "audit", "topic": "orders", "strategy": "range", "members": 1},
+    ]
+    names = {"orders": 6, "fraud-scores-changelog": 6, "fraud-totals-changelog": 3}
+    topics = _table(
+        "topics",
+        [
+            {"topic": n, "partitions": p, "replication_factor": 1, "keyed": True}
+            for n, p in names.items()
+        ],
+    )
+    capacity = _table("capacity", [_cap("*", (8.0, None), (1.0, None), "fleet")])
+    groups = _groups(rows)
+    assert changelog_topics(topics, groups) == ["fraud-scores-changelog", "fraud-totals-changelog"]
+    facts = {
+        f["topic"]: f
+        for f in topic_facts(
+            topics,
+            capacity=capacity,
+            groups=groups,
+            changelog_rates={"fraud-scores-changelog": (2048.0, 12)},
+        )
+    }
+    by_id = {g["group_id"]: g for g in facts["orders"]["groups"]}
+    assert by_id["fraud"]["standby_replicas"] == 1
+    assert by_id["fraud"]["changelogs"] == [
+        {
+            "topic": "fraud-scores-changelog",
+            "partitions": 6,
+            "bytes_in_per_s": 2048.0,
+            "samples": 12,
+        },
+        {"topic": "fraud-totals-changelog", "partitions": 3, "bytes_in_per_s": None, "samples": 0},
+    ]
+    assert "changelogs" not in by_id["audit"] and "standby_replicas" not in by_id["audit"]
+
+
 _NAMES = st.text(string.ascii_lowercase[:4], min_size=1, max_size=3)
 
 
@@ -394,3 +450,31 @@ def test_a_replicas_text_the_parser_refuses_gives_no_replicas_not_an_error() -> 
     capacity = _table("capacity", [_cap("*", (8.0, None), (1.0, None), "fleet")])
     (a,) = topic_facts(topics, capacity=capacity, groups=_groups([]))
     assert (a["replicas"], a["broker_racks"]) == (None, [])
+
+
+def test_changelog_rates_are_the_mean_bytes_in_of_the_run_s_samples(tmp_path: Path) -> None:
+    # Two days of history: the changelog's rate is the mean over both; a topic without
+    # samples is left out (unknown), never 0.
+    from spark_jobs.size_partitions import changelog_rates
+
+    samples = throughput_rows(RUN_DAY)
+    (name,) = samples.column("topic").unique().to_pylist()[:1]
+    for day in (RUN_DAY - timedelta(days=1), RUN_DAY):
+        write_interval(
+            tmp_path,
+            DataInterval.day(day),
+            {"throughput": throughput_rows(day), **snapshot_tables()},
+        )
+    run = locate_run(tmp_path, RUN_DAY.isoformat(), lookback_days=2)
+    rates = changelog_rates(run, [name, "nobody-x-changelog"])
+    mine = [
+        r["bytes_in_per_s"]
+        for day in (RUN_DAY - timedelta(days=1), RUN_DAY)
+        for r in throughput_rows(day).to_pylist()
+        if r["topic"] == name
+    ]
+    assert set(rates) == {name}
+    rate, n = rates[name]
+    assert n == len(mine) == 48
+    assert rate == pytest.approx(sum(mine) / len(mine), rel=1e-12)
+    assert changelog_rates(run, []) == {}

@@ -350,6 +350,40 @@ class CrossZoneReport(Model):
 
 
 @dataclasses.dataclass(frozen=True)
+class ChangelogReport(Model):
+    """One changelog topic of a Kafka Streams application (`planner.standbys.Changelog`):
+    its partitions today and its mean bytes in over `samples` samples (None: none)."""
+
+    topic: str
+    partitions: int | None
+    bytes_in_per_s: float | None
+    samples: int
+
+
+@dataclasses.dataclass(frozen=True)
+class StandbysReport(Model):
+    """A Kafka Streams application's standby tasks and what they cost, each figure with
+    its evidence (`planner.standbys.standby_record`: given, observed, bound, unknown)."""
+
+    standby_replicas: int | None
+    standby_replicas_evidence: str
+    config: str
+    changelog_topics: tuple[ChangelogReport, ...]
+    stateful_tasks_min: int | None
+    stateful_tasks_max: int | None
+    stateful_tasks_evidence: str
+    standby_tasks_min: int | None
+    standby_tasks_max: int | None
+    changelog_bytes_in_per_s: float | None
+    changelog_evidence: str
+    standby_read_bytes_per_s: float | None
+    state_bytes: float | None
+    standby_state_bytes: float | None
+    state_evidence: str
+    min_instances: int | None
+
+
+@dataclasses.dataclass(frozen=True)
 class GroupReport(Model):
     """One consumer group reading the topic, at the recommended partition count.
 
@@ -385,6 +419,8 @@ class GroupReport(Model):
             without a plan, or outputs written before groups had their own Tc.
         lag: Its observed lag on the topic (None: not observed).
         cross_zone: Its fetches by zone (None: brokers' racks or replicas unknown).
+        standbys: A Kafka Streams application's standbys and their cost (None: not one,
+            planned over several topics, or outputs written before standbys were).
     """
 
     group_id: str
@@ -405,6 +441,7 @@ class GroupReport(Model):
     consumer_capacity: GroupCapacityReport | None = None
     lag: GroupLagReport | None = None
     cross_zone: CrossZoneReport | None = None
+    standbys: StandbysReport | None = None
 
     @property
     def note_sentences(self) -> tuple[str, ...]:
