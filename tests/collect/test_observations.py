@@ -102,6 +102,7 @@ def test_the_same_observations_give_the_same_tables_whenever_collected(tmp_path:
         "client_rack": None,
         # Not a Kafka Streams application.
         "stream_threads": None,
+        "standby_replicas": None,
     }
 
 

@@ -61,23 +61,26 @@ def _tail(path: Path, lines: int = 60) -> str:
         return f"(no log at {path})"
 
 
-class JavaGroup:
-    """Java ``KafkaConsumer``s of one classic group, run by ``LiveGroup.java`` in one JVM.
+class JavaHarness:
+    """One JVM of a test harness (``tests/integration/java/*.java``): JSON commands in, a
+    line each on stdin, and one JSON answer a line on stdout (``{"ok": ...}``).
 
     Args:
         kafka: The broker.
-        strategy: The ``partition.assignment.strategy`` by its protocol name.
-        group_id: The group's id.
-        folder: Where the JVM writes its log.
+        main: The harness's main class.
+        args: Its arguments.
+        name: Names its log files in ``folder``.
+        folder: Where the JVM writes its log and its stderr.
     """
 
-    def __init__(self, kafka: KRaftCluster, strategy: str, group_id: str, folder: Path) -> None:
-        self.strategy = strategy
-        self.group_id = group_id
-        self.log = folder / f"{group_id}.log"
-        self._stderr = (folder / f"{group_id}.stderr").open("wb")
+    def __init__(
+        self, kafka: KRaftCluster, main: str, args: Sequence[str], name: str, folder: Path
+    ) -> None:
+        self.main = main
+        self.log = folder / f"{name}.log"
+        self._stderr = (folder / f"{name}.stderr").open("wb")
         self._process = subprocess.Popen(
-            _command(kafka, "LiveGroup", [kafka.bootstrap, group_id, strategy], self.log),
+            _command(kafka, main, args, self.log),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -91,7 +94,9 @@ class JavaGroup:
             self._replies.put(line)
         self._replies.put(b"")  # the program ended
 
-    def _ask(self, command: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
+    def ask(self, command: Mapping[str, Any], timeout_s: float = 30) -> dict[str, Any]:
+        """Send one command and wait for its answer; an error or no answer fails the test
+        with the JVM's threads and log."""
         assert self._process.stdin is not None
         self._process.stdin.write(json.dumps(command).encode() + b"\n")
         self._process.stdin.flush()
@@ -99,30 +104,61 @@ class JavaGroup:
             line = self._replies.get(timeout=timeout_s)
         except queue.Empty:
             raise AssertionError(
-                f"LiveGroup gave no answer to {command} in {timeout_s} s; its threads:\n"
+                f"{self.main} gave no answer to {command} in {timeout_s} s; its threads:\n"
                 f"{thread_dump(self._process.pid)}\n{self.log_tail()}"
             ) from None
         if not line:
-            raise AssertionError(f"LiveGroup exited on {command}\n{self.log_tail()}")
+            raise AssertionError(f"{self.main} exited on {command}\n{self.log_tail()}")
         reply: dict[str, Any] = json.loads(line)
         if not reply.get("ok"):
-            raise AssertionError(f"LiveGroup: {reply.get('error')}\n{self.log_tail()}")
+            raise AssertionError(f"{self.main}: {reply.get('error')}\n{self.log_tail()}")
         return reply
 
     def log_tail(self, lines: int = 60) -> str:
         return f"--- {self.log} ---\n{_tail(self.log, lines)}"
 
+    def close(self) -> None:
+        """Ask the JVM to quit (members leave cleanly), kill it if it does not."""
+        try:
+            if self._process.poll() is None:
+                self.ask({"op": "quit"}, timeout_s=60)
+        except (AssertionError, OSError):
+            pass
+        finally:
+            if self._process.poll() is None:
+                self._process.kill()
+            self._process.wait(timeout=10)
+            self._stderr.close()
+
+
+class JavaGroup(JavaHarness):
+    """Java ``KafkaConsumer``s of one classic group, run by ``LiveGroup.java`` in one JVM.
+
+    Args:
+        kafka: The broker.
+        strategy: The ``partition.assignment.strategy`` by its protocol name.
+        group_id: The group's id.
+        folder: Where the JVM writes its log.
+    """
+
+    def __init__(self, kafka: KRaftCluster, strategy: str, group_id: str, folder: Path) -> None:
+        self.strategy = strategy
+        self.group_id = group_id
+        super().__init__(
+            kafka, "LiveGroup", [kafka.bootstrap, group_id, strategy], group_id, folder
+        )
+
     def join(self, name: str, topics: Sequence[str]) -> None:
         """Start a member whose ``client.id`` is ``name``, subscribed to ``topics``."""
-        self._ask({"op": "join", "name": name, "topics": list(topics)}, timeout_s=10)
+        self.ask({"op": "join", "name": name, "topics": list(topics)}, timeout_s=10)
 
     def leave(self, name: str) -> None:
         """Close the member (it leaves the group); returns once ``close()`` returned."""
-        self._ask({"op": "leave", "name": name}, timeout_s=40)
+        self.ask({"op": "leave", "name": name}, timeout_s=40)
 
     def settle(self, partitions: int, *, quiet_s: float, timeout_s: float) -> dict[str, Any]:
         """Wait until the group has settled on all ``partitions``; LiveGroup's report."""
-        return self._ask(
+        return self.ask(
             {
                 "op": "settle",
                 "partitions": partitions,
@@ -131,18 +167,6 @@ class JavaGroup:
             },
             timeout_s=timeout_s + 15,
         )
-
-    def close(self) -> None:
-        try:
-            if self._process.poll() is None:
-                self._ask({"op": "quit"}, timeout_s=60)
-        except (AssertionError, OSError):
-            pass
-        finally:
-            if self._process.poll() is None:
-                self._process.kill()
-            self._process.wait(timeout=10)
-            self._stderr.close()
 
 
 def produce_with_java(

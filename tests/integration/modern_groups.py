@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
-import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -24,12 +22,12 @@ from typing import Any
 
 from planner.adapters.kraft import KRaftCluster
 from planner.assignors import assign
-from tests.integration.java_clients import _command, thread_dump
+from tests.integration.java_clients import JavaHarness
 
 Pairs = list[tuple[str, int]]
 
 
-class ModernJavaGroup:
+class ModernJavaGroup(JavaHarness):
     """The ``ModernGroup`` JVM: Java members of one group, and Admin's view of it.
 
     Args:
@@ -45,47 +43,8 @@ class ModernJavaGroup:
         self, kafka: KRaftCluster, group_id: str, kind: str, assignor: str, folder: Path
     ) -> None:
         self.group_id = group_id
-        self.log = folder / f"{group_id}.log"
-        self._stderr = (folder / f"{group_id}.stderr").open("wb")
-        self._process = subprocess.Popen(
-            _command(kafka, "ModernGroup", [kafka.bootstrap, group_id, kind, assignor], self.log),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-        )
-        self._replies: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self._process.stdout is not None
-        for line in self._process.stdout:
-            self._replies.put(line)
-        self._replies.put(b"")
-
-    def ask(self, command: Mapping[str, Any], timeout_s: float = 30) -> dict[str, Any]:
-        assert self._process.stdin is not None
-        self._process.stdin.write(json.dumps(command).encode() + b"\n")
-        self._process.stdin.flush()
-        try:
-            line = self._replies.get(timeout=timeout_s)
-        except queue.Empty:
-            raise AssertionError(
-                f"ModernGroup gave no answer to {command} in {timeout_s} s; its threads:\n"
-                f"{thread_dump(self._process.pid)}\n{self.log_tail()}"
-            ) from None
-        if not line:
-            raise AssertionError(f"ModernGroup exited on {command}\n{self.log_tail()}")
-        reply: dict[str, Any] = json.loads(line)
-        if not reply.get("ok"):
-            raise AssertionError(f"ModernGroup: {reply.get('error')}\n{self.log_tail()}")
-        return reply
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            text = "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            text = "(no log)"
-        return f"--- {self.log} ---\n{text}"
+        args = [kafka.bootstrap, group_id, kind, assignor]
+        super().__init__(kafka, "ModernGroup", args, group_id, folder)
 
     def join(self, name: str, topics: Sequence[str]) -> None:
         self.ask({"op": "join", "name": name, "topics": list(topics)})
@@ -98,18 +57,6 @@ class ModernJavaGroup:
 
     def topic_ids(self, topics: Sequence[str]) -> dict[str, str]:
         return dict(self.ask({"op": "topic_ids", "topics": list(topics)})["ids"])
-
-    def close(self) -> None:
-        try:
-            if self._process.poll() is None:
-                self.ask({"op": "quit"}, timeout_s=60)
-        except (AssertionError, OSError):
-            pass
-        finally:
-            if self._process.poll() is None:
-                self._process.kill()
-            self._process.wait(timeout=10)
-            self._stderr.close()
 
 
 class LibrdkafkaMembers:

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
-import subprocess
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,13 +25,13 @@ from planner.assignors.streams_sticky import (
     TaskId,
     assign_tasks,
 )
-from tests.integration.java_clients import _command, thread_dump
+from tests.integration.java_clients import JavaHarness
 
 # Member id -> (active tasks, standby tasks), each a sorted list of (subtopology, partition).
 Plain = dict[str, tuple[list[tuple[str, int]], list[tuple[str, int]]]]
 
 
-class LiveStreamsApp:
+class LiveStreamsApp(JavaHarness):
     """Instances of one Kafka Streams application (``StreamsApp.java``), one JVM.
 
     Args:
@@ -54,74 +51,22 @@ class LiveStreamsApp:
         folder: Path,
     ) -> None:
         self.application_id = application_id
-        self.log = folder / f"{application_id}.log"
         state = folder / f"{application_id}-state"
         state.mkdir(parents=True, exist_ok=True)
-        self._stderr = (folder / f"{application_id}.stderr").open("wb")
         args = [kafka.bootstrap, application_id, input_topic, str(state), str(standby_replicas)]
-        self._process = subprocess.Popen(
-            _command(kafka, "StreamsApp", args, self.log),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-        )
-        self._replies: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self._process.stdout is not None
-        for line in self._process.stdout:
-            self._replies.put(line)
-        self._replies.put(b"")
-
-    def _ask(self, command: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
-        assert self._process.stdin is not None
-        self._process.stdin.write(json.dumps(command).encode() + b"\n")
-        self._process.stdin.flush()
-        try:
-            line = self._replies.get(timeout=timeout_s)
-        except queue.Empty:
-            raise AssertionError(
-                f"StreamsApp gave no answer to {command} in {timeout_s} s; its threads:\n"
-                f"{thread_dump(self._process.pid)}\n{self.log_tail()}"
-            ) from None
-        if not line:
-            raise AssertionError(f"StreamsApp exited on {command}\n{self.log_tail()}")
-        reply: dict[str, Any] = json.loads(line)
-        if not reply.get("ok"):
-            raise AssertionError(f"StreamsApp: {reply.get('error')}\n{self.log_tail()}")
-        return reply
-
-    def log_tail(self, lines: int = 60) -> str:
-        try:
-            text = "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            text = "(no log)"
-        return f"--- {self.log} ---\n{text}"
+        super().__init__(kafka, "StreamsApp", args, application_id, folder)
 
     def start(self, name: str, threads: int) -> None:
         """Start an instance (``client.id`` ``name``) with ``threads`` stream threads."""
-        self._ask({"op": "start", "name": name, "threads": threads}, timeout_s=60)
+        self.ask({"op": "start", "name": name, "threads": threads}, timeout_s=60)
 
     def stop(self, name: str) -> None:
         """Close an instance; its stream threads leave the group."""
-        self._ask({"op": "stop", "name": name}, timeout_s=60)
+        self.ask({"op": "stop", "name": name}, timeout_s=60)
 
     def describe(self) -> dict[str, Any]:
         """The group as Admin's ``describeStreamsGroups`` reports it (see StreamsApp.java)."""
-        return self._ask({"op": "describe"}, timeout_s=40)
-
-    def close(self) -> None:
-        try:
-            if self._process.poll() is None:
-                self._ask({"op": "quit"}, timeout_s=60)
-        except (AssertionError, OSError):
-            pass
-        finally:
-            if self._process.poll() is None:
-                self._process.kill()
-            self._process.wait(timeout=10)
-            self._stderr.close()
+        return self.ask({"op": "describe"}, timeout_s=40)
 
 
 def settle(
